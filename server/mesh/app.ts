@@ -1,0 +1,118 @@
+// The mesh reference server: express app, OpenAPI validation, handlers, plain-text errors.
+import { randomUUID } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
+import type { AclToken } from "./domain/acl.ts";
+import { normalizeEntryInput } from "./domain/config-entry.ts";
+import type { ConfigEntry } from "./domain/entries.ts";
+import { MeshHttpError } from "./errors.ts";
+import { meshHandlers, type Handler } from "./handlers/index.ts";
+import { MeshService } from "./service.ts";
+import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
+
+export const MESH_BASE_PATH = "/v1";
+
+export interface MeshAppOptions {
+  datacenter?: string;
+  /** Cluster id used in target SNIs; random when absent. */
+  clusterId?: string;
+  /** Domain suffix of target SNIs. */
+  domain?: string;
+  /** When set, ACLs are enforced and this token may do everything. */
+  managementToken?: string;
+  tokens?: AclToken[];
+  /** Entries to start with; they are validated like writes. */
+  entries?: ConfigEntry[];
+  /** A store to use as it is (tests use it to hold states a write would refuse). */
+  store?: ConfigEntryStore;
+  /** Response validation; on unless turned off (the benchmark measures both). */
+  validateResponses?: boolean;
+  /** Request and response validation as a whole; on unless turned off. */
+  validate?: boolean;
+}
+
+export interface MeshApp {
+  app: express.Express;
+  service: MeshService;
+}
+
+export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
+  const clusterId = options.clusterId ?? randomUUID();
+  const store = options.store ?? new MemoryConfigEntryStore();
+  const service = new MeshService(
+    {
+      datacenter: options.datacenter ?? "dc1",
+      trustDomain: `${clusterId}.${options.domain ?? "mesh"}`,
+      managementToken: options.managementToken,
+      tokens: options.tokens ?? [],
+    },
+    store,
+  );
+  const bootstrap = { namespace: "default", token: undefined };
+  for (const entry of options.entries ?? []) service.applyEntry(bootstrap, normalizeEntryInput(entry) as ConfigEntry, undefined);
+
+  const bundle = loadBundle("mesh");
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "extended");
+  // The real system decodes every body as JSON whatever its Content-Type; so does this server.
+  app.use(express.json({ type: () => true, limit: "1mb" }));
+  app.use(treatBodyAsJson);
+  app.put(`${MESH_BASE_PATH}/config`, (req, _res, next) => {
+    req.body = normalizeEntryInput(req.body);
+    next();
+  });
+  if (options.validate !== false) {
+    app.use(openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false }));
+  }
+  for (const route of routesOf(bundle)) {
+    const handler: Handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
+    app[route.method](MESH_BASE_PATH + route.path, async (req, res, next) => {
+      try {
+        await handler(service, req, res);
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type("text/plain").send("404 page not found");
+  });
+  app.use(renderError);
+  return { app, service };
+}
+
+/** Marks a request body as JSON so the validator checks it against the JSON schema. */
+function treatBodyAsJson(req: Request, _res: Response, next: NextFunction): void {
+  if (req.body !== undefined) req.headers["content-type"] = "application/json";
+  next();
+}
+
+function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const { status, message } = describeError(error, req.path);
+  if (status >= 500) console.error(`mesh: ${req.method} ${req.originalUrl}: ${message}`);
+  if (res.headersSent) return;
+  res.status(status).type("text/plain").send(message);
+}
+
+function describeProblem({ location, field, message }: ValidationProblem): string {
+  // The real decoder's words for a key it does not know.
+  if (message === "must NOT have additional properties") return `invalid config key "${field}"`;
+  const where = location === "body" ? field : `${location} parameter ${JSON.stringify(field)}`;
+  return where ? `${where} ${message}` : message;
+}
+
+function describeError(error: unknown, requestPath: string): { status: number; message: string } {
+  if (error instanceof MeshHttpError) return { status: error.status, message: error.message };
+  const status = (error as { status?: number })?.status ?? 500;
+  if ((error as { type?: string })?.type === "entity.parse.failed") {
+    return { status: 400, message: `Request decoding failed: ${(error as Error).message}` };
+  }
+  const problems = validationProblems(error, requestPath);
+  if (problems && status === 400) {
+    const text = problems.map(describeProblem).join("; ");
+    return { status, message: `Request decoding failed: ${text}` };
+  }
+  if (status === 405) return { status, message: "method not allowed" };
+  return { status, message: (error as Error)?.message ?? "internal error" };
+}

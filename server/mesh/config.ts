@@ -1,0 +1,46 @@
+// The mesh server's settings from the environment, and the files they point to.
+import { randomUUID } from "node:crypto";
+import { readDataFile } from "../shared/data-file.ts";
+import type { AclToken } from "./domain/acl.ts";
+import { DEFAULT_NAMESPACE, type ConfigEntry } from "./domain/entries.ts";
+import type { MeshAppOptions } from "./app.ts";
+
+export interface MeshEnvironment extends MeshAppOptions {
+  port: number;
+}
+
+export function meshOptionsFromEnv(env: NodeJS.ProcessEnv): MeshEnvironment {
+  return {
+    port: Number(env.MESH_PORT ?? 8500),
+    datacenter: env.MESH_DATACENTER || "dc1",
+    clusterId: env.MESH_CLUSTER_ID || randomUUID(),
+    domain: env.MESH_DOMAIN || "mesh",
+    managementToken: env.MESH_MANAGEMENT_TOKEN || undefined,
+    entries: env.MESH_CONFIG_FILE ? entriesFromFile(env.MESH_CONFIG_FILE) : [],
+    tokens: env.MESH_ACL_FILE ? tokensFromFile(env.MESH_ACL_FILE) : [],
+  };
+}
+
+function entriesFromFile(file: string): ConfigEntry[] {
+  const data = readDataFile(file, "MESH_CONFIG_FILE");
+  if (!Array.isArray(data)) throw new Error(`MESH_CONFIG_FILE=${file}: expected a list of configuration entries`);
+  return data as ConfigEntry[];
+}
+
+function tokensFromFile(file: string): AclToken[] {
+  const data = readDataFile(file, "MESH_ACL_FILE");
+  if (!Array.isArray(data)) throw new Error(`MESH_ACL_FILE=${file}: expected a list of tokens`);
+  return data.map((raw, i) => {
+    const token = raw as Partial<AclToken>;
+    if (typeof token.SecretID !== "string" || token.SecretID === "") {
+      throw new Error(`MESH_ACL_FILE=${file}: token [${i}] needs a SecretID`);
+    }
+    return {
+      AccessorID: token.AccessorID ?? randomUUID(),
+      SecretID: token.SecretID,
+      Description: token.Description,
+      Namespace: token.Namespace ?? DEFAULT_NAMESPACE,
+      Rules: token.Rules ?? {},
+    };
+  });
+}

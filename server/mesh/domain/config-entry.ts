@@ -1,0 +1,426 @@
+// Config entry bodies for PUT /v1/config, in the order the real system treats them:
+// 1. translateEntryKeys: any spelling of a known key (CamelCase, snake_case, any case) becomes the
+//    canonical CamelCase one, so the strict OpenAPI schema validator can run afterwards;
+// 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
+import { DurationError, formatDuration, parseDuration } from "./duration.ts";
+import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROTOCOLS, PROXY_DEFAULTS_NAME } from "./entries.ts";
+import type {
+  ConfigEntry,
+  HeaderMatch,
+  HttpRouteMatch,
+  MeshGatewayConfig,
+  Protocol,
+  ProxyDefaultsEntry,
+  QueryParamMatch,
+  RouteDestination,
+  ServiceDefaultsEntry,
+  ServiceResolverEntry,
+  ServiceResolverFailover,
+  ServiceResolverRedirect,
+  ServiceResolverSubset,
+  ServiceRoute,
+  ServiceRouterEntry,
+  ServiceSplit,
+  ServiceSplitterEntry,
+} from "./entries.ts";
+
+export class EntryValidationError extends Error {
+  override name = "EntryValidationError";
+}
+
+function fail(message: string): never {
+  throw new EntryValidationError(message);
+}
+
+/** Go's %q for the strings that appear in messages. */
+const q = (value: unknown): string => JSON.stringify(value) ?? String(value);
+
+// ---------------------------------------------------------------------------------------------
+// Key translation
+// ---------------------------------------------------------------------------------------------
+
+type KeysOf<T> = T extends unknown ? keyof T : never;
+type FieldName = KeysOf<
+  | ConfigEntry
+  | ServiceResolverSubset
+  | ServiceResolverRedirect
+  | ServiceResolverFailover
+  | MeshGatewayConfig
+  | ServiceSplit
+  | ServiceRoute
+  | NonNullable<ServiceRoute["Match"]>
+  | HttpRouteMatch
+  | HeaderMatch
+  | QueryParamMatch
+  | RouteDestination
+>;
+
+/** Every field name of the five kinds, in canonical spelling. */
+const CANONICAL_KEYS = [
+  // common
+  "Kind", "Name", "Namespace", "Meta", "CreateIndex", "ModifyIndex",
+  // service-resolver
+  "ConnectTimeout", "DefaultSubset", "Subsets", "Filter", "OnlyPassing", "Redirect", "Service",
+  "ServiceSubset", "Datacenter", "Datacenters", "Failover",
+  // service-defaults / proxy-defaults
+  "Protocol", "MeshGateway", "Mode", "ExternalSNI", "Config",
+  // service-splitter
+  "Splits", "Weight",
+  // service-router
+  "Routes", "Match", "HTTP", "PathExact", "PathPrefix", "PathRegex", "Header", "QueryParam",
+  "Methods", "Present", "Exact", "Prefix", "Suffix", "Regex", "Invert", "Destination",
+  "PrefixRewrite", "RequestTimeout", "NumRetries", "RetryOnConnectFailure", "RetryOnStatusCodes",
+] as const satisfies readonly FieldName[];
+
+// Compile-time check that a field added to entries.ts is not forgotten here.
+type Assert<T extends true> = T;
+type _DictionaryIsComplete = Assert<
+  [Exclude<FieldName, (typeof CANONICAL_KEYS)[number]>] extends [never] ? true : false
+>;
+
+type CanonicalKey = (typeof CANONICAL_KEYS)[number];
+
+/** The spelling-insensitive form of a key: "connect_timeout", "Connect-Timeout" -> "connecttimeout". */
+const foldKey = (key: string): string => key.toLowerCase().replace(/[_-]/g, "");
+
+const CANONICAL_BY_FOLDED = new Map<string, CanonicalKey>(CANONICAL_KEYS.map((k) => [foldKey(k), k]));
+
+/** User data: neither keys nor values are ours to rewrite (proxy-defaults `Config.protocol` stays). */
+const OPAQUE_MAPS: ReadonlySet<CanonicalKey> = new Set(["Meta", "Config"]);
+/** Keyed by user-chosen subset names (or "*"): keep the keys, translate the structures inside. */
+const NAMED_MAPS: ReadonlySet<CanonicalKey> = new Set(["Subsets", "Failover"]);
+
+/** Deep copy of a request body with every known key in canonical spelling; non-objects unchanged. */
+export function translateEntryKeys(raw: unknown): unknown {
+  return isPlainObject(raw) ? translateObject(raw) : raw;
+}
+
+/**
+ * What the decoder does before schema validation: canonical keys, and protocols lower-cased
+ * (the real system accepts `HTTP` and stores `http`).
+ */
+export function normalizeEntryInput(raw: unknown): unknown {
+  const entry = translateEntryKeys(raw);
+  if (!isPlainObject(entry)) return entry;
+  if (typeof entry.Protocol === "string") entry.Protocol = entry.Protocol.toLowerCase();
+  const config = entry.Config;
+  if (isPlainObject(config) && typeof config.protocol === "string") config.protocol = config.protocol.toLowerCase();
+  return entry;
+}
+
+function translateObject(obj: Record<string, unknown>): Record<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(obj)) {
+    const canonical = CANONICAL_BY_FOLDED.get(foldKey(key));
+    if (canonical === undefined) {
+      out.set(key, cloneJson(value)); // unknown: left for the schema validator to reject
+      continue;
+    }
+    // The canonical spelling beats any alias; among aliases the first one wins.
+    if (out.has(canonical) && key !== canonical) continue;
+    out.set(canonical, translateField(canonical, value));
+  }
+  // fromEntries defines own properties, so a "__proto__" key cannot alter the prototype.
+  return Object.fromEntries(out);
+}
+
+function translateField(key: CanonicalKey, value: unknown): unknown {
+  if (OPAQUE_MAPS.has(key)) return cloneJson(value);
+  if (NAMED_MAPS.has(key) && isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, translateValue(v)]));
+  }
+  return translateValue(value);
+}
+
+function translateValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(translateValue);
+  if (isPlainObject(value)) return translateObject(value);
+  return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function cloneJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneJson);
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneJson(v)]));
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Checks the semantic rules of an entry whose types are already correct and returns a normalized
+ * copy (canonical durations, lower-case protocols, upper-case methods, Namespace filled in).
+ * Throws EntryValidationError naming the offending field.
+ */
+export function validateEntry(entry: ConfigEntry): ConfigEntry {
+  const copy = cloneJson(entry) as ConfigEntry;
+  if (!(ENTRY_KINDS as readonly string[]).includes(copy.Kind)) {
+    fail(`invalid config entry kind: ${String(copy.Kind)}`);
+  }
+  if (!copy.Name) fail("Name is required");
+  copy.Namespace = copy.Namespace || DEFAULT_NAMESPACE;
+
+  switch (copy.Kind) {
+    case "service-resolver":
+      validateResolver(copy);
+      break;
+    case "service-defaults":
+      validateServiceDefaults(copy);
+      break;
+    case "proxy-defaults":
+      validateProxyDefaults(copy);
+      break;
+    case "service-splitter":
+      validateSplitter(copy);
+      break;
+    case "service-router":
+      validateRouter(copy);
+      break;
+  }
+  return copy;
+}
+
+// --- shared rules ----------------------------------------------------------------------------
+
+/** Returns the canonical form of a non-negative Go duration. */
+function checkDuration(field: string, text: string): string {
+  let ns: number;
+  try {
+    ns = parseDuration(text);
+  } catch (err) {
+    if (err instanceof DurationError) fail(`Bad ${field}: ${err.message}`);
+    throw err;
+  }
+  if (ns < 0) fail(`Bad ${field} '${formatDuration(ns)}', must be >= 0`);
+  return formatDuration(ns);
+}
+
+/** Protocols are accepted in any case and stored lower-case. */
+function checkProtocol(field: string, value: unknown): Protocol {
+  const lower = typeof value === "string" ? value.toLowerCase() : value;
+  if (!(PROTOCOLS as readonly unknown[]).includes(lower)) {
+    fail(`${field} ${q(value)} is not one of ${PROTOCOLS.join(", ")}`);
+  }
+  return lower as Protocol;
+}
+
+const MESH_GATEWAY_MODES: readonly string[] = ["", "none", "local", "remote"];
+
+function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
+  const mode = gateway?.Mode;
+  if (mode !== undefined && !MESH_GATEWAY_MODES.includes(mode)) {
+    fail(`MeshGateway.Mode ${q(mode)} is not one of "", none, local, remote`);
+  }
+}
+
+// --- service-defaults / proxy-defaults -----------------------------------------------------
+
+function validateServiceDefaults(e: ServiceDefaultsEntry): void {
+  if (e.Protocol !== undefined) e.Protocol = checkProtocol("Protocol", e.Protocol);
+  checkMeshGateway(e.MeshGateway);
+}
+
+function validateProxyDefaults(e: ProxyDefaultsEntry): void {
+  if (e.Name !== PROXY_DEFAULTS_NAME) {
+    fail(`invalid name (${q(e.Name)}), only ${q(PROXY_DEFAULTS_NAME)} is supported`);
+  }
+  // There is a single, global proxy-defaults entry; it lives in the default namespace.
+  e.Namespace = DEFAULT_NAMESPACE;
+  // Only the exact key `protocol` is read by the chain compiler, so only it is checked.
+  if (e.Config && Object.hasOwn(e.Config, "protocol")) {
+    e.Config.protocol = checkProtocol("Config.protocol", e.Config.protocol);
+  }
+  checkMeshGateway(e.MeshGateway);
+}
+
+// --- service-resolver ----------------------------------------------------------------------
+
+const SUBSET_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+function validateResolver(e: ServiceResolverEntry): void {
+  const subsets = e.Subsets ?? {};
+  const isSubset = (name: string) => Object.hasOwn(subsets, name);
+
+  Object.keys(subsets).forEach(checkSubsetName);
+  if (e.DefaultSubset && !isSubset(e.DefaultSubset)) {
+    fail(`DefaultSubset ${q(e.DefaultSubset)} is not a valid subset`);
+  }
+  if (e.Redirect) checkRedirect(e, e.Redirect, isSubset);
+  for (const [key, failover] of Object.entries(e.Failover ?? {})) {
+    checkFailover(e, key, failover, isSubset);
+  }
+  if (e.ConnectTimeout !== undefined) {
+    e.ConnectTimeout = checkDuration("ConnectTimeout", e.ConnectTimeout);
+  }
+}
+
+function checkSubsetName(name: string): void {
+  if (name === "") fail("Subset defined with empty name");
+  if (name.length > 63 || !SUBSET_NAME.test(name)) {
+    fail(
+      `Subset ${q(name)} is invalid: must be 63 characters or less, begin or end with lower case ` +
+        `alphanumeric characters, and contain lower case alphanumeric characters or '-' in between`,
+    );
+  }
+}
+
+function checkRedirect(
+  e: ServiceResolverEntry,
+  r: ServiceResolverRedirect,
+  isSubset: (name: string) => boolean,
+): void {
+  if (Object.keys(e.Failover ?? {}).length > 0) fail("Redirect and Failover cannot both be set");
+  if (!r.Service && !r.ServiceSubset && !r.Namespace && !r.Datacenter) fail("Redirect is empty");
+  if (!r.Service) {
+    // A subset or namespace only means something relative to a named service.
+    if (r.ServiceSubset) fail("Redirect.ServiceSubset defined without Redirect.Service");
+    if (r.Namespace) fail("Redirect.Namespace defined without Redirect.Service");
+  } else if (r.Service === e.Name && r.ServiceSubset && !isSubset(r.ServiceSubset)) {
+    // Subsets of other services are defined by their own resolvers, so only self-redirects are checked.
+    fail(`Redirect.ServiceSubset ${q(r.ServiceSubset)} is not a valid subset of ${q(r.Service)}`);
+  }
+}
+
+function checkFailover(
+  e: ServiceResolverEntry,
+  key: string,
+  f: ServiceResolverFailover,
+  isSubset: (name: string) => boolean,
+): void {
+  const field = `Failover[${q(key)}]`;
+  if (key !== "*" && !isSubset(key)) fail(`Bad ${field}: not a valid subset`);
+  if (!f.Service && !f.ServiceSubset && !f.Namespace && (f.Datacenters ?? []).length === 0) {
+    fail(`Bad ${field} one of Service, ServiceSubset, Namespace, or Datacenters is required`);
+  }
+  const targetsSelf = !f.Service || f.Service === e.Name;
+  if (f.ServiceSubset && targetsSelf && !isSubset(f.ServiceSubset)) {
+    fail(`Bad ${field}.ServiceSubset ${q(f.ServiceSubset)} is not a valid subset of ${q(e.Name)}`);
+  }
+  if ((f.Datacenters ?? []).some((dc) => dc === "")) {
+    fail(`Bad ${field}.Datacenters: found empty datacenter`);
+  }
+}
+
+// --- service-splitter ----------------------------------------------------------------------
+
+function validateSplitter(e: ServiceSplitterEntry): void {
+  const splits = e.Splits ?? [];
+  if (splits.length === 0) fail("Splits: no splits configured");
+  splits.forEach(checkSplitWeight);
+  checkUniqueSplitDestinations(e.Name, splits);
+  checkSplitWeightSum(splits);
+}
+
+function checkSplitWeight(split: ServiceSplit, i: number): void {
+  if (!(split.Weight >= 0 && split.Weight <= 100)) {
+    fail(`Splits[${i}].Weight ${split.Weight} must be between 0 and 100`);
+  }
+}
+
+function checkUniqueSplitDestinations(name: string, splits: ServiceSplit[]): void {
+  const seen = new Set<string>();
+  splits.forEach((split, i) => {
+    // An empty Service means the splitter's own service.
+    const dest = [split.Service || name, split.ServiceSubset ?? "", split.Namespace ?? ""] as const;
+    const key = JSON.stringify(dest);
+    if (seen.has(key)) {
+      fail(
+        `Splits[${i}]: split destination occurs more than once: ` +
+          `service=${q(dest[0])}, subset=${q(dest[1])}, namespace=${q(dest[2])}`,
+      );
+    }
+    seen.add(key);
+  });
+}
+
+/** Weights are compared at two-decimal precision, as Consul does, so 33.33 + 33.33 + 33.34 is 100. */
+function checkSplitWeightSum(splits: ServiceSplit[]): void {
+  const scaledSum = splits.reduce((sum, split) => sum + Math.round(split.Weight * 100), 0);
+  if (scaledSum !== 100 * 100) {
+    fail(`Splits: the sum of all split weights must be 100, not ${(scaledSum / 100).toFixed(6)}`);
+  }
+}
+
+// --- service-router ------------------------------------------------------------------------
+
+const HEADER_MATCHERS = ["Present", "Exact", "Prefix", "Suffix", "Regex"] as const;
+const QUERY_PARAM_MATCHERS = ["Present", "Exact", "Regex"] as const;
+
+function validateRouter(e: ServiceRouterEntry): void {
+  (e.Routes ?? []).forEach(validateRoute);
+}
+
+function validateRoute(route: ServiceRoute, i: number): void {
+  const label = `Route[${i}]`;
+  const http = route.Match?.HTTP;
+  const hasPathPrefixOrExact = http ? checkHttpMatch(http, label) : false;
+  if (route.Destination) checkDestination(route.Destination, i, hasPathPrefixOrExact);
+}
+
+/** Returns whether the match pins a path that PrefixRewrite can rewrite. */
+function checkHttpMatch(http: HttpRouteMatch, label: string): boolean {
+  const paths = (["PathExact", "PathPrefix", "PathRegex"] as const).filter((k) => http[k]);
+  for (const key of ["PathExact", "PathPrefix"] as const) {
+    const path = http[key];
+    if (path && !path.startsWith("/")) fail(`${label} ${key} doesn't start with '/': ${q(path)}`);
+  }
+  if (paths.length > 1) {
+    fail(`${label} should only contain at most one of PathExact, PathPrefix, or PathRegex`);
+  }
+  checkMatchers(http.Header ?? [], `${label} Header`, HEADER_MATCHERS);
+  checkMatchers(http.QueryParam ?? [], `${label} QueryParam`, QUERY_PARAM_MATCHERS);
+  if (http.Methods) http.Methods = checkMethods(http.Methods, label);
+  return Boolean(http.PathExact || http.PathPrefix);
+}
+
+/** Header and query-param matches: a Name and exactly one way of matching it. */
+function checkMatchers<K extends string>(
+  matches: ReadonlyArray<{ Name: string } & Partial<Record<K, string | boolean>>>,
+  label: string,
+  kinds: readonly K[],
+): void {
+  matches.forEach((match, j) => {
+    if (!match.Name) fail(`${label}[${j}] missing required Name field`);
+    // Present counts only when true; string matchers only when non-empty.
+    const used = kinds.filter((k) => (k === "Present" ? match[k] === true : Boolean(match[k])));
+    if (used.length !== 1) fail(`${label}[${j}] should only contain one of ${orList(kinds)}`);
+  });
+}
+
+function orList(items: readonly string[]): string {
+  return `${items.slice(0, -1).join(", ")}, or ${items[items.length - 1]}`;
+}
+
+/** HTTP methods are case-insensitive: store them upper-case, each at most once. */
+function checkMethods(methods: string[], label: string): string[] {
+  const upper = methods.map((m) => m.toUpperCase());
+  upper.forEach((m, j) => {
+    if (upper.indexOf(m) !== j) fail(`${label} Methods contains ${q(m)} more than once`);
+  });
+  return upper;
+}
+
+function checkDestination(d: RouteDestination, i: number, hasPathPrefixOrExact: boolean): void {
+  const field = `Routes[${i}].Destination`;
+  if (d.PrefixRewrite && !hasPathPrefixOrExact) {
+    fail(`Route[${i}] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix`);
+  }
+  if (d.RequestTimeout !== undefined) {
+    d.RequestTimeout = checkDuration(`${field}.RequestTimeout`, d.RequestTimeout);
+  }
+  if (d.NumRetries !== undefined && !(Number.isInteger(d.NumRetries) && d.NumRetries >= 0)) {
+    fail(`${field}.NumRetries must be a non-negative integer, got ${d.NumRetries}`);
+  }
+  (d.RetryOnStatusCodes ?? []).forEach((code, j) => {
+    if (!(Number.isInteger(code) && code >= 100 && code <= 599)) {
+      fail(`${field}.RetryOnStatusCodes[${j}] must be an HTTP status code from 100 to 599, got ${code}`);
+    }
+  });
+}

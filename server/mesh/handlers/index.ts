@@ -1,0 +1,106 @@
+// HTTP handlers of the mesh, keyed by operationId: parse the request, call the service, answer.
+import type { Request, Response } from "express";
+import type { operations } from "../../../generated/mesh/schema.ts";
+import { blockingQuery } from "../blocking.ts";
+import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
+import { MeshHttpError } from "../errors.ts";
+import type { Caller, ChainOverrides, Indexed, MeshService } from "../service.ts";
+
+export type Handler = (service: MeshService, req: Request, res: Response) => void | Promise<void>;
+
+export const meshHandlers = {
+  readDiscoveryChain: (service, req, res) => readChain(service, req, res, {}),
+
+  readDiscoveryChainWithOverrides: (service, req, res) => {
+    const body = (req.body ?? {}) as {
+      OverrideConnectTimeout?: string;
+      OverrideProtocol?: string;
+      OverrideMeshGateway?: ChainOverrides["overrideMeshGateway"];
+    };
+    return readChain(service, req, res, {
+      overrideConnectTimeout: body.OverrideConnectTimeout,
+      overrideProtocol: body.OverrideProtocol,
+      overrideMeshGateway: body.OverrideMeshGateway,
+    });
+  },
+
+  applyConfigEntry: (service, req, res) => {
+    res.json(service.applyEntry(callerOf(service, req), req.body as ConfigEntry, casOf(req)));
+  },
+
+  readConfigEntry: async (service, req, res) => {
+    const caller = callerOf(service, req);
+    const kind = req.params.kind as EntryKind;
+    const name = String(req.params.name);
+    await answerBlocking(service, req, res, () => service.readEntry(caller, kind, name));
+  },
+
+  listConfigEntries: async (service, req, res) => {
+    const caller = callerOf(service, req);
+    await answerBlocking(service, req, res, () => service.listEntries(caller, req.params.kind as EntryKind));
+  },
+
+  deleteConfigEntry: (service, req, res) => {
+    const cas = casOf(req);
+    const deleted = service.deleteEntry(callerOf(service, req), req.params.kind as EntryKind, String(req.params.name), cas);
+    // The real system answers the boolean only for check-and-set deletes.
+    res.json(cas === undefined ? {} : deleted);
+  },
+} satisfies Record<keyof operations, Handler>;
+
+function readChain(service: MeshService, req: Request, res: Response, overrides: ChainOverrides): Promise<void> {
+  const caller = callerOf(service, req);
+  const serviceName = String(req.params.service_name);
+  const compileDc = queryString(req, "compile-dc");
+  return answerBlocking(
+    service,
+    req,
+    res,
+    () => service.readChain(caller, serviceName, compileDc, overrides),
+    (chain) => ({ Chain: chain }),
+  );
+}
+
+async function answerBlocking<T>(
+  service: MeshService,
+  req: Request,
+  res: Response,
+  run: () => Indexed<T>,
+  render: (value: T) => unknown = (value) => value,
+): Promise<void> {
+  if ("stale" in req.query && "consistent" in req.query) {
+    throw new MeshHttpError(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
+  }
+  const closed = new AbortController();
+  res.on("close", () => closed.abort());
+  const result = await blockingQuery(
+    service.store,
+    { index: queryInteger(req, "index"), wait: queryString(req, "wait"), signal: closed.signal },
+    run,
+  );
+  res.set({
+    "X-Mesh-Index": String(result.index),
+    "X-Mesh-KnownLeader": "true",
+    "X-Mesh-LastContact": "0",
+  });
+  res.json(render(result.value));
+}
+
+function callerOf(service: MeshService, req: Request): Caller {
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
+  return service.identify(req.get("x-mesh-token") || bearer, queryString(req, "ns"), req.get("x-mesh-namespace"));
+}
+
+function casOf(req: Request): number | undefined {
+  return queryInteger(req, "cas");
+}
+
+function queryString(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function queryInteger(req: Request, name: string): number | undefined {
+  const value = queryString(req, name);
+  return value === undefined ? undefined : Number(value);
+}

@@ -1,0 +1,208 @@
+// The mesh service: ACLs, namespaces, configuration entries and discovery chains over a store.
+// No express here; handlers translate HTTP to these calls and MeshHttpError back to HTTP.
+import { isAllowed, describePermission, type Access, type AclResource, type AclToken } from "./domain/acl.ts";
+import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
+import { compileDiscoveryChain } from "./domain/compiler.ts";
+import { EntryValidationError, validateEntry } from "./domain/config-entry.ts";
+import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/entries.ts";
+import { checkChainsCompile } from "./domain/graph-check.ts";
+import { MeshHttpError } from "./errors.ts";
+import { entryKey, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
+
+export interface MeshSettings {
+  datacenter: string;
+  /** `<cluster_uuid>.<domain_suffix>`, used in target SNIs. */
+  trustDomain: string;
+  /** When set, ACLs are enforced. */
+  managementToken?: string;
+  /** Further tokens (only meaningful with ACLs on). */
+  tokens: AclToken[];
+}
+
+/** Who is asking, and in which namespace. `token` is undefined when ACLs are off. */
+export interface Caller {
+  token?: AclToken;
+  namespace: string;
+}
+
+export interface Indexed<T> {
+  value: T;
+  index: number;
+  /** Whether a write to this key can change the value. */
+  watches: (key: string) => boolean;
+}
+
+export type ChainOverrides = Pick<
+  CompileRequest,
+  "overrideConnectTimeout" | "overrideProtocol" | "overrideMeshGateway"
+>;
+
+export class MeshService {
+  private readonly tokensBySecret = new Map<string, AclToken>();
+
+  constructor(
+    readonly settings: MeshSettings,
+    readonly store: ConfigEntryStore,
+  ) {
+    if (settings.managementToken) {
+      this.tokensBySecret.set(settings.managementToken, {
+        AccessorID: "00000000-0000-0000-0000-000000000001",
+        SecretID: settings.managementToken,
+        Description: "Initial management token",
+        Namespace: DEFAULT_NAMESPACE,
+        Management: true,
+      });
+    }
+    for (const token of settings.tokens) this.tokensBySecret.set(token.SecretID, token);
+  }
+
+  get aclsEnabled(): boolean {
+    return Boolean(this.settings.managementToken);
+  }
+
+  /** Resolves the token and the namespace (ns, then header, then the token's, then default). */
+  identify(secret: string | undefined, nsParam: string | undefined, nsHeader: string | undefined): Caller {
+    let token: AclToken | undefined;
+    if (this.aclsEnabled) {
+      if (secret) {
+        token = this.tokensBySecret.get(secret);
+        if (!token) throw new MeshHttpError(403, "ACL not found");
+      } else {
+        token = ANONYMOUS_TOKEN;
+      }
+    }
+    const namespace = nsParam || nsHeader || token?.Namespace || DEFAULT_NAMESPACE;
+    return { token, namespace };
+  }
+
+  private authorize(caller: Caller, namespace: string, resource: AclResource, access: Access): void {
+    if (!caller.token) return;
+    if (!isAllowed(caller.token, namespace, resource, access)) {
+      throw new MeshHttpError(403, `Permission denied: ${describePermission(resource, access)}`);
+    }
+  }
+
+  private canRead(caller: Caller, entry: ConfigEntry): boolean {
+    return !caller.token || isAllowed(caller.token, entry.Namespace!, entryResource(entry.Kind, entry.Name), "read");
+  }
+
+  readChain(caller: Caller, serviceName: string, compileDc: string | undefined, overrides: ChainOverrides): Indexed<CompiledChain> {
+    this.authorize(caller, caller.namespace, { type: "service", name: serviceName }, "read");
+    const readKeys = new Set<string>();
+    const lookup = lookupOf((kind, namespace, name) => {
+      const key = entryKey(kind, namespace, name);
+      readKeys.add(key);
+      return this.store.get(kind, namespace, name);
+    });
+    let chain: CompiledChain;
+    try {
+      chain = compileDiscoveryChain(lookup, {
+        serviceName,
+        namespace: caller.namespace,
+        datacenter: compileDc || this.settings.datacenter,
+        trustDomain: this.settings.trustDomain,
+        ...overrides,
+      });
+    } catch (error) {
+      if (error instanceof ChainCompileError) throw new MeshHttpError(500, error.message);
+      throw error;
+    }
+    return {
+      value: chain,
+      index: Math.max(1, ...[...readKeys].map((key) => this.store.keyIndex(key))),
+      watches: (key) => readKeys.has(key),
+    };
+  }
+
+  readEntry(caller: Caller, kind: EntryKind, name: string): Indexed<ConfigEntry> {
+    const namespace = entryNamespace(kind, caller.namespace);
+    this.authorize(caller, namespace, entryResource(kind, name), "read");
+    const key = entryKey(kind, namespace, name);
+    const entry = this.store.get(kind, namespace, name);
+    if (!entry) throw new MeshHttpError(404, `Config entry not found for "${kind}" / "${name}"`);
+    return { value: entry, index: Math.max(1, this.store.keyIndex(key)), watches: (k) => k === key };
+  }
+
+  listEntries(caller: Caller, kind: EntryKind): Indexed<ConfigEntry[]> {
+    const namespace = entryNamespace(kind, caller.namespace);
+    const prefix = entryKey(kind, namespace, "");
+    const watches = (key: string) => key.startsWith(prefix);
+    return {
+      value: this.store.list(kind, namespace).filter((entry) => this.canRead(caller, entry)),
+      index: Math.max(1, this.store.maxKeyIndex(watches)),
+      watches,
+    };
+  }
+
+  /** Validates and writes an entry whose keys are already canonical. Returns false when `cas` did not match. */
+  applyEntry(caller: Caller, input: ConfigEntry, cas: number | undefined): boolean {
+    const entry = this.validate({
+      ...input,
+      Namespace: entryNamespace(input.Kind, input.Namespace || caller.namespace),
+    } as ConfigEntry);
+    const namespace = entry.Namespace!;
+    this.authorize(caller, namespace, entryResource(entry.Kind, entry.Name), "write");
+    const current = this.store.get(entry.Kind, namespace, entry.Name);
+    if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
+    const { CreateIndex: _c, ModifyIndex: _m, ...fields } = entry;
+    this.checkGraph(entry.Kind, namespace, entry.Name, fields as ConfigEntry);
+    this.store.put(fields as ConfigEntry);
+    return true;
+  }
+
+  /** Deletes an entry; succeeds when it does not exist. Returns false when `cas` did not match. */
+  deleteEntry(caller: Caller, kind: EntryKind, name: string, cas: number | undefined): boolean {
+    const namespace = entryNamespace(kind, caller.namespace);
+    this.authorize(caller, namespace, entryResource(kind, name), "write");
+    const current = this.store.get(kind, namespace, name);
+    if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
+    if (!current) return cas === undefined;
+    this.checkGraph(kind, namespace, name, undefined);
+    this.store.delete(kind, namespace, name);
+    return true;
+  }
+
+  private validate(entry: ConfigEntry): ConfigEntry {
+    try {
+      return validateEntry(entry);
+    } catch (error) {
+      if (error instanceof EntryValidationError) {
+        throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  /** Refuses a change that would leave some chain uncompilable, before anything is stored. */
+  private checkGraph(kind: EntryKind, namespace: string, name: string, replacement: ConfigEntry | undefined): void {
+    const changed = entryKey(kind, namespace, name);
+    const proposed = lookupOf((k, ns, n) =>
+      entryKey(k, ns, n) === changed ? replacement : this.store.get(k, ns, n),
+    );
+    const entries = this.store.all().filter((e) => entryKey(e.Kind, e.Namespace!, e.Name) !== changed);
+    if (replacement) entries.push(replacement);
+    try {
+      checkChainsCompile(proposed, entries, this.settings);
+    } catch (error) {
+      if (error instanceof ChainCompileError) throw new MeshHttpError(400, error.message);
+      throw error;
+    }
+  }
+}
+
+const ANONYMOUS_TOKEN: AclToken = {
+  AccessorID: "00000000-0000-0000-0000-000000000002",
+  SecretID: "anonymous",
+  Description: "Anonymous Token",
+  Namespace: DEFAULT_NAMESPACE,
+  Rules: {},
+};
+
+/** proxy-defaults is global: it always lives in the default namespace. */
+function entryNamespace(kind: EntryKind, namespace: string): string {
+  return kind === "proxy-defaults" ? DEFAULT_NAMESPACE : namespace;
+}
+
+function entryResource(kind: EntryKind, name: string): AclResource {
+  return kind === "proxy-defaults" ? { type: "operator" } : { type: "service", name };
+}
