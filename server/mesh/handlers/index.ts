@@ -2,6 +2,7 @@
 import type { Request, Response } from "express";
 import type { operations } from "../../../generated/mesh/schema.ts";
 import { blockingQuery } from "../blocking.ts";
+import { parseDuration } from "../domain/duration.ts";
 import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
 import { MeshHttpError } from "../errors.ts";
 import type { Caller, ChainOverrides, Indexed, MeshService } from "../service.ts";
@@ -18,7 +19,7 @@ export const meshHandlers = {
       OverrideMeshGateway?: ChainOverrides["overrideMeshGateway"];
     };
     return readChain(service, req, res, {
-      overrideConnectTimeout: body.OverrideConnectTimeout,
+      overrideConnectTimeout: checkedDuration("OverrideConnectTimeout", body.OverrideConnectTimeout),
       overrideProtocol: body.OverrideProtocol,
       overrideMeshGateway: body.OverrideMeshGateway,
     });
@@ -86,6 +87,16 @@ async function answerBlocking<T>(
   res.json(render(result.value));
 }
 
+function checkedDuration(field: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    parseDuration(value);
+    return value;
+  } catch (error) {
+    throw new MeshHttpError(400, `Request decoding failed: ${field}: ${(error as Error).message}`);
+  }
+}
+
 function callerOf(service: MeshService, req: Request): Caller {
   const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
   return service.identify(req.get("x-mesh-token") || bearer, queryString(req, "ns"), req.get("x-mesh-namespace"));
@@ -100,7 +111,8 @@ function queryString(req: Request, name: string): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
+/** The validator has checked (and may have coerced) integer parameters already. */
 function queryInteger(req: Request, name: string): number | undefined {
-  const value = queryString(req, name);
-  return value === undefined ? undefined : Number(value);
+  const value = req.query[name] as unknown;
+  return value === undefined || value === "" ? undefined : Number(value);
 }

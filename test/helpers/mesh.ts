@@ -1,0 +1,38 @@
+// Starts the mesh reference server in-process on 127.0.0.1:0 and gives a generated client for it.
+import type { AddressInfo } from "node:net";
+import { createMeshClient } from "../../generated/mesh/client.ts";
+import { createMeshApp, MESH_BASE_PATH, type MeshAppOptions } from "../../server/mesh/app.ts";
+
+export const CLUSTER_ID = "11111111-2222-3333-4444-555555555555";
+export const TRUST_DOMAIN = `${CLUSTER_ID}.mesh`;
+
+export type MeshClient = ReturnType<typeof createMeshClient>;
+
+export interface RunningMesh {
+  baseUrl: string;
+  client: MeshClient;
+  /** A client that sends this token in X-Mesh-Token. */
+  clientWithToken(token: string): MeshClient;
+  service: ReturnType<typeof createMeshApp>["service"];
+  close(): Promise<void>;
+}
+
+export async function startMesh(options: MeshAppOptions = {}): Promise<RunningMesh> {
+  const { app, service } = createMeshApp({ clusterId: CLUSTER_ID, ...options });
+  const server = await new Promise<import("node:http").Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}${MESH_BASE_PATH}`;
+  return {
+    baseUrl,
+    client: createMeshClient({ baseUrl }),
+    clientWithToken: (token) => createMeshClient({ baseUrl, headers: { "X-Mesh-Token": token } }),
+    service,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

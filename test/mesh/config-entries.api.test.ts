@@ -1,0 +1,258 @@
+// Configuration-entry endpoints through the generated client: writes in either key style,
+// reads, lists, deletes, check-and-set, and every refusal (which must leave the state unchanged).
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { components } from "../../generated/mesh/schema.ts";
+import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+
+type ConfigEntry = components["schemas"]["ConfigEntry"];
+
+let mesh: RunningMesh;
+beforeEach(async () => {
+  mesh = await startMesh();
+});
+afterEach(() => mesh.close());
+
+async function put(entry: ConfigEntry | Record<string, unknown>, query: { cas?: number; ns?: string } = {}) {
+  return mesh.client.PUT("/config", { body: entry as ConfigEntry, params: { query } });
+}
+
+async function expectRefused(entry: Record<string, unknown>, message: string | RegExp) {
+  const before = await mesh.client.GET("/config/{kind}", {
+    params: { path: { kind: entry.Kind as "service-resolver" } },
+  });
+  const { response, error } = await put(entry);
+  expect(response.status).toBe(400);
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+  expect(error).toMatch(message);
+  const after = await mesh.client.GET("/config/{kind}", {
+    params: { path: { kind: entry.Kind as "service-resolver" } },
+  });
+  expect(after.data).toEqual(before.data);
+}
+
+describe("writing and reading entries", () => {
+  it("writes an entry and reads it back with its indexes and canonical durations", async () => {
+    const written = await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "90s" });
+    expect(written.response.status).toBe(200);
+    expect(written.data).toBe(true);
+
+    const { data, response } = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-resolver", name: "web" } },
+    });
+    expect(response.status).toBe(200);
+    expect(data).toEqual({
+      Kind: "service-resolver",
+      Name: "web",
+      Namespace: "default",
+      ConnectTimeout: "1m30s",
+      CreateIndex: 1,
+      ModifyIndex: 1,
+    });
+    expect(response.headers.get("x-mesh-index")).toBe("1");
+  });
+
+  it("accepts snake_case and lower-case keys, keeping the keys of Subsets, Failover and Config", async () => {
+    expect((await put({ kind: "proxy-defaults", name: "global", config: { protocol: "HTTP", local_connect_timeout_ms: 500 } })).data).toBe(true);
+    expect(
+      (
+        await put({
+          kind: "service-resolver",
+          name: "web",
+          connect_timeout: "15s",
+          default_subset: "v1",
+          subsets: { v1: { filter: "Service.Meta.version == v1", only_passing: true } },
+          failover: { v1: { datacenters: ["dc2"] } },
+        })
+      ).data,
+    ).toBe(true);
+    const proxy = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "proxy-defaults", name: "global" } },
+    });
+    expect(proxy.data).toMatchObject({ Config: { protocol: "http", local_connect_timeout_ms: 500 } });
+    const resolver = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-resolver", name: "web" } },
+    });
+    expect(resolver.data).toMatchObject({
+      ConnectTimeout: "15s",
+      DefaultSubset: "v1",
+      Subsets: { v1: { Filter: "Service.Meta.version == v1", OnlyPassing: true } },
+      Failover: { v1: { Datacenters: ["dc2"] } },
+    });
+  });
+
+  it("keeps CreateIndex and moves ModifyIndex on update", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    await put({ Kind: "service-defaults", Name: "api", Protocol: "http" });
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "grpc" });
+    const { data } = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(data).toMatchObject({ Protocol: "grpc", CreateIndex: 1, ModifyIndex: 3 });
+  });
+
+  it("lists the entries of a kind sorted by name, and [] for an empty kind", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    await put({ Kind: "service-defaults", Name: "api", Protocol: "tcp" });
+    const { data, response } = await mesh.client.GET("/config/{kind}", {
+      params: { path: { kind: "service-defaults" } },
+    });
+    expect(data?.map((e) => e.Name)).toEqual(["api", "web"]);
+    expect(response.headers.get("x-mesh-index")).toBe("2");
+    const empty = await mesh.client.GET("/config/{kind}", { params: { path: { kind: "service-router" } } });
+    expect(empty.data).toEqual([]);
+  });
+
+  it("answers 404 with a plain-text message for a missing entry", async () => {
+    const { response, error } = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-resolver", name: "nope" } },
+    });
+    expect(response.status).toBe(404);
+    expect(error).toBe('Config entry not found for "service-resolver" / "nope"');
+  });
+
+  it("deletes an entry, and deleting a missing one succeeds", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    const deleted = await mesh.client.DELETE("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(deleted.response.status).toBe(200);
+    expect(deleted.data).toEqual({});
+    const read = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(read.response.status).toBe(404);
+    const again = await mesh.client.DELETE("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(again.response.status).toBe(200);
+  });
+
+  it("keeps entries apart by namespace", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" }, { ns: "team-a" });
+    const inA = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" }, query: { ns: "team-a" } },
+    });
+    expect(inA.data).toMatchObject({ Namespace: "team-a", Protocol: "http" });
+    const inDefault = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(inDefault.response.status).toBe(404);
+  });
+});
+
+describe("check-and-set", () => {
+  it("writes with cas=0 only when the entry does not exist", async () => {
+    expect((await put({ Kind: "service-defaults", Name: "web", Protocol: "http" }, { cas: 0 })).data).toBe(true);
+    expect((await put({ Kind: "service-defaults", Name: "web", Protocol: "grpc" }, { cas: 0 })).data).toBe(false);
+    const { data } = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(data).toMatchObject({ Protocol: "http", ModifyIndex: 1 });
+    expect((await put({ Kind: "service-defaults", Name: "web", Protocol: "grpc" }, { cas: 1 })).data).toBe(true);
+  });
+
+  it("deletes with cas only at the current ModifyIndex and answers a boolean", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    const stale = await mesh.client.DELETE("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" }, query: { cas: 7 } },
+    });
+    expect(stale.data).toBe(false);
+    const current = await mesh.client.DELETE("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" }, query: { cas: 1 } },
+    });
+    expect(current.data).toBe(true);
+  });
+});
+
+describe("refused entries name the field and change nothing", () => {
+  it("unknown kind", () => expectRefused({ Kind: "service-intentions", Name: "web" }, /'Kind' must be equal to one of the allowed values/));
+  it("unknown key", () => expectRefused({ Kind: "service-resolver", Name: "web", Timeout: "5s" }, 'Request decoding failed: invalid config key "Timeout"'));
+  it("wrong type", () => expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: 5 }, "Request decoding failed: ConnectTimeout must be string"));
+  it("bad duration", () =>
+    expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, /ConnectTimeout.*time: invalid duration "soon"/));
+  it("bad route duration", () =>
+    expectRefused(
+      { Kind: "service-router", Name: "web", Routes: [{ Destination: { RequestTimeout: "1x" } }] },
+      /Routes\[0\]\.Destination\.RequestTimeout/,
+    ));
+  it("split weights not summing to 100", () =>
+    expectRefused(
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 80 }, { Weight: 10, Service: "api" }] },
+      /Splits: the sum of all split weights must be 100, not 90/,
+    ));
+  it("the same split destination twice", () =>
+    expectRefused(
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50, Service: "api" }, { Weight: 50, Service: "api" }] },
+      /Splits\[1\]: split destination occurs more than once/,
+    ));
+  it("redirect and failover on one resolver", () =>
+    expectRefused(
+      { Kind: "service-resolver", Name: "web", Redirect: { Service: "api" }, Failover: { "*": { Datacenters: ["dc2"] } } },
+      /Redirect and Failover cannot both be set/,
+    ));
+  it("unknown default subset", () =>
+    expectRefused({ Kind: "service-resolver", Name: "web", DefaultSubset: "v9" }, /DefaultSubset "v9" is not a valid subset/));
+  it("failover for an unknown subset", () =>
+    expectRefused(
+      { Kind: "service-resolver", Name: "web", Failover: { v9: { Datacenters: ["dc2"] } } },
+      /Bad Failover\["v9"\]: not a valid subset/,
+    ));
+  it("bad protocol in service-defaults", () =>
+    expectRefused({ Kind: "service-defaults", Name: "web", Protocol: "udp" }, /Protocol must be equal to one of the allowed values/));
+  it("bad protocol in proxy-defaults", () =>
+    expectRefused({ Kind: "proxy-defaults", Name: "global", Config: { protocol: "udp" } }, /Config\.protocol must be equal to one of the allowed values/));
+  it("proxy-defaults not named global", () =>
+    expectRefused({ Kind: "proxy-defaults", Name: "mine" }, /Name must be equal to constant|only "global" is supported/));
+  it("a path prefix without a leading slash", () =>
+    expectRefused(
+      { Kind: "service-router", Name: "web", Routes: [{ Match: { HTTP: { PathPrefix: "api" } } }] },
+      /Route\[0\] PathPrefix doesn't start with '\/'/,
+    ));
+  it("a header match with two matchers", () =>
+    expectRefused(
+      { Kind: "service-router", Name: "web", Routes: [{ Match: { HTTP: { Header: [{ Name: "x", Exact: "a", Present: true }] } } }] },
+      /Route\[0\] Header\[0\] should only contain one of/,
+    ));
+  it("a body that is not JSON", async () => {
+    const response = await fetch(`${mesh.baseUrl}/config`, { method: "PUT", body: "{not json" });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/^Request decoding failed: /);
+  });
+});
+
+describe("writes that would break a chain are refused", () => {
+  it("a router on a tcp service", async () => {
+    await expectRefused(
+      { Kind: "service-router", Name: "web", Routes: [{ Match: { HTTP: { PathPrefix: "/api" } }, Destination: { Service: "api" } }] },
+      'discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior',
+    );
+  });
+
+  it("a redirect loop", async () => {
+    expect((await put({ Kind: "service-resolver", Name: "web", Redirect: { Service: "api" } })).data).toBe(true);
+    await expectRefused({ Kind: "service-resolver", Name: "api", Redirect: { Service: "web" } }, /detected circular resolver redirect/);
+  });
+
+  it("services of different protocols in one chain", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    await put({ Kind: "service-defaults", Name: "api", Protocol: "grpc" });
+    await expectRefused(
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50 }, { Weight: 50, Service: "api" }] },
+      'discovery chain "web" uses inconsistent protocols; service "api" has "grpc" which is not "http"',
+    );
+  });
+
+  it("deleting the service-defaults that makes a routed service http", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    await put({ Kind: "service-router", Name: "web", Routes: [{ Match: { HTTP: { PathPrefix: "/v2" } } }] });
+    const { response, error } = await mesh.client.DELETE("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(response.status).toBe(400);
+    expect(error).toMatch(/does not permit advanced routing/);
+    const still = await mesh.client.GET("/config/{kind}/{name}", {
+      params: { path: { kind: "service-defaults", name: "web" } },
+    });
+    expect(still.response.status).toBe(200);
+  });
+});

@@ -1,0 +1,301 @@
+// The discovery-chain endpoints through the generated client: compiled chains for every kind of
+// entry, compile-dc, namespaces, POST overrides, and the compile error of a state writes refuse.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { components } from "../../generated/mesh/schema.ts";
+import { MemoryConfigEntryStore } from "../../server/mesh/store/config-entry-store.ts";
+import { startMesh, TRUST_DOMAIN, type RunningMesh } from "../helpers/mesh.ts";
+
+type ConfigEntry = components["schemas"]["ConfigEntry"];
+type Overrides = components["schemas"]["DiscoveryChainOverrides"];
+
+let mesh: RunningMesh;
+beforeEach(async () => {
+  mesh = await startMesh();
+});
+afterEach(() => mesh.close());
+
+async function apply(...entries: ConfigEntry[]) {
+  for (const entry of entries) {
+    const { response, error } = await mesh.client.PUT("/config", { body: entry });
+    expect(response.status, String(error)).toBe(200);
+  }
+}
+
+async function chain(service: string, query: { "compile-dc"?: string; ns?: string } = {}) {
+  const { data, response, error } = await mesh.client.GET("/discovery-chain/{service_name}", {
+    params: { path: { service_name: service }, query },
+  });
+  expect(response.status, String(error)).toBe(200);
+  return data!.Chain;
+}
+
+async function chainWith(service: string, overrides: Overrides) {
+  const { data, response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
+    params: { path: { service_name: service } },
+    body: overrides,
+  });
+  expect(response.status, String(error)).toBe(200);
+  return data!.Chain;
+}
+
+const httpDefaults = (name: string): ConfigEntry => ({ Kind: "service-defaults", Name: name, Protocol: "http" });
+
+describe("GET /discovery-chain/{service_name}", () => {
+  it("compiles a default chain when no entry exists", async () => {
+    expect(await chain("web")).toEqual({
+      ServiceName: "web",
+      Namespace: "default",
+      Datacenter: "dc1",
+      Protocol: "tcp",
+      StartNode: "resolver:web.default.dc1",
+      Nodes: {
+        "resolver:web.default.dc1": {
+          Type: "resolver",
+          Name: "web.default.dc1",
+          Resolver: { ConnectTimeout: "5s", Target: "web.default.dc1", Default: true },
+        },
+      },
+      Targets: {
+        "web.default.dc1": {
+          ID: "web.default.dc1",
+          Service: "web",
+          Namespace: "default",
+          Datacenter: "dc1",
+          MeshGateway: {},
+          Subset: {},
+          SNI: `web.default.dc1.internal.${TRUST_DOMAIN}`,
+          Name: `web.default.dc1.internal.${TRUST_DOMAIN}`,
+        },
+      },
+    });
+  });
+
+  it("uses the resolver's connect timeout and default subset, and is no longer Default", async () => {
+    await apply({
+      Kind: "service-resolver",
+      Name: "web",
+      ConnectTimeout: "15s",
+      DefaultSubset: "v1",
+      Subsets: { v1: { Filter: "Service.Meta.version == v1" }, v2: { Filter: "Service.Meta.version == v2" } },
+    });
+    const c = await chain("web");
+    expect(c.StartNode).toBe("resolver:v1.web.default.dc1");
+    expect(c.Nodes["resolver:v1.web.default.dc1"]?.Resolver).toEqual({ ConnectTimeout: "15s", Target: "v1.web.default.dc1" });
+    expect(c.Targets["v1.web.default.dc1"]).toMatchObject({
+      ServiceSubset: "v1",
+      Subset: { Filter: "Service.Meta.version == v1" },
+    });
+  });
+
+  it("lists failover targets, one per datacenter in order, keeping their targets but not their nodes", async () => {
+    await apply({ Kind: "service-resolver", Name: "web", Failover: { "*": { Datacenters: ["dc3", "dc2"] } } });
+    const c = await chain("web");
+    expect(c.Nodes["resolver:web.default.dc1"]?.Resolver?.Failover).toEqual({ Targets: ["web.default.dc3", "web.default.dc2"] });
+    expect(Object.keys(c.Nodes)).toEqual(["resolver:web.default.dc1"]);
+    expect(Object.keys(c.Targets).sort()).toEqual(["web.default.dc1", "web.default.dc2", "web.default.dc3"]);
+  });
+
+  it("prefers the failover entry of the target's subset over *", async () => {
+    await apply({
+      Kind: "service-resolver",
+      Name: "web",
+      DefaultSubset: "v1",
+      Subsets: { v1: { Filter: "Service.Meta.version == v1" } },
+      Failover: { v1: { Datacenters: ["dc2"] }, "*": { Datacenters: ["dc9"] } },
+    });
+    const c = await chain("web");
+    expect(c.Nodes[c.StartNode]?.Resolver?.Failover).toEqual({ Targets: ["v1.web.default.dc2"] });
+  });
+
+  it("starts at the redirect target", async () => {
+    await apply({ Kind: "service-resolver", Name: "web", Redirect: { Service: "web-v2" } });
+    const c = await chain("web");
+    expect(c.StartNode).toBe("resolver:web-v2.default.dc1");
+    expect(Object.keys(c.Targets)).toEqual(["web-v2.default.dc1"]);
+  });
+
+  it("applies the mesh-gateway mode only to targets in other datacenters", async () => {
+    await apply(
+      { Kind: "service-defaults", Name: "web", MeshGateway: { Mode: "local" } },
+      { Kind: "service-resolver", Name: "web", Failover: { "*": { Datacenters: ["dc2"] } } },
+    );
+    const c = await chain("web");
+    expect(c.Targets["web.default.dc1"]?.MeshGateway).toEqual({});
+    expect(c.Targets["web.default.dc2"]?.MeshGateway).toEqual({ Mode: "local" });
+  });
+
+  it("compiles a splitter into splits that reference resolver nodes per subset", async () => {
+    await apply(
+      httpDefaults("web"),
+      { Kind: "service-resolver", Name: "web", Subsets: { v1: { Filter: "Service.Meta.version == v1" }, v2: { Filter: "Service.Meta.version == v2" } } },
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 90, ServiceSubset: "v1" }, { Weight: 10, ServiceSubset: "v2" }] },
+    );
+    const c = await chain("web");
+    expect(c.Protocol).toBe("http");
+    expect(c.StartNode).toBe("splitter:web");
+    expect(c.Nodes["splitter:web"]?.Splits).toEqual([
+      { Weight: 90, NextNode: "resolver:v1.web.default.dc1" },
+      { Weight: 10, NextNode: "resolver:v2.web.default.dc1" },
+    ]);
+  });
+
+  it("flattens a split to another splitter, multiplying weights", async () => {
+    await apply(
+      httpDefaults("web"),
+      httpDefaults("api"),
+      { Kind: "service-resolver", Name: "api", Subsets: { a: { Filter: "x" }, b: { Filter: "y" } } },
+      { Kind: "service-splitter", Name: "api", Splits: [{ Weight: 50, ServiceSubset: "a" }, { Weight: 50, ServiceSubset: "b" }] },
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50 }, { Weight: 50, Service: "api" }] },
+    );
+    const c = await chain("web");
+    expect(c.Nodes["splitter:web"]?.Splits).toEqual([
+      { Weight: 50, NextNode: "resolver:web.default.dc1" },
+      { Weight: 25, NextNode: "resolver:a.api.default.dc1" },
+      { Weight: 25, NextNode: "resolver:b.api.default.dc1" },
+    ]);
+  });
+
+  it("compiles a router with its routes and a final catch-all route to the service", async () => {
+    await apply(
+      httpDefaults("web"),
+      httpDefaults("admin"),
+      { Kind: "service-resolver", Name: "web", Subsets: { canary: { Filter: "Service.Meta.canary == true" } } },
+      {
+        Kind: "service-router",
+        Name: "web",
+        Routes: [
+          { Match: { HTTP: { PathPrefix: "/admin" } }, Destination: { Service: "admin", PrefixRewrite: "/", NumRetries: 2 } },
+          { Match: { HTTP: { Header: [{ Name: "x-canary", Exact: "1" }] } }, Destination: { ServiceSubset: "canary" } },
+        ],
+      },
+    );
+    const c = await chain("web");
+    expect(c.StartNode).toBe("router:web");
+    expect(c.Nodes["router:web"]?.Routes).toEqual([
+      {
+        Definition: { Match: { HTTP: { PathPrefix: "/admin" } }, Destination: { Service: "admin", PrefixRewrite: "/", NumRetries: 2 } },
+        NextNode: "resolver:admin.default.dc1",
+      },
+      {
+        Definition: { Match: { HTTP: { Header: [{ Name: "x-canary", Exact: "1" }] } }, Destination: { ServiceSubset: "canary" } },
+        NextNode: "resolver:canary.web.default.dc1",
+      },
+      {
+        Definition: { Match: { HTTP: { PathPrefix: "/" } }, Destination: { Service: "web", Namespace: "default" } },
+        NextNode: "resolver:web.default.dc1",
+      },
+    ]);
+  });
+
+  it("takes the protocol from proxy-defaults when the service has no service-defaults", async () => {
+    await apply({ Kind: "proxy-defaults", Name: "global", Config: { protocol: "grpc" } });
+    expect((await chain("web")).Protocol).toBe("grpc");
+  });
+
+  it("compiles in the compile-dc datacenter", async () => {
+    await apply({ Kind: "service-resolver", Name: "web", Failover: { "*": { Datacenters: ["dc1", "dc2"] } } });
+    const c = await chain("web", { "compile-dc": "dc2" });
+    expect(c.Datacenter).toBe("dc2");
+    expect(c.StartNode).toBe("resolver:web.default.dc2");
+    // A failover to the datacenter the chain is compiled in is dropped.
+    expect(c.Nodes[c.StartNode]?.Resolver?.Failover).toEqual({ Targets: ["web.default.dc1"] });
+  });
+
+  it("compiles in the namespace of ns, else X-Mesh-Namespace, else default", async () => {
+    await apply({ Kind: "service-resolver", Name: "web", Namespace: "team-a", ConnectTimeout: "3s" } as ConfigEntry);
+    const byParam = await mesh.client.GET("/discovery-chain/{service_name}", {
+      params: { path: { service_name: "web" }, query: { ns: "team-a" }, header: { "X-Mesh-Namespace": "team-b" } },
+    });
+    expect(byParam.data?.Chain.Namespace).toBe("team-a");
+    expect(byParam.data?.Chain.StartNode).toBe("resolver:web.team-a.dc1");
+    const byHeader = await mesh.client.GET("/discovery-chain/{service_name}", {
+      params: { path: { service_name: "web" }, header: { "X-Mesh-Namespace": "team-a" } },
+    });
+    expect(byHeader.data?.Chain.Nodes["resolver:web.team-a.dc1"]?.Resolver?.ConnectTimeout).toBe("3s");
+    expect((await chain("web")).Namespace).toBe("default");
+  });
+
+  it("answers 500 with the compiler's message when stored entries cannot be compiled", async () => {
+    await mesh.close();
+    // Writes refuse a redirect loop, so the loop is put in the store directly.
+    const store = new MemoryConfigEntryStore([
+      { Kind: "service-resolver", Name: "web", Namespace: "default", Redirect: { Service: "api" } },
+      { Kind: "service-resolver", Name: "api", Namespace: "default", Redirect: { Service: "web" } },
+    ]);
+    mesh = await startMesh({ store });
+    const { response, error } = await mesh.client.GET("/discovery-chain/{service_name}", {
+      params: { path: { service_name: "web" } },
+    });
+    expect(response.status).toBe(500);
+    expect(error).toBe("detected circular resolver redirect: [web.default.dc1 -> api.default.dc1 -> web.default.dc1]");
+  });
+});
+
+describe("POST /discovery-chain/{service_name} overrides", () => {
+  beforeEach(async () => {
+    await apply(
+      httpDefaults("web"),
+      { Kind: "service-resolver", Name: "web", ConnectTimeout: "10s", Subsets: { v1: { Filter: "a" }, v2: { Filter: "b" } }, Failover: { "*": { Datacenters: ["dc2"] } } },
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50, ServiceSubset: "v1" }, { Weight: 50, ServiceSubset: "v2" }] },
+      { Kind: "service-router", Name: "web", Routes: [{ Match: { HTTP: { PathPrefix: "/v1" } }, Destination: { ServiceSubset: "v1" } }] },
+    );
+  });
+
+  it("compiles without overrides from an empty body, with no CustomizationHash", async () => {
+    const c = await chainWith("web", {});
+    expect(c).toEqual(await chain("web"));
+    expect(c.CustomizationHash).toBeUndefined();
+  });
+
+  it("replaces every resolver's connect timeout", async () => {
+    const c = await chainWith("web", { OverrideConnectTimeout: "2s" });
+    const timeouts = Object.values(c.Nodes).flatMap((n) => (n.Resolver ? [n.Resolver.ConnectTimeout] : []));
+    expect(timeouts).toEqual(["2s", "2s"]);
+    expect(c.CustomizationHash).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it("adds no CustomizationHash when an override changes nothing", async () => {
+    const c = await chainWith("web", { OverrideConnectTimeout: "10s", OverrideProtocol: "http" });
+    expect(c.CustomizationHash).toBeUndefined();
+  });
+
+  it("drops routers and splitters when forced to tcp", async () => {
+    const c = await chainWith("web", { OverrideProtocol: "tcp" });
+    expect(c.Protocol).toBe("tcp");
+    expect(c.StartNode).toBe("resolver:web.default.dc1");
+    expect(Object.values(c.Nodes).map((n) => n.Type)).toEqual(["resolver"]);
+    expect(c.CustomizationHash).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it("adds no routers or splitters when a tcp chain is forced to http", async () => {
+    const c = await chainWith("api", { OverrideProtocol: "http" });
+    expect(c.Protocol).toBe("http");
+    expect(Object.values(c.Nodes).map((n) => n.Type)).toEqual(["resolver"]);
+    expect(c.CustomizationHash).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it("sets the mesh-gateway mode of targets in other datacenters", async () => {
+    const c = await chainWith("web", { OverrideMeshGateway: { Mode: "remote" } });
+    expect(c.Targets["v1.web.default.dc2"]?.MeshGateway).toEqual({ Mode: "remote" });
+    expect(c.Targets["v1.web.default.dc1"]?.MeshGateway).toEqual({});
+    expect(c.CustomizationHash).toMatch(/^[0-9a-f]{8}$/);
+    const differentHash = await chainWith("web", { OverrideMeshGateway: { Mode: "local" } });
+    expect(differentHash.CustomizationHash).not.toBe(c.CustomizationHash);
+  });
+
+  it("refuses a bad override with 400 naming the field", async () => {
+    for (const [body, message] of [
+      [{ OverrideConnectTimeout: "soon" }, /OverrideConnectTimeout: time: invalid duration "soon"/],
+      [{ OverrideProtocol: "udp" }, /OverrideProtocol must be equal to one of the allowed values/],
+      [{ OverrideMeshGateway: { Mode: "sideways" } }, /OverrideMeshGateway\.Mode must be equal to one of the allowed values/],
+      [{ Override: true }, /invalid config key "Override"/],
+    ] as const) {
+      const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
+        params: { path: { service_name: "web" } },
+        body: body as Overrides,
+      });
+      expect(response.status).toBe(400);
+      expect(error).toMatch(message);
+    }
+  });
+});
