@@ -63,7 +63,16 @@ export interface ValidationProblem {
   message: string;
 }
 
-const LOCATIONS = new Set(["body", "query", "path", "headers", "cookies", "response"]);
+/** The validator's path prefixes, by the name of the request part they stand for. */
+const LOCATIONS: Record<string, string> = {
+  body: "body",
+  query: "query",
+  params: "path",
+  path: "path",
+  headers: "header",
+  cookies: "cookie",
+  response: "response",
+};
 
 /**
  * The validator's errors, with JSON-ish field paths; undefined if the error is not from it.
@@ -76,7 +85,7 @@ export function validationProblems(error: unknown, requestPath: string): Validat
   return errors.map(({ path: where = "", message = "is invalid" }) => {
     if (where === requestPath) return { location: "body", field: "", message };
     const parts = where.replace(/^[./]/, "").split(/[./]/);
-    const location = LOCATIONS.has(parts[0] ?? "") ? parts.shift()! : "body";
+    const location = LOCATIONS[parts[0] ?? ""] ? LOCATIONS[parts.shift()!]! : "body";
     const field = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
     return { location, field, message };
   });

@@ -574,6 +574,18 @@ describe("protocols", () => {
     expect(chain.Protocol).toBe("grpc");
   });
 
+  it("treats a service-defaults entry without Protocol as tcp, even under an http proxy-defaults", () => {
+    const chain = compile([proxyDefaults({ Config: { protocol: "http" } }), defaults("web")]);
+    expect(chain.Protocol).toBe("tcp");
+  });
+
+  it("fixes the chain protocol by the first service reached, as Consul does", () => {
+    // The splitter reaches only "api", so web's own (tcp) protocol is never recorded.
+    const chain = compile([http("api"), splitter("web", [{ Weight: 100, Service: "api" }])]);
+    expect(chain.Protocol).toBe("http");
+    expect(Object.keys(chain.Targets)).toEqual(["api.default.dc1"]);
+  });
+
   it("ignores a proxy-defaults protocol that is not a string", () => {
     expect(compile([proxyDefaults({ Config: { protocol: 7 } })]).Protocol).toBe("tcp");
   });

@@ -25,7 +25,10 @@ const DEFAULT_CONNECT_TIMEOUT_NS = 5e9;
 /** Protocols that allow routers and splitters (Consul's IsProtocolHTTPLike). */
 const L7_PROTOCOLS = new Set(["http", "http2", "grpc"]);
 
-export function compileDiscoveryChain(entries: EntryLookup, request: CompileRequest): CompiledChain {
+export function compileDiscoveryChain(
+  entries: EntryLookup,
+  request: CompileRequest,
+): CompiledChain {
   return new ChainCompiler(entries, request).compile();
 }
 
@@ -173,7 +176,10 @@ class ChainCompiler {
       const next = dest.ServiceSubset
         ? this.getResolverNode(target, false)
         : this.getSplitterOrResolverNode(target);
-      node.Routes!.push({ Definition: copyDefined(route), NextNode: nodeKey(next.Type, next.Name) });
+      node.Routes!.push({
+        Definition: copyDefined(route),
+        NextNode: nodeKey(next.Type, next.Name),
+      });
     }
 
     // Unmatched traffic falls through to the next hop of the service itself.
@@ -276,7 +282,11 @@ class ChainCompiler {
       Target: target.id,
     };
     if (isDefaultResolver(resolver)) resolverConfig.Default = true;
-    const node: DiscoveryGraphNode = { Type: "resolver", Name: target.id, Resolver: resolverConfig };
+    const node: DiscoveryGraphNode = {
+      Type: "resolver",
+      Name: target.id,
+      Resolver: resolverConfig,
+    };
 
     this.configureTarget(target, resolver);
     this.retainedTargets.add(target.id);
@@ -391,7 +401,7 @@ class ChainCompiler {
 
   // ---- targets and protocols ------------------------------------------------------------
 
-  /** The (single) target object for these coordinates; namespace and datacenter default to the request's. */
+  /** The one target per coordinates; namespace and datacenter default to the request's. */
   private newTarget(fields: TargetFields): Target {
     const service = fields.service ?? "";
     const subset = fields.subset ?? "";
@@ -464,12 +474,13 @@ class ChainCompiler {
 
   // ---- graph post-processing ------------------------------------------------------------
 
-  /** Depth-first walk from the start node; reaching a node already on the current path is a loop. */
+  /** Depth-first walk from the start node; meeting a node already on the current path is a loop. */
   private detectCircularReferences(): void {
     const path: string[] = [];
     const visit = (key: string): void => {
       if (path.includes(key)) {
-        throw new ChainCompileError(`detected circular reference: [${[...path, key].join(" -> ")}]`);
+        const loop = [...path, key].join(" -> ");
+        throw new ChainCompileError(`detected circular reference: [${loop}]`);
       }
       path.push(key);
       for (const next of nextNodes(this.nodes.get(key)!)) visit(next);
@@ -498,7 +509,7 @@ class ChainCompiler {
     }
   }
 
-  /** Keeps only nodes reachable from the start (drops inlined splitters and failover-only nodes). */
+  /** Keeps only nodes reachable from the start: drops inlined splitters, failover-only nodes. */
   private removeUnusedNodes(): void {
     const visited = new Set<string>();
     const todo = [this.startNode];
@@ -537,11 +548,16 @@ class ChainCompiler {
   private customizationHash(): string | undefined {
     const marked = this.customizedBy;
     if (!marked.meshGateway && !marked.protocol && !marked.connectTimeout) return undefined;
-    const meshGatewayMode = marked.meshGateway ? (this.request.overrideMeshGateway?.Mode ?? "") : "";
+    const meshGatewayMode = marked.meshGateway
+      ? (this.request.overrideMeshGateway?.Mode ?? "")
+      : "";
     const protocol = marked.protocol ? (this.request.overrideProtocol ?? "") : "";
     const connectTimeout = marked.connectTimeout ? this.overrideConnectTimeoutNs : 0;
     const hash = hashStruct("", [
-      ["OverrideMeshGateway", hashStruct("MeshGatewayConfig", [["Mode", hashString(meshGatewayMode)]])],
+      [
+        "OverrideMeshGateway",
+        hashStruct("MeshGatewayConfig", [["Mode", hashString(meshGatewayMode)]]),
+      ],
       ["OverrideProtocol", hashString(protocol)],
       ["OverrideConnectTimeout", hashInt64(connectTimeout)],
     ]);
@@ -597,8 +613,12 @@ function copySubset(subset: ServiceResolverSubset | undefined): ServiceResolverS
 
 function outputNode(node: DiscoveryGraphNode): DiscoveryGraphNode {
   const out: DiscoveryGraphNode = { Type: node.Type, Name: node.Name };
-  if (node.Routes) out.Routes = node.Routes.map((r) => ({ Definition: r.Definition, NextNode: r.NextNode }));
-  if (node.Splits) out.Splits = node.Splits.map((s) => ({ Weight: s.Weight, NextNode: s.NextNode }));
+  if (node.Routes) {
+    out.Routes = node.Routes.map((r) => ({ Definition: r.Definition, NextNode: r.NextNode }));
+  }
+  if (node.Splits) {
+    out.Splits = node.Splits.map((s) => ({ Weight: s.Weight, NextNode: s.NextNode }));
+  }
   if (node.Resolver) {
     const { ConnectTimeout, Target, Default, Failover } = node.Resolver;
     out.Resolver = { ConnectTimeout, Target };

@@ -1,0 +1,97 @@
+// ACL enforcement: off by default; with a management token, every request needs a token with
+// the right permission, presented as X-Mesh-Token or Authorization: Bearer.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createMeshClient } from "../../generated/mesh/client.ts";
+import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+
+const MANAGEMENT = "root-secret";
+const WEB_READER = "web-reader-secret";
+const TEAM_A = "team-a-secret";
+
+let mesh: RunningMesh;
+afterEach(() => mesh.close());
+
+const readChain = (client: RunningMesh["client"], service: string, ns?: string) =>
+  client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: service }, query: ns ? { ns } : {} } });
+
+describe("ACLs off (default)", () => {
+  beforeEach(async () => {
+    mesh = await startMesh();
+  });
+
+  it("answers without a token", async () => {
+    expect((await readChain(mesh.client, "web")).response.status).toBe(200);
+  });
+});
+
+describe("ACLs on", () => {
+  beforeEach(async () => {
+    mesh = await startMesh({
+      managementToken: MANAGEMENT,
+      tokens: [
+        { AccessorID: "a1", SecretID: WEB_READER, Namespace: "default", Rules: { service: { web: "read" } } },
+        { AccessorID: "a2", SecretID: TEAM_A, Namespace: "team-a", Rules: { service_prefix: { "": "write" } } },
+      ],
+    });
+  });
+
+  it("refuses a request without a token as the anonymous token", async () => {
+    const { response, error } = await readChain(mesh.client, "web");
+    expect(response.status).toBe(403);
+    expect(error).toBe(`Permission denied: token lacks permission 'service:read' on "web"`);
+  });
+
+  it("refuses an unknown token", async () => {
+    const { response, error } = await readChain(mesh.clientWithToken("nobody"), "web");
+    expect(response.status).toBe(403);
+    expect(error).toBe("ACL not found");
+  });
+
+  it("accepts the management token in X-Mesh-Token and as a bearer token", async () => {
+    expect((await readChain(mesh.clientWithToken(MANAGEMENT), "web")).response.status).toBe(200);
+    const bearer = createMeshClient({ baseUrl: mesh.baseUrl, headers: { Authorization: `Bearer ${MANAGEMENT}` } });
+    expect((await readChain(bearer, "web")).response.status).toBe(200);
+  });
+
+  it("lets a token with service:read on web read web's chain and nothing else", async () => {
+    const reader = mesh.clientWithToken(WEB_READER);
+    expect((await readChain(reader, "web")).response.status).toBe(200);
+    const other = await readChain(reader, "api");
+    expect(other.response.status).toBe(403);
+    expect(other.error).toBe(`Permission denied: token lacks permission 'service:read' on "api"`);
+  });
+
+  it("needs service:write to write an entry and operator:write for proxy-defaults", async () => {
+    const reader = mesh.clientWithToken(WEB_READER);
+    const write = await reader.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } });
+    expect(write.response.status).toBe(403);
+    expect(write.error).toMatch(/service:write/);
+    const teamA = mesh.clientWithToken(TEAM_A);
+    const proxy = await teamA.PUT("/config", { body: { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } } });
+    expect(proxy.response.status).toBe(403);
+    expect(proxy.error).toMatch(/operator:write/);
+    const list = await mesh.clientWithToken(MANAGEMENT).GET("/config/{kind}", { params: { path: { kind: "proxy-defaults" } } });
+    expect(list.data).toEqual([]);
+  });
+
+  it("compiles in the token's namespace when neither ns nor the header is given", async () => {
+    const teamA = mesh.clientWithToken(TEAM_A);
+    const written = await teamA.PUT("/config", { body: { Kind: "service-resolver", Name: "web", ConnectTimeout: "7s" } });
+    expect(written.data).toBe(true);
+    const { data } = await readChain(teamA, "web");
+    expect(data?.Chain.Namespace).toBe("team-a");
+    expect(data?.Chain.Nodes["resolver:web.team-a.dc1"]?.Resolver?.ConnectTimeout).toBe("7s");
+    // Its rules do not reach other namespaces.
+    expect((await readChain(teamA, "web", "default")).response.status).toBe(403);
+  });
+
+  it("lists only the entries the token may read", async () => {
+    const root = mesh.clientWithToken(MANAGEMENT);
+    await root.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } });
+    await root.PUT("/config", { body: { Kind: "service-defaults", Name: "api", Protocol: "http" } });
+    const { data } = await mesh.clientWithToken(WEB_READER).GET("/config/{kind}", {
+      params: { path: { kind: "service-defaults" } },
+    });
+    expect(data?.map((e) => e.Name)).toEqual(["web"]);
+  });
+});

@@ -1,0 +1,62 @@
+// Raw HTTP: content types of answers and errors, bodies without a JSON content type (the real
+// system decodes them anyway), unknown paths and methods.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+
+let mesh: RunningMesh;
+beforeEach(async () => {
+  mesh = await startMesh();
+});
+afterEach(() => mesh.close());
+
+describe("content types", () => {
+  it("answers JSON as application/json", async () => {
+    const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect((await response.json()).Chain.ServiceName).toBe("web");
+  });
+
+  it("decodes a body sent without a content type or as text/plain", async () => {
+    for (const headers of [{}, { "Content-Type": "text/plain" }]) {
+      const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ OverrideProtocol: "http" }),
+      });
+      expect(response.status).toBe(200);
+      expect((await response.json()).Chain.Protocol).toBe("http");
+    }
+  });
+
+  it("accepts a POST without a body", async () => {
+    const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, { method: "POST" });
+    expect(response.status).toBe(200);
+  });
+
+  it("answers malformed JSON with a plain-text 400", async () => {
+    const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, { method: "POST", body: "{" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await response.text()).toMatch(/^Request decoding failed: /);
+  });
+});
+
+describe("unknown routes", () => {
+  it("answers an unknown path with a plain-text 404", async () => {
+    const response = await fetch(`${mesh.baseUrl}/nope`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+  });
+
+  it("answers an unsupported method with 405", async () => {
+    const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+  });
+
+  it("refuses an unknown kind in the path", async () => {
+    const response = await fetch(`${mesh.baseUrl}/config/service-intentions`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/path parameter "kind" must be equal to one of the allowed values/);
+  });
+});
