@@ -114,6 +114,16 @@ function resolverNode(id: string, resolverFields: Record<string, unknown> = {}) 
   };
 }
 
+const TCP_ADVANCED_ROUTING_ERROR =
+  'discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior';
+/** A router / splitter on a service that is tcp by default. */
+const tcpRouterChain = [router("web", [{ Match: { HTTP: { PathPrefix: "/" } } }])];
+const tcpSplitterChain = [
+  resolver("web", { Subsets: { v1: {} } }),
+  splitter("web", [{ Weight: 100, ServiceSubset: "v1" }]),
+];
+const toDc2 = resolver("web", { Redirect: { Datacenter: "dc2" } });
+
 /** Paths of every property whose value is undefined (the output schema forbids them). */
 function undefinedPaths(value: unknown, path = "$"): string[] {
   if (value === undefined) return [path];
@@ -223,7 +233,11 @@ describe("resolver", () => {
   });
 
   it("rejects a subset when the service has no resolver at all", () => {
-    const entries = [http("web"), http("api"), splitter("web", [{ Weight: 100, Service: "api", ServiceSubset: "v1" }])];
+    const entries = [
+      http("web"),
+      http("api"),
+      splitter("web", [{ Weight: 100, Service: "api", ServiceSubset: "v1" }]),
+    ];
     expect(compileError(entries)).toBe('service "api" does not have a subset named "v1"');
   });
 });
@@ -257,7 +271,7 @@ describe("redirects", () => {
     expect(chain.StartNode).toBe("resolver:blue.api.default.dc1");
   });
 
-  it("redirects to another datacenter, whose target takes the mesh gateway mode from service-defaults", () => {
+  it("redirects to another datacenter, taking the target's gateway mode from service-defaults", () => {
     const chain = compile([
       resolver("web", { Redirect: { Datacenter: "dc2" } }),
       defaults("web", { MeshGateway: { Mode: "remote" } }),
@@ -467,10 +481,7 @@ describe("splitters", () => {
   });
 
   it("is refused on a tcp chain", () => {
-    const entries = [resolver("web", { Subsets: { v1: {} } }), splitter("web", [{ Weight: 100, ServiceSubset: "v1" }])];
-    expect(compileError(entries)).toBe(
-      'discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior',
-    );
+    expect(compileError(tcpSplitterChain)).toBe(TCP_ADVANCED_ROUTING_ERROR);
   });
 });
 
@@ -546,16 +557,16 @@ describe("routers", () => {
     const chain = compile([
       http("web"),
       { ...http("api"), Namespace: "ops" },
-      router("web", [{ Match: { HTTP: { PathPrefix: "/ops" } }, Destination: { Service: "api", Namespace: "ops" } }]),
+      router("web", [
+        { Match: { HTTP: { PathPrefix: "/ops" } }, Destination: { Service: "api", Namespace: "ops" } },
+      ]),
     ]);
     expect(chain.Nodes["router:web"]!.Routes![0]!.NextNode).toBe("resolver:api.ops.dc1");
     expect(chain.Targets["api.ops.dc1"]!.Namespace).toBe("ops");
   });
 
   it("is refused on a tcp chain", () => {
-    expect(compileError([router("web", [{ Match: { HTTP: { PathPrefix: "/" } } }])])).toBe(
-      'discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior',
-    );
+    expect(compileError(tcpRouterChain)).toBe(TCP_ADVANCED_ROUTING_ERROR);
   });
 });
 
@@ -570,7 +581,10 @@ describe("protocols", () => {
   });
 
   it("lets service-defaults win over proxy-defaults", () => {
-    const chain = compile([proxyDefaults({ Config: { protocol: "http" } }), defaults("web", { Protocol: "grpc" })]);
+    const chain = compile([
+      proxyDefaults({ Config: { protocol: "http" } }),
+      defaults("web", { Protocol: "grpc" }),
+    ]);
     expect(chain.Protocol).toBe("grpc");
   });
 
@@ -604,9 +618,14 @@ describe("protocols", () => {
     expect(compileError([http("web"), resolver("web", { Redirect: { Service: "api" } })])).toBe(
       'discovery chain "web" uses inconsistent protocols; service "api" has "tcp" which is not "http"',
     );
-    expect(
-      compileError([http("web"), defaults("db", { Protocol: "grpc" }), resolver("web", { Failover: { "*": { Service: "db" } } })]),
-    ).toBe('discovery chain "web" uses inconsistent protocols; service "db" has "grpc" which is not "http"');
+    const failoverToGrpc = [
+      http("web"),
+      defaults("db", { Protocol: "grpc" }),
+      resolver("web", { Failover: { "*": { Service: "db" } } }),
+    ];
+    expect(compileError(failoverToGrpc)).toBe(
+      'discovery chain "web" uses inconsistent protocols; service "db" has "grpc" which is not "http"',
+    );
   });
 });
 
@@ -627,12 +646,10 @@ describe("overrides", () => {
     expect(chain.CustomizationHash).toMatch(/^[0-9a-f]{8}$/);
   });
 
-  it("marks the protocol customization when a tcp override matching a tcp chain skips a router or splitter", () => {
+  it("marks the protocol customization when a matching tcp override skips a router/splitter", () => {
     // tcp chains with a router / splitter: without the override they would be refused.
     const expectedHash = compile(l7Chain, { overrideProtocol: "tcp" }).CustomizationHash;
-    const withSplitter = [resolver("web", { Subsets: { v1: {} } }), splitter("web", [{ Weight: 100, ServiceSubset: "v1" }])];
-    const withRouter = [router("web", [{ Match: { HTTP: { PathPrefix: "/" } } }])];
-    for (const entries of [withSplitter, withRouter]) {
+    for (const entries of [tcpSplitterChain, tcpRouterChain]) {
       const chain = compile(entries, { overrideProtocol: "tcp" });
       expect(chain.Protocol).toBe("tcp");
       expect(chain.StartNode).toBe("resolver:web.default.dc1");
@@ -657,7 +674,9 @@ describe("overrides", () => {
   });
 
   it("sets no hash for a connect timeout override equal to the configured one", () => {
-    const chain = compile([resolver("web", { ConnectTimeout: "15s" })], { overrideConnectTimeout: "15000ms" });
+    const chain = compile([resolver("web", { ConnectTimeout: "15s" })], {
+      overrideConnectTimeout: "15000ms",
+    });
     expect(chain.CustomizationHash).toBeUndefined();
     expect(chain.Nodes["resolver:web.default.dc1"]!.Resolver!.ConnectTimeout).toBe("15s");
   });
@@ -708,7 +727,7 @@ describe("overrides", () => {
     expect(localOnly.Targets["web.default.dc1"]!.MeshGateway).toEqual({});
 
     const sameMode = compile(
-      [resolver("web", { Redirect: { Datacenter: "dc2" } }), proxyDefaults({ MeshGateway: { Mode: "local" } })],
+      [toDc2, proxyDefaults({ MeshGateway: { Mode: "local" } })],
       { overrideMeshGateway: { Mode: "local" } },
     );
     expect(sameMode.CustomizationHash).toBeUndefined();
@@ -720,8 +739,8 @@ describe("overrides", () => {
       compile([], { overrideProtocol: "http" }),
       compile([], { overrideProtocol: "grpc" }),
       compile([], { overrideConnectTimeout: "10s" }),
-      compile([resolver("web", { Redirect: { Datacenter: "dc2" } })], { overrideMeshGateway: { Mode: "local" } }),
-      compile([resolver("web", { Redirect: { Datacenter: "dc2" } })], { overrideMeshGateway: { Mode: "remote" } }),
+      compile([toDc2], { overrideMeshGateway: { Mode: "local" } }),
+      compile([toDc2], { overrideMeshGateway: { Mode: "remote" } }),
     ].map((c) => c.CustomizationHash);
     expect(new Set(hashes).size).toBe(5);
     expect(compile([], { overrideProtocol: "http" }).CustomizationHash).toBe(hashes[0]);
@@ -754,7 +773,10 @@ describe("external services", () => {
   });
 
   it("refuses subsets on an external service", () => {
-    const entries = [defaults("web", { ExternalSNI: "web.example.com" }), resolver("web", { Subsets: { v1: {} } })];
+    const entries = [
+      defaults("web", { ExternalSNI: "web.example.com" }),
+      resolver("web", { Subsets: { v1: {} } }),
+    ];
     expect(compileError(entries)).toBe(
       'service "web" has an external SNI set; cannot define subsets for external services',
     );

@@ -98,10 +98,12 @@ class ChainCompiler {
   /** Targets a resolver was actually built for (including failover-only ones). */
   private readonly retainedTargets = new Set<string>();
 
-  constructor(
-    private readonly entries: EntryLookup,
-    private readonly request: CompileRequest,
-  ) {
+  private readonly entries: EntryLookup;
+  private readonly request: CompileRequest;
+
+  constructor(entries: EntryLookup, request: CompileRequest) {
+    this.entries = entries;
+    this.request = request;
     const timeout = request.overrideConnectTimeout ?? "";
     this.overrideConnectTimeoutNs = timeout === "" ? 0 : parseDuration(timeout);
     const overrideProtocol = request.overrideProtocol ?? "";
