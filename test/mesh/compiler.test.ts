@@ -193,12 +193,10 @@ describe("resolver", () => {
     expect(chain.Nodes["resolver:web.default.dc1"]!.Resolver!.ConnectTimeout).toBe("1m30s");
   });
 
-  it("falls back to 5s for a zero timeout, and such a resolver still counts as default", () => {
-    // Consul's IsDefault: an entry that sets nothing affecting resolution is a default resolver.
+  it("falls back to 5s for a zero timeout; an existing entry is never Default", () => {
+    // The seed: Default is true only when no service-resolver entry exists for the service.
     const chain = compile([resolver("web", { ConnectTimeout: "0s" })]);
-    expect(chain.Nodes["resolver:web.default.dc1"]).toStrictEqual(
-      resolverNode("web.default.dc1", { Default: true }),
-    );
+    expect(chain.Nodes["resolver:web.default.dc1"]).toStrictEqual(resolverNode("web.default.dc1"));
   });
 
   it("resolves the default subset and exposes its definition on the target", () => {

@@ -17,7 +17,7 @@ describe("content types", () => {
   });
 
   it("decodes a body sent without a content type or as text/plain", async () => {
-    for (const headers of [{}, { "Content-Type": "text/plain" }]) {
+    for (const headers of [{}, { "Content-Type": "text/plain" }] as Record<string, string>[]) {
       const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, {
         method: "POST",
         headers,

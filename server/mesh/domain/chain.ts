@@ -7,7 +7,7 @@ export interface DiscoveryResolver {
   /** Go duration string, e.g. "5s". */
   ConnectTimeout: string;
   Target: string;
-  /** Present (true) only when no service-resolver entry exists for the service. */
+  /** Present (true) only when no service-resolver entry exists for the service (the seed's rule). */
   Default?: boolean;
   Failover?: { Targets: string[] };
 }

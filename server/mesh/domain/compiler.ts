@@ -567,16 +567,9 @@ class ChainCompiler {
   }
 }
 
+/** The seed's rule: a resolver is Default only when no service-resolver entry exists for it. */
 function isDefaultResolver(resolver: ServiceResolverEntry | undefined): boolean {
-  // Consul's ServiceResolverConfigEntry.IsDefault: nothing that changes resolution is set.
-  if (resolver === undefined) return true;
-  return (
-    !resolver.DefaultSubset &&
-    isEmptyRecord(resolver.Subsets) &&
-    resolver.Redirect === undefined &&
-    isEmptyRecord(resolver.Failover) &&
-    (!resolver.ConnectTimeout || parseDuration(resolver.ConnectTimeout) === 0)
-  );
+  return resolver === undefined;
 }
 
 function defaultRoute(service: string, namespace: string): ServiceRoute {
