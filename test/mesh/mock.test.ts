@@ -1,0 +1,65 @@
+// Prism, the stateless mock, answers every mesh operation from the description's examples, and
+// those answers follow the description.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMeshClient } from "../../generated/mesh/client.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+import { responseChecker } from "../helpers/contract.ts";
+import { startPrism } from "../helpers/prism.ts";
+
+const bundle = loadBundle("mesh");
+const check = responseChecker(bundle);
+let prism: Awaited<ReturnType<typeof startPrism>>;
+let client: ReturnType<typeof createMeshClient>;
+
+beforeAll(async () => {
+  prism = await startPrism("mesh");
+  client = createMeshClient({ baseUrl: prism.baseUrl });
+});
+afterAll(() => prism?.close());
+
+async function expectValid(template: string, method: string, call: Promise<{ response: Response; data?: unknown; error?: unknown }>) {
+  const { response, data, error } = await call;
+  expect(response.status).toBe(200);
+  expect(check(template, method, response.status, response.headers.get("content-type") ?? "", data ?? error)).toEqual([]);
+  return data;
+}
+
+describe("Prism mock of the mesh API", () => {
+  it("answers readDiscoveryChain with a chain example", async () => {
+    const data = await expectValid(
+      "/discovery-chain/{service_name}",
+      "get",
+      client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: "web" } } }),
+    );
+    expect(data).toHaveProperty("Chain.StartNode");
+  });
+
+  it("answers readDiscoveryChainWithOverrides", async () => {
+    await expectValid(
+      "/discovery-chain/{service_name}",
+      "post",
+      client.POST("/discovery-chain/{service_name}", { params: { path: { service_name: "web" } }, body: { OverrideProtocol: "tcp" } }),
+    );
+  });
+
+  it("answers applyConfigEntry", async () => {
+    const data = await expectValid(
+      "/config",
+      "put",
+      client.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } }),
+    );
+    expect(data).toBe(true);
+  });
+
+  it("answers readConfigEntry, listConfigEntries and deleteConfigEntry", async () => {
+    await expectValid("/config/{kind}/{name}", "get", client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "web" } } }));
+    await expectValid("/config/{kind}", "get", client.GET("/config/{kind}", { params: { path: { kind: "service-resolver" } } }));
+    await expectValid("/config/{kind}/{name}", "delete", client.DELETE("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "web" } } }));
+  });
+
+  it("refuses a request the description forbids with the documented 400, as the reference server does", async () => {
+    const { response, error } = await client.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "udp" } as never });
+    expect(response.status).toBe(400);
+    expect(check("/config", "put", 400, response.headers.get("content-type") ?? "", error)).toEqual([]);
+  });
+});
