@@ -1,5 +1,6 @@
 // Starts the reference server of every API on its default address and prints how to reach it.
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createMeshApp, MESH_BASE_PATH } from "./mesh/app.ts";
 import { meshOptionsFromEnv } from "./mesh/config.ts";
 
@@ -12,12 +13,17 @@ function listen(app: import("express").Express, port: number): Promise<Server> {
   });
 }
 
+function portOf(server: Server): number {
+  return (server.address() as AddressInfo).port;
+}
+
 async function main(): Promise<void> {
   const servers: Server[] = [];
   const mesh = meshOptionsFromEnv(process.env);
   const { app: meshApp } = createMeshApp(mesh);
-  servers.push(await listen(meshApp, mesh.port));
-  console.log(`mesh (service-mesh discovery chain)  http://${host}:${mesh.port}${MESH_BASE_PATH}`);
+  const meshServer = await listen(meshApp, mesh.port);
+  servers.push(meshServer);
+  console.log(`mesh (service-mesh discovery chain)  http://${host}:${portOf(meshServer)}${MESH_BASE_PATH}`);
   console.log(`  datacenter ${mesh.datacenter}, cluster id ${mesh.clusterId}, SNI domain ${mesh.domain}`);
   console.log(
     mesh.managementToken

@@ -48,8 +48,7 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
     },
     store,
   );
-  const bootstrap = { namespace: "default", token: undefined };
-  for (const entry of options.entries ?? []) service.applyEntry(bootstrap, normalizeEntryInput(entry) as ConfigEntry, undefined);
+  loadEntries(service, options.entries ?? []);
 
   const bundle = loadBundle("mesh");
   const app = express();
@@ -80,6 +79,19 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
   });
   app.use(renderError);
   return { app, service };
+}
+
+/** Applies start-up entries like writes, so a bad file fails the start with the entry named. */
+function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
+  const bootstrap = { namespace: "default", token: undefined };
+  entries.forEach((entry, i) => {
+    try {
+      service.applyEntry(bootstrap, normalizeEntryInput(entry) as ConfigEntry, undefined);
+    } catch (error) {
+      const { Kind = "?", Name = "?" } = (entry ?? {}) as Partial<ConfigEntry>;
+      throw new Error(`configuration entry [${i}] (${Kind} ${Name}): ${(error as Error).message}`);
+    }
+  });
 }
 
 /** Marks a request body as JSON so the validator checks it against the JSON schema. */
