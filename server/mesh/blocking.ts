@@ -11,8 +11,8 @@ export interface BlockingParams {
   index?: number;
   /** Go duration string; default 5m, capped at 10m. */
   wait?: string;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  /** Registers what to do when the client goes away (only called when the query blocks). */
+  onClientGone: (stop: () => void) => void;
 }
 
 export async function blockingQuery<T>(
@@ -26,7 +26,7 @@ export async function blockingQuery<T>(
   const waitMs = Math.min(params.wait ? parseDuration(params.wait) / 1e6 : DEFAULT_WAIT_MS, MAX_WAIT_MS);
   const deadline = Date.now() + waitMs;
   while (result.index <= minIndex) {
-    const changed = await nextChange(store, result.watches, deadline - Date.now(), params.signal);
+    const changed = await nextChange(store, result.watches, deadline - Date.now(), params.onClientGone);
     if (!changed) break;
     result = run();
   }
@@ -38,21 +38,22 @@ function nextChange(
   store: ConfigEntryStore,
   watches: (key: string) => boolean,
   timeoutMs: number,
-  signal: AbortSignal,
+  onClientGone: (stop: () => void) => void,
 ): Promise<boolean> {
-  if (timeoutMs <= 0 || signal.aborted) return Promise.resolve(false);
+  if (timeoutMs <= 0) return Promise.resolve(false);
   return new Promise((resolve) => {
+    let done = false;
     const finish = (changed: boolean) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       unsubscribe();
-      signal.removeEventListener("abort", onAbort);
       resolve(changed);
     };
-    const onAbort = () => finish(false);
     const timer = setTimeout(() => finish(false), timeoutMs);
     const unsubscribe = store.subscribe((key) => {
       if (watches(key)) finish(true);
     });
-    signal.addEventListener("abort", onAbort);
+    onClientGone(() => finish(false));
   });
 }

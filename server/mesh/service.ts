@@ -39,6 +39,8 @@ export type ChainOverrides = Pick<
 
 export class MeshService {
   private readonly tokensBySecret = new Map<string, AclToken>();
+  private readonly chainCache = new Map<string, Indexed<CompiledChain>>();
+  private chainCacheIndex = -1;
 
   constructor(
     readonly settings: MeshSettings,
@@ -88,6 +90,21 @@ export class MeshService {
 
   readChain(caller: Caller, serviceName: string, compileDc: string | undefined, overrides: ChainOverrides): Indexed<CompiledChain> {
     this.authorize(caller, caller.namespace, { type: "service", name: serviceName }, "read");
+    // A chain only changes with the entries, so compiled chains are kept until the next write.
+    if (this.chainCacheIndex !== this.store.currentIndex() || this.chainCache.size >= CHAIN_CACHE_LIMIT) {
+      this.chainCache.clear();
+      this.chainCacheIndex = this.store.currentIndex();
+    }
+    const cacheKey = JSON.stringify([caller.namespace, serviceName, compileDc, overrides]);
+    let compiled = this.chainCache.get(cacheKey);
+    if (!compiled) {
+      compiled = this.compileChain(caller.namespace, serviceName, compileDc, overrides);
+      this.chainCache.set(cacheKey, compiled);
+    }
+    return compiled;
+  }
+
+  private compileChain(namespace: string, serviceName: string, compileDc: string | undefined, overrides: ChainOverrides): Indexed<CompiledChain> {
     const readKeys = new Set<string>();
     const lookup = lookupOf((kind, namespace, name) => {
       const key = entryKey(kind, namespace, name);
@@ -98,7 +115,7 @@ export class MeshService {
     try {
       chain = compileDiscoveryChain(lookup, {
         serviceName,
-        namespace: caller.namespace,
+        namespace,
         datacenter: compileDc || this.settings.datacenter,
         trustDomain: this.settings.trustDomain,
         ...overrides,
@@ -189,6 +206,8 @@ export class MeshService {
     }
   }
 }
+
+const CHAIN_CACHE_LIMIT = 10_000;
 
 const ANONYMOUS_TOKEN: AclToken = {
   AccessorID: "00000000-0000-0000-0000-000000000002",

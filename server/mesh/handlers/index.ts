@@ -72,11 +72,9 @@ async function answerBlocking<T>(
   if ("stale" in req.query && "consistent" in req.query) {
     throw new MeshHttpError(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
   }
-  const closed = new AbortController();
-  res.on("close", () => closed.abort());
   const result = await blockingQuery(
     service.store,
-    { index: queryInteger(req, "index"), wait: queryString(req, "wait"), signal: closed.signal },
+    { index: queryInteger(req, "index"), wait: queryString(req, "wait"), onClientGone: (stop) => res.once("close", stop) },
     run,
   );
   res.set({

@@ -1,0 +1,15 @@
+// The small part of autocannon's API the benchmarks use (the package ships no types).
+declare module "autocannon" {
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+  }
+  interface Result {
+    requests: { average: number };
+    latency: { p99: number };
+    errors: number;
+    non2xx: number;
+  }
+  export default function autocannon(options: Options): Promise<Result>;
+}
