@@ -15,6 +15,24 @@ export interface ApiInfo {
 
 export const APIS: ApiInfo[] = [
   {
+    name: "org-platform",
+    redoclyName: "org-platform@v2",
+    title: "Organization Platform API",
+    basePath: "/api/v2",
+    serverPort: 8080,
+    mockPort: 4010,
+    clientFactory: "createOrgPlatformClient",
+  },
+  {
+    name: "secrets",
+    redoclyName: "secrets@v1",
+    title: "Secrets Service API",
+    basePath: "/v1",
+    serverPort: 8200,
+    mockPort: 4020,
+    clientFactory: "createSecretsClient",
+  },
+  {
     name: "mesh",
     redoclyName: "mesh@v1",
     title: "Service-Mesh Discovery Chain API",

@@ -1,38 +1,14 @@
 // Starts the reference server of every API on its default address and prints how to reach it.
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createMeshApp, MESH_BASE_PATH } from "./mesh/app.ts";
-import { meshOptionsFromEnv } from "./mesh/config.ts";
+import { meshEntry } from "./mesh/entry.ts";
+import { orgPlatformEntry } from "./org-platform/entry.ts";
+import { secretsEntry } from "./secrets/entry.ts";
 
 const host = process.env.HOST || "127.0.0.1";
-
-function listen(app: import("express").Express, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, () => resolve(server));
-    server.once("error", reject);
-  });
-}
-
-function portOf(server: Server): number {
-  return (server.address() as AddressInfo).port;
-}
+const entries = [orgPlatformEntry, secretsEntry, meshEntry];
 
 async function main(): Promise<void> {
   const servers: Server[] = [];
-  const mesh = meshOptionsFromEnv(process.env);
-  const { app: meshApp } = createMeshApp(mesh);
-  const meshServer = await listen(meshApp, mesh.port);
-  servers.push(meshServer);
-  console.log(`mesh (service-mesh discovery chain)  http://${host}:${portOf(meshServer)}${MESH_BASE_PATH}`);
-  console.log(`  datacenter ${mesh.datacenter}, cluster id ${mesh.clusterId}, SNI domain ${mesh.domain}`);
-  console.log(
-    mesh.managementToken
-      ? `  ACLs enforced; management token (X-Mesh-Token): ${mesh.managementToken}`
-      : "  ACLs off (set MESH_MANAGEMENT_TOKEN to enforce them)",
-  );
-  console.log(`  ${mesh.entries?.length ?? 0} configuration entries loaded${process.env.MESH_CONFIG_FILE ? ` from ${process.env.MESH_CONFIG_FILE}` : ""}`);
-  console.log("Ready. Ctrl-C stops.");
-
   const stop = () => {
     for (const server of servers) {
       server.close();
@@ -42,6 +18,14 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+
+  for (const entry of entries) {
+    if (!entry.start) continue;
+    const running = await entry.start(host, process.env);
+    servers.push(...running.servers);
+    for (const line of running.summary) console.log(line);
+  }
+  console.log("Ready. Ctrl-C stops.");
 }
 
 main().catch((error: Error) => {
