@@ -206,6 +206,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/acl/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create an ACL policy
+         * @description Names are letters, digits, `-` and `_` (at most 128) and unique. The rules are parsed when written.
+         */
+        put: operations["createAclPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/policy/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The policy's ID.
+                 * @example 5e52a099-4c90-c067-5478-980f06be9af5
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** Read an ACL policy */
+        get: operations["readAclPolicy"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an ACL policy
+         * @description Tokens and roles that link the policy lose it. The built-in `global-management` policy cannot be deleted.
+         */
+        delete: operations["deleteAclPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create an ACL role
+         * @description A named set of policies, linked by `ID` or `Name`. Names are unique.
+         */
+        put: operations["createAclRole"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/role/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's ID.
+                 * @example 8bec74a4-5ced-8aae-a3a2-6b76a6a8d6ad
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** Read an ACL role */
+        get: operations["readAclRole"];
+        put?: never;
+        post?: never;
+        /** Delete an ACL role */
+        delete: operations["deleteAclRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create an ACL token
+         * @description A token with policies and roles (linked by `ID` or `Name`). `AccessorID` and `SecretID` are
+         *     generated unless given. With `ExpirationTTL` (1m to 24h) the token stops working after that
+         *     time. The token's namespace is `Namespace`, else the request's namespace; its rules apply only
+         *     there.
+         */
+        put: operations["createAclToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/token/{accessor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's AccessorID.
+                 * @example 6a1253d2-1785-24fd-91c2-f8e78c745511
+                 */
+                accessor_id: string;
+            };
+            cookie?: never;
+        };
+        /** Read an ACL token */
+        get: operations["readAclToken"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an ACL token
+         * @description The token stops working at once. The initial management token cannot be deleted.
+         */
+        delete: operations["deleteAclToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -527,6 +668,73 @@ export interface components {
         ConfigEntry: components["schemas"]["ServiceResolverEntry"] | components["schemas"]["ServiceDefaultsEntry"] | components["schemas"]["ProxyDefaultsEntry"] | components["schemas"]["ServiceSplitterEntry"] | components["schemas"]["ServiceRouterEntry"];
         /** @enum {string} */
         ConfigEntryKind: "service-resolver" | "service-defaults" | "proxy-defaults" | "service-splitter" | "service-router";
+        AclPolicyInput: {
+            Name: string;
+            Description?: string;
+            /**
+             * @description Rules in the ACL rule language (HCL, or the same structure as JSON), e.g.
+             *     `service "web" { policy = "read" }`, `service_prefix "" { policy = "write" }`,
+             *     `operator = "read"`, `acl = "write"`. Policies are `read`, `write`, `deny` (and `list`).
+             *     Every resource kind of the real system is accepted; `service`, `service_prefix`, `operator`
+             *     and `acl` are enforced by this server.
+             */
+            Rules?: string;
+            /** @description Accepted for compatibility; a single-datacenter server ignores it. */
+            Datacenters?: string[];
+        };
+        AclPolicy: {
+            ID: string;
+            Name: string;
+            Description: string;
+            Rules: string;
+            CreateIndex: number;
+            ModifyIndex: number;
+        };
+        /** @description A link to a policy or role, by `ID` or `Name` (answers carry both). */
+        AclLink: {
+            ID?: string;
+            Name?: string;
+        };
+        AclRoleInput: {
+            Name: string;
+            Description?: string;
+            Policies?: components["schemas"]["AclLink"][];
+        };
+        AclRole: {
+            ID: string;
+            Name: string;
+            Description: string;
+            Policies: components["schemas"]["AclLink"][];
+            CreateIndex: number;
+            ModifyIndex: number;
+        };
+        AclTokenInput: {
+            AccessorID?: string;
+            SecretID?: string;
+            Description?: string;
+            Policies?: components["schemas"]["AclLink"][];
+            Roles?: components["schemas"]["AclLink"][];
+            Local?: boolean;
+            Namespace?: string;
+            /** @description Lifetime of the token, 1m to 24h. */
+            ExpirationTTL?: components["schemas"]["Duration"];
+        };
+        AclToken: {
+            AccessorID: string;
+            /** @description The secret presented in `X-Mesh-Token`. */
+            SecretID: string;
+            Description: string;
+            Policies: components["schemas"]["AclLink"][];
+            Roles: components["schemas"]["AclLink"][];
+            Local: boolean;
+            Namespace: string;
+            /** Format: date-time */
+            CreateTime: string;
+            /** Format: date-time */
+            ExpirationTime?: string;
+            CreateIndex: number;
+            ModifyIndex: number;
+        };
     };
     responses: {
         /** @description The compiled chain. */
@@ -579,6 +787,33 @@ export interface components {
             };
             content: {
                 "text/plain": string;
+            };
+        };
+        /** @description ACLs are off on this server (no management token). */
+        AclDisabled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description No such policy, role or token. */
+        AclNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description Deleted. */
+        AclDeleted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": boolean;
             };
         };
     };
@@ -982,6 +1217,255 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+        };
+    };
+    createAclPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AclPolicyInput"];
+            };
+        };
+        responses: {
+            /** @description The created policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readAclPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The policy's ID.
+                 * @example 5e52a099-4c90-c067-5478-980f06be9af5
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["AclNotFound"];
+        };
+    };
+    deleteAclPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The policy's ID.
+                 * @example 5e52a099-4c90-c067-5478-980f06be9af5
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["AclNotFound"];
+        };
+    };
+    createAclRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AclRoleInput"];
+            };
+        };
+        responses: {
+            /** @description The created role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclRole"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readAclRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's ID.
+                 * @example 8bec74a4-5ced-8aae-a3a2-6b76a6a8d6ad
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclRole"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["AclNotFound"];
+        };
+    };
+    deleteAclRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's ID.
+                 * @example 8bec74a4-5ced-8aae-a3a2-6b76a6a8d6ad
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["AclNotFound"];
+        };
+    };
+    createAclToken: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @example default
+                 */
+                ns?: components["parameters"]["Namespace"];
+            };
+            header?: {
+                /**
+                 * @description Namespace of the request, used when `ns` is not given.
+                 * @example default
+                 */
+                "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AclTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The created token, with its secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's AccessorID.
+                 * @example 6a1253d2-1785-24fd-91c2-f8e78c745511
+                 */
+                accessor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["AclNotFound"];
+        };
+    };
+    deleteAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's AccessorID.
+                 * @example 6a1253d2-1785-24fd-91c2-f8e78c745511
+                 */
+                accessor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["AclNotFound"];
         };
     };
 }

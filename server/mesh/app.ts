@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
-import type { AclToken } from "./domain/acl.ts";
+import type { DeclaredToken } from "./acl-service.ts";
 import { normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
@@ -20,7 +20,8 @@ export interface MeshAppOptions {
   domain?: string;
   /** When set, ACLs are enforced and this token may do everything. */
   managementToken?: string;
-  tokens?: AclToken[];
+  /** Further tokens, as in MESH_ACL_FILE. */
+  tokens?: DeclaredToken[];
   /** Entries to start with; they are validated like writes. */
   entries?: ConfigEntry[];
   /** A store to use as it is (tests use it to hold states a write would refuse). */
@@ -84,7 +85,7 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
 
 /** Applies start-up entries like writes, so a bad file fails the start with the entry named. */
 function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
-  const bootstrap = { namespace: "default", token: undefined };
+  const bootstrap = { namespace: "default" };
   entries.forEach((entry, i) => {
     try {
       service.applyEntry(bootstrap, normalizeEntryInput(entry) as ConfigEntry, undefined);

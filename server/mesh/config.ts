@@ -1,8 +1,8 @@
 // The mesh server's settings from the environment, and the files they point to.
 import { randomUUID } from "node:crypto";
 import { readDataFile } from "../shared/data-file.ts";
-import type { AclToken } from "./domain/acl.ts";
-import { DEFAULT_NAMESPACE, type ConfigEntry } from "./domain/entries.ts";
+import type { DeclaredToken } from "./acl-service.ts";
+import type { ConfigEntry } from "./domain/entries.ts";
 import type { MeshAppOptions } from "./app.ts";
 
 export interface MeshEnvironment extends MeshAppOptions {
@@ -27,20 +27,13 @@ function entriesFromFile(file: string): ConfigEntry[] {
   return data as ConfigEntry[];
 }
 
-function tokensFromFile(file: string): AclToken[] {
+function tokensFromFile(file: string): DeclaredToken[] {
   const data = readDataFile(file, "MESH_ACL_FILE");
   if (!Array.isArray(data)) throw new Error(`MESH_ACL_FILE=${file}: expected a list of tokens`);
-  return data.map((raw, i) => {
-    const token = raw as Partial<AclToken>;
-    if (typeof token.SecretID !== "string" || token.SecretID === "") {
+  data.forEach((token: Partial<DeclaredToken>, i) => {
+    if (typeof token?.SecretID !== "string" || token.SecretID === "") {
       throw new Error(`MESH_ACL_FILE=${file}: token [${i}] needs a SecretID`);
     }
-    return {
-      AccessorID: token.AccessorID ?? randomUUID(),
-      SecretID: token.SecretID,
-      Description: token.Description,
-      Namespace: token.Namespace ?? DEFAULT_NAMESPACE,
-      Rules: token.Rules ?? {},
-    };
   });
+  return data as DeclaredToken[];
 }

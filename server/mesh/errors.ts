@@ -2,7 +2,7 @@
 export class MeshHttpError extends Error {
   override name = "MeshHttpError";
   constructor(
-    readonly status: 400 | 403 | 404 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 500,
     message: string,
   ) {
     super(message);

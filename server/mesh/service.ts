@@ -1,6 +1,7 @@
 // The mesh service: ACLs, namespaces, configuration entries and discovery chains over a store.
 // No express here; handlers translate HTTP to these calls and MeshHttpError back to HTTP.
-import { isAllowed, describePermission, type Access, type AclResource, type AclToken } from "./domain/acl.ts";
+import { MeshAcl, type AclSettings } from "./acl-service.ts";
+import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
 import { EntryValidationError, validateEntry } from "./domain/config-entry.ts";
@@ -9,19 +10,15 @@ import { checkChainsCompile } from "./domain/graph-check.ts";
 import { MeshHttpError } from "./errors.ts";
 import { entryKey, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
 
-export interface MeshSettings {
+export interface MeshSettings extends AclSettings {
   datacenter: string;
   /** `<cluster_uuid>.<domain_suffix>`, used in target SNIs. */
   trustDomain: string;
-  /** When set, ACLs are enforced. */
-  managementToken?: string;
-  /** Further tokens (only meaningful with ACLs on). */
-  tokens: AclToken[];
 }
 
-/** Who is asking, and in which namespace. `token` is undefined when ACLs are off. */
+/** Who is asking, and in which namespace. `authorizer` is undefined when ACLs are off. */
 export interface Caller {
-  token?: AclToken;
+  authorizer?: Authorizer;
   namespace: string;
 }
 
@@ -38,7 +35,7 @@ export type ChainOverrides = Pick<
 >;
 
 export class MeshService {
-  private readonly tokensBySecret = new Map<string, AclToken>();
+  readonly acl: MeshAcl;
   private readonly chainCache = new Map<string, Indexed<CompiledChain>>();
   private chainCacheIndex = -1;
 
@@ -46,46 +43,21 @@ export class MeshService {
     readonly settings: MeshSettings,
     readonly store: ConfigEntryStore,
   ) {
-    if (settings.managementToken) {
-      this.tokensBySecret.set(settings.managementToken, {
-        AccessorID: "00000000-0000-0000-0000-000000000001",
-        SecretID: settings.managementToken,
-        Description: "Initial management token",
-        Namespace: DEFAULT_NAMESPACE,
-        Management: true,
-      });
-    }
-    for (const token of settings.tokens) this.tokensBySecret.set(token.SecretID, token);
-  }
-
-  get aclsEnabled(): boolean {
-    return Boolean(this.settings.managementToken);
+    this.acl = new MeshAcl(settings);
   }
 
   /** Resolves the token and the namespace (ns, then header, then the token's, then default). */
   identify(secret: string | undefined, nsParam: string | undefined, nsHeader: string | undefined): Caller {
-    let token: AclToken | undefined;
-    if (this.aclsEnabled) {
-      if (secret) {
-        token = this.tokensBySecret.get(secret);
-        if (!token) throw new MeshHttpError(403, "ACL not found");
-      } else {
-        token = ANONYMOUS_TOKEN;
-      }
-    }
-    const namespace = nsParam || nsHeader || token?.Namespace || DEFAULT_NAMESPACE;
-    return { token, namespace };
+    const authorizer = this.acl.resolve(secret);
+    return { authorizer, namespace: nsParam || nsHeader || authorizer?.namespace || DEFAULT_NAMESPACE };
   }
 
-  private authorize(caller: Caller, namespace: string, resource: AclResource, access: Access): void {
-    if (!caller.token) return;
-    if (!isAllowed(caller.token, namespace, resource, access)) {
-      throw new MeshHttpError(403, `Permission denied: ${describePermission(resource, access)}`);
-    }
+  private authorize(caller: Caller, namespace: string, resource: AclResource, access: "read" | "write"): void {
+    this.acl.authorize(caller.authorizer, namespace, resource, access);
   }
 
   private canRead(caller: Caller, entry: ConfigEntry): boolean {
-    return !caller.token || isAllowed(caller.token, entry.Namespace!, entryResource(entry.Kind, entry.Name), "read");
+    return this.acl.allows(caller.authorizer, entry.Namespace!, entryResource(entry.Kind, entry.Name), "read");
   }
 
   readChain(caller: Caller, serviceName: string, compileDc: string | undefined, overrides: ChainOverrides): Indexed<CompiledChain> {
@@ -208,14 +180,6 @@ export class MeshService {
 }
 
 const CHAIN_CACHE_LIMIT = 10_000;
-
-const ANONYMOUS_TOKEN: AclToken = {
-  AccessorID: "00000000-0000-0000-0000-000000000002",
-  SecretID: "anonymous",
-  Description: "Anonymous Token",
-  Namespace: DEFAULT_NAMESPACE,
-  Rules: {},
-};
 
 /** proxy-defaults is global: it always lives in the default namespace. */
 function entryNamespace(kind: EntryKind, namespace: string): string {

@@ -29,8 +29,8 @@ describe("ACLs on", () => {
     mesh = await startMesh({
       managementToken: MANAGEMENT,
       tokens: [
-        { AccessorID: "a1", SecretID: WEB_READER, Namespace: "default", Rules: { service: { web: "read" } } },
-        { AccessorID: "a2", SecretID: TEAM_A, Namespace: "team-a", Rules: { service_prefix: { "": "write" } } },
+        { AccessorID: "a1", SecretID: WEB_READER, Namespace: "default", Rules: { service: { web: { policy: "read" } } } },
+        { AccessorID: "a2", SecretID: TEAM_A, Namespace: "team-a", Rules: 'service_prefix "" { policy = "write" }' },
       ],
     });
   });

@@ -1,7 +1,8 @@
 // ACL decisions for the mesh, following the real system's rule semantics: an exact `service` rule
 // beats any `service_prefix` rule, the longest prefix wins among prefixes, `write` implies `read`,
-// and anything without a matching rule is denied (default policy deny). A token's rules apply only
-// inside its own namespace; the management token may do everything everywhere.
+// and anything without a matching rule is denied (default policy deny). When several policies
+// apply, `deny` wins over everything and `write` over `read`. A token's rules apply only inside its
+// own namespace; a management token may do everything everywhere.
 
 export type AccessLevel = "deny" | "read" | "write";
 export type Access = "read" | "write";
@@ -10,37 +11,68 @@ export interface AclRules {
   service?: Record<string, AccessLevel>;
   service_prefix?: Record<string, AccessLevel>;
   operator?: AccessLevel;
+  acl?: AccessLevel;
 }
 
-export interface AclToken {
-  AccessorID: string;
-  SecretID: string;
-  Description?: string;
-  Namespace: string;
-  Management?: boolean;
-  Rules?: AclRules;
+/** What one request may do: the merged rules of its token, in the token's namespace. */
+export interface Authorizer {
+  management: boolean;
+  namespace: string;
+  rules: AclRules;
 }
 
-export type AclResource = { type: "service"; name: string } | { type: "operator" };
+export type AclResource = { type: "service"; name: string } | { type: "operator" } | { type: "acl" };
 
 export function describePermission(resource: AclResource, access: Access): string {
   return resource.type === "service"
     ? `token lacks permission 'service:${access}' on "${resource.name}"`
-    : `token lacks permission 'operator:${access}'`;
+    : `token lacks permission '${resource.type}:${access}'`;
 }
 
-export function isAllowed(token: AclToken, namespace: string, resource: AclResource, access: Access): boolean {
-  if (token.Management) return true;
-  if (token.Namespace !== namespace) return false;
-  const level = resource.type === "service" ? serviceLevel(token.Rules, resource.name) : token.Rules?.operator;
+export function isAllowed(authorizer: Authorizer, namespace: string, resource: AclResource, access: Access): boolean {
+  if (authorizer.management) return true;
+  if (authorizer.namespace !== namespace) return false;
+  const { rules } = authorizer;
+  const level = resource.type === "service" ? serviceLevel(rules, resource.name) : rules[resource.type];
   return grants(level, access);
 }
 
-function serviceLevel(rules: AclRules | undefined, service: string): AccessLevel | undefined {
-  const exact = rules?.service?.[service];
+const PRECEDENCE: Record<AccessLevel, number> = { read: 1, write: 2, deny: 3 };
+
+function stronger(a: AccessLevel | undefined, b: AccessLevel | undefined): AccessLevel | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return PRECEDENCE[a] >= PRECEDENCE[b] ? a : b;
+}
+
+function mergeMaps(
+  a: Record<string, AccessLevel> | undefined,
+  b: Record<string, AccessLevel> | undefined,
+): Record<string, AccessLevel> | undefined {
+  if (!a || !b) return a ?? b;
+  const merged = { ...a };
+  for (const [name, level] of Object.entries(b)) merged[name] = stronger(merged[name], level)!;
+  return merged;
+}
+
+/** The rules of several policies as one set. */
+export function mergeRules(all: AclRules[]): AclRules {
+  return all.reduce<AclRules>(
+    (merged, rules) => ({
+      service: mergeMaps(merged.service, rules.service),
+      service_prefix: mergeMaps(merged.service_prefix, rules.service_prefix),
+      operator: stronger(merged.operator, rules.operator),
+      acl: stronger(merged.acl, rules.acl),
+    }),
+    {},
+  );
+}
+
+function serviceLevel(rules: AclRules, service: string): AccessLevel | undefined {
+  const exact = rules.service && Object.hasOwn(rules.service, service) ? rules.service[service] : undefined;
   if (exact) return exact;
   let best: { prefix: string; level: AccessLevel } | undefined;
-  for (const [prefix, level] of Object.entries(rules?.service_prefix ?? {})) {
+  for (const [prefix, level] of Object.entries(rules.service_prefix ?? {})) {
     if (service.startsWith(prefix) && (!best || prefix.length > best.prefix.length)) best = { prefix, level };
   }
   return best?.level;

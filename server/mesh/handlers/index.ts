@@ -1,6 +1,7 @@
 // HTTP handlers of the mesh, keyed by operationId: parse the request, call the service, answer.
 import type { Request, Response } from "express";
 import type { operations } from "../../../generated/mesh/schema.ts";
+import type { PolicyInput, RoleInput, TokenInput } from "../acl-service.ts";
 import { blockingQuery } from "../blocking.ts";
 import { parseDuration } from "../domain/duration.ts";
 import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
@@ -46,6 +47,38 @@ export const meshHandlers = {
     const deleted = service.deleteEntry(callerOf(service, req), req.params.kind as EntryKind, String(req.params.name), cas);
     // The real system answers the boolean only for check-and-set deletes.
     res.json(cas === undefined ? {} : deleted);
+  },
+
+  createAclPolicy: (service, req, res) => {
+    res.json(service.acl.createPolicy(callerOf(service, req).authorizer, req.body as PolicyInput));
+  },
+  readAclPolicy: (service, req, res) => {
+    res.json(service.acl.readPolicy(callerOf(service, req).authorizer, String(req.params.id)));
+  },
+  deleteAclPolicy: (service, req, res) => {
+    service.acl.deletePolicy(callerOf(service, req).authorizer, String(req.params.id));
+    res.json(true);
+  },
+  createAclRole: (service, req, res) => {
+    res.json(service.acl.createRole(callerOf(service, req).authorizer, req.body as RoleInput));
+  },
+  readAclRole: (service, req, res) => {
+    res.json(service.acl.readRole(callerOf(service, req).authorizer, String(req.params.id)));
+  },
+  deleteAclRole: (service, req, res) => {
+    service.acl.deleteRole(callerOf(service, req).authorizer, String(req.params.id));
+    res.json(true);
+  },
+  createAclToken: (service, req, res) => {
+    const caller = callerOf(service, req);
+    res.json(service.acl.createToken(caller.authorizer, req.body as TokenInput, caller.namespace));
+  },
+  readAclToken: (service, req, res) => {
+    res.json(service.acl.readToken(callerOf(service, req).authorizer, String(req.params.accessor_id)));
+  },
+  deleteAclToken: (service, req, res) => {
+    service.acl.deleteToken(callerOf(service, req).authorizer, String(req.params.accessor_id));
+    res.json(true);
   },
 } satisfies Record<keyof operations, Handler>;
 

@@ -1,0 +1,287 @@
+// The mesh's ACL system: the management token, tokens from MESH_ACL_FILE, and the part of the
+// real ACL API that credential engines call: policies, roles and tokens (create, read, delete).
+import { randomUUID } from "node:crypto";
+import {
+  describePermission,
+  isAllowed,
+  mergeRules,
+  type Access,
+  type AclResource,
+  type AclRules,
+  type Authorizer,
+} from "./domain/acl.ts";
+import { AclRulesError, parseAclRules } from "./domain/acl-rules.ts";
+import { DurationError, parseDuration } from "./domain/duration.ts";
+import { DEFAULT_NAMESPACE } from "./domain/entries.ts";
+import { MeshHttpError } from "./errors.ts";
+import { MemoryAclStore, type AclLink, type AclPolicy, type AclRole, type AclTokenRecord } from "./store/acl-store.ts";
+
+/** A token declared in MESH_ACL_FILE (or given to createMeshApp). */
+export interface DeclaredToken {
+  SecretID: string;
+  AccessorID?: string;
+  Description?: string;
+  Namespace?: string;
+  /** Rules of the token itself, HCL or JSON text, or the JSON structure. */
+  Rules?: string | Record<string, unknown>;
+  /** Names of policies (created via the API or built in). */
+  Policies?: string[];
+}
+
+export interface AclSettings {
+  /** When set, ACLs are enforced and this secret is a management token. */
+  managementToken?: string;
+  tokens: DeclaredToken[];
+}
+
+export interface PolicyInput {
+  Name: string;
+  Description?: string;
+  Rules?: string;
+}
+
+export interface RoleInput {
+  Name: string;
+  Description?: string;
+  Policies?: Partial<AclLink>[];
+}
+
+export interface TokenInput {
+  AccessorID?: string;
+  SecretID?: string;
+  Description?: string;
+  Policies?: Partial<AclLink>[];
+  Roles?: Partial<AclLink>[];
+  Local?: boolean;
+  Namespace?: string;
+  ExpirationTTL?: string;
+}
+
+/** A token as the API returns it. */
+export type AclTokenView = Omit<AclTokenRecord, "Rules" | "Management">;
+
+/** The built-in policy that grants everything, as in the real system. */
+const GLOBAL_MANAGEMENT: Omit<AclPolicy, "CreateIndex" | "ModifyIndex"> = {
+  ID: "00000000-0000-0000-0000-000000000001",
+  Name: "global-management",
+  Description: "Builtin Policy that grants unlimited access",
+  Rules: 'acl = "write"\noperator = "write"\nservice_prefix "" { policy = "write" }',
+};
+const NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const MIN_TTL_NS = 60e9;
+const MAX_TTL_NS = 24 * 3600e9;
+const ANONYMOUS: Authorizer = { management: false, namespace: DEFAULT_NAMESPACE, rules: {} };
+
+export class MeshAcl {
+  private readonly parsedRules = new Map<string, AclRules>();
+
+  constructor(
+    private readonly settings: AclSettings,
+    private readonly store = new MemoryAclStore(),
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.store.policies.put(GLOBAL_MANAGEMENT.ID, GLOBAL_MANAGEMENT);
+    if (settings.managementToken) {
+      this.putToken({
+        AccessorID: "00000000-0000-0000-0000-000000000002",
+        SecretID: settings.managementToken,
+        Description: "Initial management token",
+        Policies: [{ ID: GLOBAL_MANAGEMENT.ID, Name: GLOBAL_MANAGEMENT.Name }],
+        Management: true,
+      });
+    }
+    for (const declared of settings.tokens) {
+      const rules = typeof declared.Rules === "object" ? JSON.stringify(declared.Rules) : declared.Rules;
+      if (rules !== undefined) this.rulesOf(rules); // refuse bad rules at start
+      this.putToken({
+        AccessorID: declared.AccessorID ?? randomUUID(),
+        SecretID: declared.SecretID,
+        Description: declared.Description ?? "",
+        Namespace: declared.Namespace,
+        Rules: rules,
+        Policies: (declared.Policies ?? []).map((Name) => this.link("policy", { Name })),
+      });
+    }
+  }
+
+  get enabled(): boolean {
+    return Boolean(this.settings.managementToken);
+  }
+
+  /** What a request may do; undefined when ACLs are off. No secret is the anonymous token. */
+  resolve(secret: string | undefined): Authorizer | undefined {
+    if (!this.enabled) return undefined;
+    if (!secret) return ANONYMOUS;
+    const token = this.store.tokens.all().find((t) => t.SecretID === secret);
+    if (!token || this.expired(token)) throw new MeshHttpError(403, "ACL not found");
+    const policies = [...token.Policies, ...token.Roles.flatMap((link) => this.store.roles.get(link.ID)?.Policies ?? [])]
+      .map((link) => this.store.policies.get(link.ID))
+      .filter((policy): policy is AclPolicy => policy !== undefined);
+    return {
+      management: Boolean(token.Management) || policies.some((p) => p.ID === GLOBAL_MANAGEMENT.ID),
+      namespace: token.Namespace,
+      rules: mergeRules([...(token.Rules ? [this.rulesOf(token.Rules)] : []), ...policies.map((p) => this.rulesOf(p.Rules))]),
+    };
+  }
+
+  authorize(authorizer: Authorizer | undefined, namespace: string, resource: AclResource, access: Access): void {
+    if (authorizer && !isAllowed(authorizer, namespace, resource, access)) {
+      throw new MeshHttpError(403, `Permission denied: ${describePermission(resource, access)}`);
+    }
+  }
+
+  allows(authorizer: Authorizer | undefined, namespace: string, resource: AclResource, access: Access): boolean {
+    return !authorizer || isAllowed(authorizer, namespace, resource, access);
+  }
+
+  createPolicy(authorizer: Authorizer | undefined, input: PolicyInput): AclPolicy {
+    this.requireAcl(authorizer, "write");
+    this.checkName("Policy", input.Name, this.store.policies.all());
+    this.rulesOf(input.Rules ?? "");
+    const id = randomUUID();
+    return this.store.policies.put(id, { ID: id, Name: input.Name, Description: input.Description ?? "", Rules: input.Rules ?? "" });
+  }
+
+  readPolicy(authorizer: Authorizer | undefined, id: string): AclPolicy {
+    this.requireAcl(authorizer, "read");
+    return this.store.policies.get(id) ?? notFound("ACL policy not found");
+  }
+
+  deletePolicy(authorizer: Authorizer | undefined, id: string): void {
+    this.requireAcl(authorizer, "write");
+    if (id === GLOBAL_MANAGEMENT.ID) throw new MeshHttpError(400, "Delete of builtin global-management policy not allowed");
+    if (!this.store.policies.delete(id)) notFound("ACL policy not found");
+  }
+
+  createRole(authorizer: Authorizer | undefined, input: RoleInput): AclRole {
+    this.requireAcl(authorizer, "write");
+    this.checkName("Role", input.Name, this.store.roles.all());
+    const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
+    const id = randomUUID();
+    return this.store.roles.put(id, { ID: id, Name: input.Name, Description: input.Description ?? "", Policies: policies });
+  }
+
+  readRole(authorizer: Authorizer | undefined, id: string): AclRole {
+    this.requireAcl(authorizer, "read");
+    return this.store.roles.get(id) ?? notFound("ACL role not found");
+  }
+
+  deleteRole(authorizer: Authorizer | undefined, id: string): void {
+    this.requireAcl(authorizer, "write");
+    if (!this.store.roles.delete(id)) notFound("ACL role not found");
+  }
+
+  createToken(authorizer: Authorizer | undefined, input: TokenInput, namespace: string): AclTokenView {
+    this.requireAcl(authorizer, "write");
+    const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
+    const roles = (input.Roles ?? []).map((link) => this.link("role", link));
+    const accessor = input.AccessorID ?? randomUUID();
+    if (this.store.tokens.get(accessor)) throw new MeshHttpError(400, "Invalid Token: AccessorID is already in use");
+    if (input.SecretID && this.store.tokens.all().some((t) => t.SecretID === input.SecretID)) {
+      throw new MeshHttpError(400, "Invalid Token: SecretID is already in use");
+    }
+    return view(
+      this.putToken({
+        AccessorID: accessor,
+        SecretID: input.SecretID ?? randomUUID(),
+        Description: input.Description ?? "",
+        Policies: policies,
+        Roles: roles,
+        Local: input.Local ?? false,
+        Namespace: input.Namespace || namespace,
+        ExpirationTime: this.expiration(input.ExpirationTTL),
+      }),
+    );
+  }
+
+  readToken(authorizer: Authorizer | undefined, accessorId: string): AclTokenView {
+    this.requireAcl(authorizer, "read");
+    const token = this.store.tokens.get(accessorId);
+    if (!token || this.expired(token)) notFound("ACL not found");
+    return view(token);
+  }
+
+  deleteToken(authorizer: Authorizer | undefined, accessorId: string): void {
+    this.requireAcl(authorizer, "write");
+    const token = this.store.tokens.get(accessorId) ?? notFound("ACL not found");
+    if (token.Management && token.SecretID === this.settings.managementToken) {
+      throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
+    }
+    this.store.tokens.delete(accessorId);
+  }
+
+  private requireAcl(authorizer: Authorizer | undefined, access: Access): void {
+    if (!this.enabled) throw new MeshHttpError(401, "ACL support disabled");
+    this.authorize(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, access);
+  }
+
+  private putToken(fields: Partial<AclTokenRecord> & Pick<AclTokenRecord, "AccessorID" | "SecretID">): AclTokenRecord {
+    return this.store.tokens.put(fields.AccessorID, {
+      Description: "",
+      Policies: [],
+      Roles: [],
+      Local: false,
+      CreateTime: this.now().toISOString(),
+      ...fields,
+      Namespace: fields.Namespace || DEFAULT_NAMESPACE,
+    });
+  }
+
+  private rulesOf(text: string): AclRules {
+    let rules = this.parsedRules.get(text);
+    if (!rules) {
+      try {
+        rules = parseAclRules(text);
+      } catch (error) {
+        if (error instanceof AclRulesError) throw new MeshHttpError(400, error.message);
+        throw error;
+      }
+      this.parsedRules.set(text, rules);
+    }
+    return rules;
+  }
+
+  private link(kind: "policy" | "role", link: Partial<AclLink>): AclLink {
+    const table = kind === "policy" ? this.store.policies : this.store.roles;
+    const found = link.ID ? table.get(link.ID) : table.all().find((row) => row.Name === link.Name);
+    if (!found) {
+      const by = link.ID ? `ID "${link.ID}"` : `name "${link.Name ?? ""}"`;
+      throw new MeshHttpError(400, `No such ACL ${kind} with ${by}`);
+    }
+    return { ID: found.ID, Name: found.Name };
+  }
+
+  private checkName(kind: "Policy" | "Role", name: string, existing: { Name: string }[]): void {
+    if (!NAME.test(name)) throw new MeshHttpError(400, `Invalid ${kind}: invalid Name ${JSON.stringify(name)}`);
+    if (existing.some((row) => row.Name === name)) {
+      throw new MeshHttpError(400, `Invalid ${kind}: A ${kind} with Name ${JSON.stringify(name)} already exists`);
+    }
+  }
+
+  private expiration(ttl: string | undefined): string | undefined {
+    if (!ttl) return undefined;
+    let ns: number;
+    try {
+      ns = parseDuration(ttl);
+    } catch (error) {
+      if (error instanceof DurationError) throw new MeshHttpError(400, `Invalid Token: ExpirationTTL: ${error.message}`);
+      throw error;
+    }
+    if (ns < MIN_TTL_NS || ns > MAX_TTL_NS) {
+      throw new MeshHttpError(400, `Invalid Token: ExpirationTTL must be between 1m0s and 24h0m0s, not ${ttl}`);
+    }
+    return new Date(this.now().getTime() + ns / 1e6).toISOString();
+  }
+
+  private expired(token: AclTokenRecord): boolean {
+    return token.ExpirationTime !== undefined && Date.parse(token.ExpirationTime) <= this.now().getTime();
+  }
+}
+
+function notFound(message: string): never {
+  throw new MeshHttpError(404, message);
+}
+
+function view({ Rules: _rules, Management: _management, ...token }: AclTokenRecord): AclTokenView {
+  return token;
+}

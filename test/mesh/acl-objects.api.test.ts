@@ -1,0 +1,157 @@
+// ACL policies, roles and tokens through the generated client: what credential engines call, and
+// that the tokens they create are honoured by the discovery-chain endpoint.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { components } from "../../generated/mesh/schema.ts";
+import { startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+
+const MANAGEMENT = "root-secret";
+let mesh: RunningMesh;
+let root: MeshClient;
+
+afterEach(() => mesh.close());
+
+const readChain = (client: MeshClient, service: string) =>
+  client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: service } } });
+
+async function policy(Name: string, Rules: string) {
+  const { data, response, error } = await root.PUT("/acl/policy", { body: { Name, Rules } });
+  expect(response.status, String(error)).toBe(200);
+  return data!;
+}
+
+async function token(body: components["schemas"]["AclTokenInput"]) {
+  const { data, response, error } = await root.PUT("/acl/token", { body });
+  expect(response.status, String(error)).toBe(200);
+  return data!;
+}
+
+describe("ACLs off", () => {
+  it("answers every ACL endpoint with 401 ACL support disabled", async () => {
+    mesh = await startMesh();
+    const { response, error } = await mesh.client.PUT("/acl/policy", { body: { Name: "p", Rules: "" } });
+    expect(response.status).toBe(401);
+    expect(error).toBe("ACL support disabled");
+  });
+});
+
+describe("ACLs on", () => {
+  beforeEach(async () => {
+    mesh = await startMesh({
+      managementToken: MANAGEMENT,
+      tokens: [{ SecretID: "reader", Rules: 'service_prefix "" { policy = "read" }' }],
+    });
+    root = mesh.clientWithToken(MANAGEMENT);
+  });
+
+  it("creates and reads a policy", async () => {
+    const created = await policy("web-reader", 'service "web" { policy = "read" }');
+    expect(created).toMatchObject({ Name: "web-reader", Description: "", Rules: 'service "web" { policy = "read" }' });
+    const { data } = await root.GET("/acl/policy/{id}", { params: { path: { id: created.ID } } });
+    expect(data).toEqual(created);
+  });
+
+  it("refuses bad policies", async () => {
+    await policy("taken", "");
+    for (const [body, message] of [
+      [{ Name: "taken", Rules: "" }, 'Invalid Policy: A Policy with Name "taken" already exists'],
+      [{ Name: "bad name", Rules: "" }, /Name must match pattern/],
+      [{ Name: "p1", Rules: 'service "web" { policy = "admin" }' }, 'Failed to parse ACL rules: invalid policy "admin" for service'],
+      [{ Name: "p2", Rules: 'planet "earth" { policy = "read" }' }, 'Failed to parse ACL rules: unknown resource "planet" with a label'],
+      [{ Name: "p3", Rules: "service {" }, /Failed to parse ACL rules: line 1/],
+    ] as const) {
+      const { response, error } = await root.PUT("/acl/policy", { body });
+      expect(response.status).toBe(400);
+      expect(error).toMatch(message);
+    }
+  });
+
+  it("needs acl:write to write and acl:read to read", async () => {
+    const reader = mesh.clientWithToken("reader");
+    const write = await reader.PUT("/acl/policy", { body: { Name: "p", Rules: "" } });
+    expect(write.response.status).toBe(403);
+    expect(write.error).toBe("Permission denied: token lacks permission 'acl:write'");
+    const anonymous = await mesh.client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: "x" } } });
+    expect(anonymous.response.status).toBe(403);
+  });
+
+  it("issues a token whose policy grants service:read on one service", async () => {
+    await policy("web-reader", 'service "web" { policy = "read" }');
+    const issued = await token({ Description: "from the secrets service", Policies: [{ Name: "web-reader" }] });
+    expect(issued.Policies).toEqual([{ ID: expect.any(String), Name: "web-reader" }]);
+    const client = mesh.clientWithToken(issued.SecretID);
+    expect((await readChain(client, "web")).response.status).toBe(200);
+    const refused = await readChain(client, "api");
+    expect(refused.response.status).toBe(403);
+    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "api"`);
+  });
+
+  it("grants through roles, and deny wins over a broader grant", async () => {
+    const everything = await policy("read-all", 'service_prefix "" { policy = "read" }');
+    await policy("no-api", JSON.stringify({ service: { api: { policy: "deny" } } }));
+    const { data: role } = await root.PUT("/acl/role", { body: { Name: "readers", Policies: [{ ID: everything.ID }] } });
+    expect(role).toMatchObject({ Name: "readers", Policies: [{ ID: everything.ID, Name: "read-all" }] });
+    const issued = await token({ Roles: [{ Name: "readers" }], Policies: [{ Name: "no-api" }] });
+    const client = mesh.clientWithToken(issued.SecretID);
+    expect((await readChain(client, "web")).response.status).toBe(200);
+    expect((await readChain(client, "api")).response.status).toBe(403);
+  });
+
+  it("makes a token linked to global-management a management token", async () => {
+    const issued = await token({ Policies: [{ Name: "global-management" }] });
+    const created = await mesh.clientWithToken(issued.SecretID).PUT("/acl/policy", { body: { Name: "p", Rules: "" } });
+    expect(created.response.status).toBe(200);
+  });
+
+  it("reads and deletes a token; a deleted token stops working", async () => {
+    await policy("web-reader", 'service "web" { policy = "read" }');
+    const issued = await token({ Policies: [{ Name: "web-reader" }], Namespace: "team-a" });
+    const read = await root.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: issued.AccessorID } } });
+    expect(read.data).toEqual(issued);
+    expect(issued.Namespace).toBe("team-a");
+    const deleted = await root.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: issued.AccessorID } } });
+    expect(deleted.data).toBe(true);
+    const gone = await readChain(mesh.clientWithToken(issued.SecretID), "web");
+    expect(gone.response.status).toBe(403);
+    expect(gone.error).toBe("ACL not found");
+    const again = await root.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: issued.AccessorID } } });
+    expect(again.response.status).toBe(404);
+  });
+
+  it("takes the permission away when the policy is deleted", async () => {
+    const created = await policy("web-reader", 'service "web" { policy = "read" }');
+    const issued = await token({ Policies: [{ ID: created.ID }] });
+    await root.DELETE("/acl/policy/{id}", { params: { path: { id: created.ID } } });
+    expect((await readChain(mesh.clientWithToken(issued.SecretID), "web")).response.status).toBe(403);
+    const read = await root.GET("/acl/policy/{id}", { params: { path: { id: created.ID } } });
+    expect(read.response.status).toBe(404);
+  });
+
+  it("refuses unknown links, bad TTLs and protected deletes", async () => {
+    const unknown = await root.PUT("/acl/token", { body: { Policies: [{ Name: "nope" }] } });
+    expect(unknown.error).toBe('No such ACL policy with name "nope"');
+    const short = await root.PUT("/acl/token", { body: { ExpirationTTL: "30s" } });
+    expect(short.error).toBe("Invalid Token: ExpirationTTL must be between 1m0s and 24h0m0s, not 30s");
+    const bad = await root.PUT("/acl/token", { body: { ExpirationTTL: "soon" } });
+    expect(bad.error).toMatch(/ExpirationTTL: time: invalid duration "soon"/);
+    const builtin = await root.DELETE("/acl/policy/{id}", { params: { path: { id: "00000000-0000-0000-0000-000000000001" } } });
+    expect(builtin.response.status).toBe(400);
+    const initial = await root.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "00000000-0000-0000-0000-000000000002" } } });
+    expect(initial.response.status).toBe(400);
+    const missingRole = await root.DELETE("/acl/role/{id}", { params: { path: { id: "nope" } } });
+    expect(missingRole.response.status).toBe(404);
+  });
+
+  it("expires a token after its TTL", async () => {
+    const issued = await token({ ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] });
+    expect(Date.parse(issued.ExpirationTime!) - Date.parse(issued.CreateTime)).toBe(60_000);
+    expect((await readChain(mesh.clientWithToken(issued.SecretID), "web")).response.status).toBe(200);
+  });
+
+  it("reads and deletes roles", async () => {
+    const { data: role } = await root.PUT("/acl/role", { body: { Name: "empty" } });
+    const read = await root.GET("/acl/role/{id}", { params: { path: { id: role!.ID } } });
+    expect(read.data).toEqual(role);
+    expect((await root.DELETE("/acl/role/{id}", { params: { path: { id: role!.ID } } })).data).toBe(true);
+    expect((await root.GET("/acl/role/{id}", { params: { path: { id: role!.ID } } })).response.status).toBe(404);
+  });
+});
