@@ -57,6 +57,29 @@ describe("Prism mock of the mesh API", () => {
     await expectValid("/config/{kind}/{name}", "delete", client.DELETE("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "web" } } }));
   });
 
+  it("answers the ACL policy, role and token operations", async () => {
+    await expectValid("/acl/policy", "put", client.PUT("/acl/policy", { body: { Name: "web-reader", Rules: 'service "web" { policy = "read" }' } }));
+    await expectValid("/acl/policy/{id}", "get", client.GET("/acl/policy/{id}", { params: { path: { id: "p" } } }));
+    await expectValid("/acl/policy/{id}", "delete", client.DELETE("/acl/policy/{id}", { params: { path: { id: "p" } } }));
+    await expectValid("/acl/role", "put", client.PUT("/acl/role", { body: { Name: "readers", Policies: [{ Name: "web-reader" }] } }));
+    await expectValid("/acl/role/{id}", "get", client.GET("/acl/role/{id}", { params: { path: { id: "r" } } }));
+    await expectValid("/acl/role/{id}", "delete", client.DELETE("/acl/role/{id}", { params: { path: { id: "r" } } }));
+    await expectValid("/acl/token", "put", client.PUT("/acl/token", { body: { Policies: [{ Name: "web-reader" }] } }));
+    await expectValid("/acl/token/{accessor_id}", "get", client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: "t" } } }));
+    await expectValid("/acl/token/{accessor_id}", "delete", client.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "t" } } }));
+  });
+
+  it("covers every operation of the description", () => {
+    const described = Object.values(bundle.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => ((op as { operationId?: string }).operationId ? [(op as { operationId: string }).operationId] : [])),
+    );
+    expect(described.sort()).toEqual([
+      "applyConfigEntry", "createAclPolicy", "createAclRole", "createAclToken", "deleteAclPolicy", "deleteAclRole",
+      "deleteAclToken", "deleteConfigEntry", "listConfigEntries", "readAclPolicy", "readAclRole", "readAclToken",
+      "readConfigEntry", "readDiscoveryChain", "readDiscoveryChainWithOverrides",
+    ]);
+  });
+
   it("refuses a request the description forbids with the documented 400, as the reference server does", async () => {
     const { response, error } = await client.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "udp" } as never });
     expect(response.status).toBe(400);
