@@ -347,6 +347,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/acl/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create a legacy ACL token
+         * @description The legacy token API of servers before 1.11 (the only token API before 1.4). The token's secret
+         *     is its `ID`; a `client` token has the given `Rules`, a `management` token may do everything.
+         *     On a server reporting version 1.11 or later this endpoint answers `404`.
+         */
+        put: operations["createLegacyAclToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/info/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a legacy ACL token
+         * @description An array holding the token, or an empty array when there is none (servers before 1.11).
+         */
+        get: operations["readLegacyAclToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/destroy/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Delete a legacy ACL token
+         * @description Succeeds whether or not the token exists (servers before 1.11).
+         */
+        put: operations["destroyLegacyAclToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the answering server's configuration
+         * @description The server's datacenter, node and version (clients read the version to know which APIs it has). Needs `agent:read` on the node.
+         */
+        get: operations["readAgentSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -735,6 +817,38 @@ export interface components {
             CreateIndex: number;
             ModifyIndex: number;
         };
+        LegacyAclTokenInput: {
+            /** @description The secret to use; generated when absent. */
+            ID?: string;
+            Name?: string;
+            /**
+             * @default client
+             * @enum {string}
+             */
+            Type: "client" | "management";
+            /** @description Rules in the ACL rule language, for `client` tokens. */
+            Rules?: string;
+        };
+        LegacyAclToken: {
+            ID: string;
+            Name: string;
+            /** @enum {string} */
+            Type: "client" | "management";
+            Rules: string;
+            CreateIndex: number;
+            ModifyIndex: number;
+        };
+        AgentSelf: {
+            Config: {
+                Datacenter: string;
+                PrimaryDatacenter: string;
+                NodeName: string;
+                NodeID: string;
+                Server: boolean;
+                /** @description The server's release, e.g. `1.16.0` (`MESH_VERSION`). */
+                Version: string;
+            };
+        };
     };
     responses: {
         /** @description The compiled chain. */
@@ -814,6 +928,15 @@ export interface components {
             };
             content: {
                 "application/json": boolean;
+            };
+        };
+        /** @description The server reports version 1.11 or later, which has no legacy token API. */
+        LegacyAclRemoved: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
             };
         };
     };
@@ -1466,6 +1589,109 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+        };
+    };
+    createLegacyAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LegacyAclTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The new token's ID (its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ID: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["LegacyAclRemoved"];
+        };
+    };
+    readLegacyAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's ID (its secret).
+                 * @example adf4238a-882b-9ddc-4a9d-5b6758e4159e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, in an array. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyAclToken"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["LegacyAclRemoved"];
+        };
+    };
+    destroyLegacyAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's ID (its secret).
+                 * @example adf4238a-882b-9ddc-4a9d-5b6758e4159e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["LegacyAclRemoved"];
+        };
+    };
+    readAgentSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server's configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSelf"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
         };
     };
 }

@@ -32,6 +32,25 @@ export interface AclSettings {
   /** When set, ACLs are enforced and this secret is a management token. */
   managementToken?: string;
   tokens: DeclaredToken[];
+  /** The legacy token API (/acl/create, /acl/info, /acl/destroy) exists: servers before 1.11. */
+  legacyApi: boolean;
+}
+
+/** A legacy token (servers before 1.4 knew no other kind): its secret is its ID. */
+export interface LegacyTokenInput {
+  ID?: string;
+  Name?: string;
+  Type?: "client" | "management";
+  Rules?: string;
+}
+
+export interface LegacyToken {
+  ID: string;
+  Name: string;
+  Type: "client" | "management";
+  Rules: string;
+  CreateIndex: number;
+  ModifyIndex: number;
 }
 
 export interface PolicyInput {
@@ -208,6 +227,45 @@ export class MeshAcl {
       throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
     }
     this.store.tokens.delete(accessorId);
+  }
+
+  createLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): { ID: string } {
+    this.requireLegacy(authorizer);
+    if (input.Rules) this.rulesOf(input.Rules);
+    const secret = input.ID || randomUUID();
+    if (this.store.tokens.all().some((t) => t.SecretID === secret)) throw new MeshHttpError(400, "ACL ID is already in use");
+    this.putToken({
+      AccessorID: randomUUID(),
+      SecretID: secret,
+      Description: input.Name ?? "",
+      Rules: input.Rules ?? "",
+      Management: input.Type === "management",
+    });
+    return { ID: secret };
+  }
+
+  /** The legacy read: an array with the token, or an empty array. */
+  legacyTokenInfo(authorizer: Authorizer | undefined, secret: string): LegacyToken[] {
+    this.requireLegacy(authorizer);
+    const token = this.store.tokens.all().find((t) => t.SecretID === secret);
+    if (!token) return [];
+    const { Description, Rules, Management, CreateIndex, ModifyIndex } = token;
+    return [{ ID: secret, Name: Description, Type: Management ? "management" : "client", Rules: Rules ?? "", CreateIndex, ModifyIndex }];
+  }
+
+  /** The legacy delete: succeeds whether or not the token exists. */
+  destroyLegacyToken(authorizer: Authorizer | undefined, secret: string): void {
+    this.requireLegacy(authorizer);
+    if (secret === this.settings.managementToken) throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
+    const token = this.store.tokens.all().find((t) => t.SecretID === secret);
+    if (token) this.store.tokens.delete(token.AccessorID);
+  }
+
+  private requireLegacy(authorizer: Authorizer | undefined): void {
+    if (!this.settings.legacyApi) {
+      throw new MeshHttpError(404, "The legacy ACL token API was removed in 1.11: use /v1/acl/token");
+    }
+    this.requireAcl(authorizer, "write");
   }
 
   private requireAcl(authorizer: Authorizer | undefined, access: Access): void {

@@ -11,9 +11,13 @@ import { MeshService } from "./service.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
 
 export const MESH_BASE_PATH = "/v1";
+export const MESH_DEFAULT_VERSION = "1.16.0";
 
 export interface MeshAppOptions {
   datacenter?: string;
+  /** The version the server reports (GET /v1/agent/self); before 1.11 it also has the legacy ACL API. */
+  version?: string;
+  nodeName?: string;
   /** Cluster id used in target SNIs; random when absent. */
   clusterId?: string;
   /** Domain suffix of target SNIs. */
@@ -43,6 +47,9 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
   const service = new MeshService(
     {
       datacenter: options.datacenter ?? "dc1",
+      version: options.version ?? MESH_DEFAULT_VERSION,
+      nodeName: options.nodeName ?? "mesh-server-1",
+      nodeId: randomUUID(),
       trustDomain: `${clusterId}.${options.domain ?? "mesh"}`,
       managementToken: options.managementToken,
       tokens: options.tokens ?? [],

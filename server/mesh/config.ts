@@ -13,6 +13,7 @@ export function meshOptionsFromEnv(env: NodeJS.ProcessEnv): MeshEnvironment {
   return {
     port: Number(env.MESH_PORT ?? 8500),
     datacenter: env.MESH_DATACENTER || "dc1",
+    version: env.MESH_VERSION || undefined,
     clusterId: env.MESH_CLUSTER_ID || randomUUID(),
     domain: env.MESH_DOMAIN || "mesh",
     managementToken: env.MESH_MANAGEMENT_TOKEN || undefined,

@@ -1,6 +1,6 @@
 // Starts the mesh reference server for server/main.ts.
 import { listen, portOf, type ServiceEntry } from "../shared/service-entry.ts";
-import { createMeshApp, MESH_BASE_PATH } from "./app.ts";
+import { createMeshApp, MESH_BASE_PATH, MESH_DEFAULT_VERSION } from "./app.ts";
 import { meshOptionsFromEnv } from "./config.ts";
 
 export const meshEntry: ServiceEntry = {
@@ -12,7 +12,7 @@ export const meshEntry: ServiceEntry = {
       servers: [server],
       summary: [
         `mesh (service-mesh discovery chain)  http://${host}:${portOf(server)}${MESH_BASE_PATH}`,
-        `  datacenter ${options.datacenter}, cluster id ${options.clusterId}, SNI domain ${options.domain}`,
+        `  version ${options.version ?? MESH_DEFAULT_VERSION}, datacenter ${options.datacenter}, cluster id ${options.clusterId}, SNI domain ${options.domain}`,
         options.managementToken
           ? `  ACLs enforced; management token (X-Mesh-Token): ${options.managementToken}`
           : "  ACLs off (set MESH_MANAGEMENT_TOKEN to enforce them)",

@@ -7,11 +7,16 @@ import { compileDiscoveryChain } from "./domain/compiler.ts";
 import { EntryValidationError, validateEntry } from "./domain/config-entry.ts";
 import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/entries.ts";
 import { checkChainsCompile } from "./domain/graph-check.ts";
+import { compareVersions } from "./domain/version.ts";
 import { MeshHttpError } from "./errors.ts";
 import { entryKey, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
 
-export interface MeshSettings extends AclSettings {
+export interface MeshSettings extends Omit<AclSettings, "legacyApi"> {
   datacenter: string;
+  /** The version this server reports, which decides the APIs it has (e.g. legacy ACLs before 1.11). */
+  version: string;
+  nodeName: string;
+  nodeId: string;
   /** `<cluster_uuid>.<domain_suffix>`, used in target SNIs. */
   trustDomain: string;
 }
@@ -29,6 +34,17 @@ export interface Indexed<T> {
   watches: (key: string) => boolean;
 }
 
+export interface AgentSelf {
+  Config: {
+    Datacenter: string;
+    PrimaryDatacenter: string;
+    NodeName: string;
+    NodeID: string;
+    Server: boolean;
+    Version: string;
+  };
+}
+
 export type ChainOverrides = Pick<
   CompileRequest,
   "overrideConnectTimeout" | "overrideProtocol" | "overrideMeshGateway"
@@ -43,7 +59,7 @@ export class MeshService {
     readonly settings: MeshSettings,
     readonly store: ConfigEntryStore,
   ) {
-    this.acl = new MeshAcl(settings);
+    this.acl = new MeshAcl({ ...settings, legacyApi: compareVersions(settings.version, "1.11.0") < 0 });
   }
 
   /** Resolves the token and the namespace (ns, then header, then the token's, then default). */
@@ -100,6 +116,15 @@ export class MeshService {
       value: chain,
       index: Math.max(1, ...[...readKeys].map((key) => this.store.keyIndex(key))),
       watches: (key) => readKeys.has(key),
+    };
+  }
+
+  /** The agent's own configuration, as a client reads it to learn the server's version. */
+  agentSelf(caller: Caller): AgentSelf {
+    const { datacenter, nodeName, nodeId, version } = this.settings;
+    this.authorize(caller, caller.namespace, { type: "agent", name: nodeName }, "read");
+    return {
+      Config: { Datacenter: datacenter, PrimaryDatacenter: datacenter, NodeName: nodeName, NodeID: nodeId, Server: true, Version: version },
     };
   }
 

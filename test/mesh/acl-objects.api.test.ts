@@ -155,3 +155,52 @@ describe("ACLs on", () => {
     expect((await root.GET("/acl/role/{id}", { params: { path: { id: role!.ID } } })).response.status).toBe(404);
   });
 });
+
+describe("the legacy token API", () => {
+  it("exists on a server before 1.11: create, info, destroy, and the token works", async () => {
+    mesh = await startMesh({ managementToken: MANAGEMENT, version: "1.10.12" });
+    root = mesh.clientWithToken(MANAGEMENT);
+    const created = await root.PUT("/acl/create", { body: { Name: "web reader", Type: "client", Rules: 'service "web" { policy = "read" }' } });
+    expect(created.response.status).toBe(200);
+    const secret = created.data!.ID;
+    const client = mesh.clientWithToken(secret);
+    expect((await readChain(client, "web")).response.status).toBe(200);
+    expect((await readChain(client, "api")).response.status).toBe(403);
+    const info = await root.GET("/acl/info/{id}", { params: { path: { id: secret } } });
+    expect(info.data).toEqual([expect.objectContaining({ ID: secret, Name: "web reader", Type: "client" })]);
+    expect((await root.PUT("/acl/destroy/{id}", { params: { path: { id: secret } } })).data).toBe(true);
+    expect((await readChain(client, "web")).error).toBe("ACL not found");
+    expect((await root.GET("/acl/info/{id}", { params: { path: { id: secret } } })).data).toEqual([]);
+  });
+
+  it("makes a management token of Type management, and refuses bad rules", async () => {
+    mesh = await startMesh({ managementToken: MANAGEMENT, version: "1.3.0" });
+    root = mesh.clientWithToken(MANAGEMENT);
+    const created = await root.PUT("/acl/create", { body: { Type: "management" } });
+    const asManager = await mesh.clientWithToken(created.data!.ID).PUT("/acl/create", { body: { Type: "client", Rules: "" } });
+    expect(asManager.response.status).toBe(200);
+    const bad = await root.PUT("/acl/create", { body: { Type: "client", Rules: "service {" } });
+    expect(bad.response.status).toBe(400);
+  });
+
+  it("is gone from 1.11 on", async () => {
+    mesh = await startMesh({ managementToken: MANAGEMENT });
+    const { response, error } = await mesh.clientWithToken(MANAGEMENT).PUT("/acl/create", { body: { Type: "client" } });
+    expect(response.status).toBe(404);
+    expect(error).toMatch(/removed in 1\.11/);
+  });
+});
+
+describe("GET /agent/self", () => {
+  it("reports the server's version and datacenter", async () => {
+    mesh = await startMesh({ version: "1.12.3", datacenter: "eu1" });
+    const { data } = await mesh.client.GET("/agent/self");
+    expect(data?.Config).toMatchObject({ Version: "1.12.3", Datacenter: "eu1", NodeName: "mesh-server-1", Server: true });
+  });
+
+  it("needs agent:read on the node when ACLs are on", async () => {
+    mesh = await startMesh({ managementToken: MANAGEMENT, tokens: [{ SecretID: "agent-reader", Rules: 'agent_prefix "mesh-" { policy = "read" }' }] });
+    expect((await mesh.client.GET("/agent/self")).error).toBe(`Permission denied: token lacks permission 'agent:read' on "mesh-server-1"`);
+    expect((await mesh.clientWithToken("agent-reader").GET("/agent/self")).response.status).toBe(200);
+  });
+});

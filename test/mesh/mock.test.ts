@@ -69,6 +69,13 @@ describe("Prism mock of the mesh API", () => {
     await expectValid("/acl/token/{accessor_id}", "delete", client.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "t" } } }));
   });
 
+  it("answers the legacy token and agent operations", async () => {
+    await expectValid("/acl/create", "put", client.PUT("/acl/create", { body: { Type: "client", Rules: "" } }));
+    await expectValid("/acl/info/{id}", "get", client.GET("/acl/info/{id}", { params: { path: { id: "t" } } }));
+    await expectValid("/acl/destroy/{id}", "put", client.PUT("/acl/destroy/{id}", { params: { path: { id: "t" } } }));
+    await expectValid("/agent/self", "get", client.GET("/agent/self"));
+  });
+
   it("covers every operation of the description", () => {
     const described = Object.values(bundle.paths).flatMap((item) =>
       Object.values(item).flatMap((op) => ((op as { operationId?: string }).operationId ? [(op as { operationId: string }).operationId] : [])),
@@ -77,7 +84,8 @@ describe("Prism mock of the mesh API", () => {
       "applyConfigEntry", "createAclPolicy", "createAclRole", "createAclToken", "deleteAclPolicy", "deleteAclRole",
       "deleteAclToken", "deleteConfigEntry", "listConfigEntries", "readAclPolicy", "readAclRole", "readAclToken",
       "readConfigEntry", "readDiscoveryChain", "readDiscoveryChainWithOverrides",
-    ]);
+      "createLegacyAclToken", "destroyLegacyAclToken", "readAgentSelf", "readLegacyAclToken",
+    ].sort());
   });
 
   it("refuses a request the description forbids with the documented 400, as the reference server does", async () => {

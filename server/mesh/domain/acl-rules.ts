@@ -3,7 +3,7 @@
 //   service_prefix "" { policy = "write" }
 //   operator = "read"
 // or the same structure as JSON. Every resource kind of the real system is accepted; the ones this
-// server has endpoints for (service, service_prefix, operator, acl) are kept and enforced.
+// server has endpoints for (service, agent, their _prefix forms, operator, acl) are kept and enforced.
 import type { AccessLevel, AclRules } from "./acl.ts";
 
 export class AclRulesError extends Error {
@@ -124,7 +124,7 @@ function toAclRules(rules: Rule[]): AclRules {
       fail(`unknown resource ${JSON.stringify(kind)}${label === undefined ? "" : " with a label"}`);
     }
     const level = (policy === "list" ? "read" : policy) as AccessLevel;
-    if (kind === "service" || kind === "service_prefix") {
+    if (kind === "service" || kind === "service_prefix" || kind === "agent" || kind === "agent_prefix") {
       result[kind] = { ...result[kind], [label!]: level };
     } else if (kind === "operator" || kind === "acl") {
       result[kind] = level;

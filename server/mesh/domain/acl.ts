@@ -10,9 +10,14 @@ export type Access = "read" | "write";
 export interface AclRules {
   service?: Record<string, AccessLevel>;
   service_prefix?: Record<string, AccessLevel>;
+  agent?: Record<string, AccessLevel>;
+  agent_prefix?: Record<string, AccessLevel>;
   operator?: AccessLevel;
   acl?: AccessLevel;
 }
+
+/** Resource kinds named by a label (`service "web"`), each with its `_prefix` form. */
+type LabeledKind = "service" | "agent";
 
 /** What one request may do: the merged rules of its token, in the token's namespace. */
 export interface Authorizer {
@@ -21,11 +26,11 @@ export interface Authorizer {
   rules: AclRules;
 }
 
-export type AclResource = { type: "service"; name: string } | { type: "operator" } | { type: "acl" };
+export type AclResource = { type: LabeledKind; name: string } | { type: "operator" } | { type: "acl" };
 
 export function describePermission(resource: AclResource, access: Access): string {
-  return resource.type === "service"
-    ? `token lacks permission 'service:${access}' on "${resource.name}"`
+  return "name" in resource
+    ? `token lacks permission '${resource.type}:${access}' on "${resource.name}"`
     : `token lacks permission '${resource.type}:${access}'`;
 }
 
@@ -33,7 +38,7 @@ export function isAllowed(authorizer: Authorizer, namespace: string, resource: A
   if (authorizer.management) return true;
   if (authorizer.namespace !== namespace) return false;
   const { rules } = authorizer;
-  const level = resource.type === "service" ? serviceLevel(rules, resource.name) : rules[resource.type];
+  const level = "name" in resource ? labeledLevel(rules, resource.type, resource.name) : rules[resource.type];
   return grants(level, access);
 }
 
@@ -61,6 +66,8 @@ export function mergeRules(all: AclRules[]): AclRules {
     (merged, rules) => ({
       service: mergeMaps(merged.service, rules.service),
       service_prefix: mergeMaps(merged.service_prefix, rules.service_prefix),
+      agent: mergeMaps(merged.agent, rules.agent),
+      agent_prefix: mergeMaps(merged.agent_prefix, rules.agent_prefix),
       operator: stronger(merged.operator, rules.operator),
       acl: stronger(merged.acl, rules.acl),
     }),
@@ -68,12 +75,13 @@ export function mergeRules(all: AclRules[]): AclRules {
   );
 }
 
-function serviceLevel(rules: AclRules, service: string): AccessLevel | undefined {
-  const exact = rules.service && Object.hasOwn(rules.service, service) ? rules.service[service] : undefined;
+function labeledLevel(rules: AclRules, kind: LabeledKind, name: string): AccessLevel | undefined {
+  const exactRules = rules[kind];
+  const exact = exactRules && Object.hasOwn(exactRules, name) ? exactRules[name] : undefined;
   if (exact) return exact;
   let best: { prefix: string; level: AccessLevel } | undefined;
-  for (const [prefix, level] of Object.entries(rules.service_prefix ?? {})) {
-    if (service.startsWith(prefix) && (!best || prefix.length > best.prefix.length)) best = { prefix, level };
+  for (const [prefix, level] of Object.entries(rules[`${kind}_prefix`] ?? {})) {
+    if (name.startsWith(prefix) && (!best || prefix.length > best.prefix.length)) best = { prefix, level };
   }
   return best?.level;
 }

@@ -1,7 +1,7 @@
 // HTTP handlers of the mesh, keyed by operationId: parse the request, call the service, answer.
 import type { Request, Response } from "express";
 import type { operations } from "../../../generated/mesh/schema.ts";
-import type { PolicyInput, RoleInput, TokenInput } from "../acl-service.ts";
+import type { LegacyTokenInput, PolicyInput, RoleInput, TokenInput } from "../acl-service.ts";
 import { blockingQuery } from "../blocking.ts";
 import { parseDuration } from "../domain/duration.ts";
 import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
@@ -79,6 +79,19 @@ export const meshHandlers = {
   deleteAclToken: (service, req, res) => {
     service.acl.deleteToken(callerOf(service, req).authorizer, String(req.params.accessor_id));
     res.json(true);
+  },
+  createLegacyAclToken: (service, req, res) => {
+    res.json(service.acl.createLegacyToken(callerOf(service, req).authorizer, req.body as LegacyTokenInput));
+  },
+  readLegacyAclToken: (service, req, res) => {
+    res.json(service.acl.legacyTokenInfo(callerOf(service, req).authorizer, String(req.params.id)));
+  },
+  destroyLegacyAclToken: (service, req, res) => {
+    service.acl.destroyLegacyToken(callerOf(service, req).authorizer, String(req.params.id));
+    res.json(true);
+  },
+  readAgentSelf: (service, req, res) => {
+    res.json(service.agentSelf(callerOf(service, req)));
   },
 } satisfies Record<keyof operations, Handler>;
 
