@@ -118,7 +118,7 @@ async function startupFigure(): Promise<void> {
   const started = Date.now();
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
     cwd: root,
-    env: { ...process.env, MESH_PORT: "0" },
+    env: { ...process.env, MESH_PORT: "0", SECRETS_PORT: "0", ORG_PLATFORM_PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise<void>((resolve) => child.stdout!.on("data", (c: Buffer) => c.toString().includes("Ready.") && resolve()));

@@ -47,7 +47,7 @@ describe("npm start", () => {
     const config = file("start.yaml", "- Kind: service-resolver\n  Name: web\n  ConnectTimeout: 3s\n");
     const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
       cwd: root,
-      env: { ...process.env, MESH_PORT: "0", MESH_CONFIG_FILE: config, MESH_MANAGEMENT_TOKEN: "start-test-token" },
+      env: { ...process.env, MESH_PORT: "0", SECRETS_PORT: "0", ORG_PLATFORM_PORT: "0", MESH_CONFIG_FILE: config, MESH_MANAGEMENT_TOKEN: "start-test-token" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -1,0 +1,81 @@
+// One cluster: a running secrets server's state, with its own id, storage, seal, tokens and rekey
+// attempt. Nothing is shared between clusters, so one process can run several (replication tests
+// start two or three on port 0).
+import { createSeal, SEAL_TYPES, type SealType } from "./domain/seal.ts";
+import type { ShareConfig } from "./domain/shamir.ts";
+import { AccessControl } from "./auth.ts";
+import { cryptoRandom, type Random } from "./random.ts";
+import { RekeyService } from "./rekey-service.ts";
+import { SealStore } from "./store/seal-store.ts";
+import { MemoryStorage, type Storage } from "./store/storage.ts";
+import { EMPTY_WORLD, type World } from "./world.ts";
+
+export interface ClusterOptions {
+  /** The cluster id (a UUID); random when absent. */
+  clusterId?: string;
+  /** `shamir` (default): unseal key shares of the root key; `stored`: the seal stores the root key and operators hold recovery key shares. */
+  seal?: SealType;
+  /** Number and threshold of the operators' shares made at start (default 5 and 3). */
+  shares?: ShareConfig;
+  /** The root token; generated when absent. */
+  rootToken?: string;
+  world?: World;
+  storage?: Storage;
+  random?: Random;
+}
+
+/** What initialization hands to the operators (printed at start and written to SECRETS_INIT_FILE). */
+export interface ClusterInit {
+  seal: SealType;
+  shares: ShareConfig;
+  rootToken: string;
+  /** Unseal key shares (`shamir`); empty with stored keys. */
+  keys: Uint8Array[];
+  /** Recovery key shares (`stored`); empty with the default seal. */
+  recoveryKeys: Uint8Array[];
+}
+
+export class SecretsCluster {
+  readonly id: string;
+  readonly storage: Storage;
+  readonly seal: SealStore;
+  readonly auth: AccessControl;
+  readonly rekey: RekeyService;
+  readonly init: ClusterInit;
+  readonly #random: Random;
+
+  private constructor(options: ClusterOptions, storage: Storage, random: Random, init: ClusterInit) {
+    this.id = options.clusterId ?? random.uuid();
+    this.storage = storage;
+    this.seal = new SealStore(storage);
+    this.auth = new AccessControl(init.rootToken, options.world ?? EMPTY_WORLD, () => random.uuid());
+    this.rekey = new RekeyService(this.seal, random);
+    this.init = init;
+    this.#random = random;
+  }
+
+  /** A new request id (a UUID) for a response envelope. */
+  newRequestId(): string {
+    return this.#random.uuid();
+  }
+
+  /** A new, initialized cluster: fresh keys split into the operators' shares, and a root token. */
+  static async create(options: ClusterOptions = {}): Promise<SecretsCluster> {
+    const random = options.random ?? cryptoRandom;
+    const type = options.seal ?? "shamir";
+    if (!SEAL_TYPES.includes(type)) throw new Error(`unknown seal type "${type}" (known: ${SEAL_TYPES.join(", ")})`);
+    const shares = options.shares ?? { secret_shares: 5, secret_threshold: 3 };
+    const storage = options.storage ?? new MemoryStorage();
+    const { state, operatorShares } = await createSeal(type, shares, () => random.key());
+    new SealStore(storage).put(state);
+    const rootToken = options.rootToken || random.token();
+    const init: ClusterInit = {
+      seal: type,
+      shares: { ...shares },
+      rootToken,
+      keys: type === "shamir" ? operatorShares : [],
+      recoveryKeys: type === "stored" ? operatorShares : [],
+    };
+    return new SecretsCluster(options, storage, random, init);
+  }
+}

@@ -1,0 +1,269 @@
+// The rekey attempt: its parameters and its state machine, as the seed's rekey table and the real
+// system define them. Pure: no HTTP, no storage. Randomness and time come from the context, and the
+// transitions say what to do (new shares to hand out, a key to install) rather than doing it.
+//
+//   phase       event                     condition                     next
+//   none        start                     valid parameters              collecting (new nonce)
+//   collecting  cancel / none: cancel     any                           none (current shares stay valid)
+//   collecting  submitShare               below the threshold           collecting (progress + 1)
+//   collecting  submitShare               threshold, key verified,
+//                                         no verification               none: new shares, key rotated
+//   collecting  submitShare               threshold, key verified,
+//                                         require_verification          verifying: new shares + verification nonce
+//   collecting  submitShare               threshold, wrong key          collecting, progress cleared (400)
+//   verifying   submitVerificationShare   below the new threshold       verifying (progress + 1)
+//   verifying   submitVerificationShare   threshold, new key            none: key rotated
+//   verifying   submitVerificationShare   threshold, wrong key          verifying, progress cleared, new nonce (400)
+//   verifying   restartVerification       any                           verifying, progress cleared, new nonce
+//   verifying   cancel                    any                           none (current shares stay valid)
+//
+// Every other (phase, event) pair is refused with 400 and changes nothing.
+import { timingSafeEqual } from "node:crypto";
+import { InvalidRequestError } from "../errors.ts";
+import { checkShareLength } from "./key-encoding.ts";
+import { PgpKeyError, readPgpKeys, type PgpRecipient } from "./pgp.ts";
+import { isOperatorKey, operatorShareLength, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "./seal.ts";
+import { combineShares, shareLength, splitKey, type ShareConfig } from "./shamir.ts";
+
+/** The body of POST /sys/rekey/init. */
+export interface RekeyRequest {
+  secret_shares: number;
+  secret_threshold: number;
+  stored_shares?: number;
+  pgp_keys?: string[] | null;
+  backup?: boolean;
+  require_verification?: boolean;
+}
+
+export interface RekeyConfig extends ShareConfig {
+  pgpKeys: PgpRecipient[];
+  backup: boolean;
+  verificationRequired: boolean;
+}
+
+export interface Verification {
+  nonce: string;
+  /** The new key, installed once a threshold of its shares is given back. */
+  key: Uint8Array;
+  progress: Uint8Array[];
+}
+
+export interface RekeyAttempt {
+  nonce: string;
+  /** When the attempt started (ISO 8601). */
+  started: string;
+  config: RekeyConfig;
+  /** Current shares given so far. */
+  progress: Uint8Array[];
+  /** Present while the attempt waits for its new shares to be verified. */
+  verification?: Verification;
+}
+
+export type RekeyPhase = "none" | "collecting" | "verifying";
+
+export function phaseOf(attempt: RekeyAttempt | undefined): RekeyPhase {
+  if (!attempt) return "none";
+  return attempt.verification ? "verifying" : "collecting";
+}
+
+export type RekeyEvent =
+  | { type: "start"; config: RekeyConfig }
+  | { type: "cancel" }
+  | { type: "submitShare"; nonce: string; share: Uint8Array }
+  | { type: "submitVerificationShare"; nonce: string; share: Uint8Array }
+  | { type: "restartVerification" };
+
+export interface RekeyContext {
+  seal: SealState;
+  newNonce(): string;
+  newKey(): Uint8Array;
+  now(): string;
+}
+
+/** What a transition asks the service to do besides replacing the attempt. */
+export type RekeyEffect =
+  /** New shares to hand out (and back up); `install` when the root key is rotated at once. */
+  | { kind: "newShares"; key: Uint8Array; shares: Uint8Array[]; install: boolean; verificationNonce?: string }
+  /** The verified new key to install. */
+  | { kind: "install"; key: Uint8Array; verificationNonce: string };
+
+export interface RekeyOutcome {
+  /** The attempt after the event (undefined: none). */
+  attempt: RekeyAttempt | undefined;
+  effect?: RekeyEffect;
+  /** The event was refused although the state changed (progress cleared): answer 400 with this. */
+  refusal?: string;
+}
+
+type Transition<E extends RekeyEvent> = (attempt: RekeyAttempt | undefined, event: E, context: RekeyContext) => Promise<RekeyOutcome>;
+type TransitionTable = {
+  [P in RekeyPhase]: { [T in RekeyEvent["type"]]: Transition<Extract<RekeyEvent, { type: T }>> };
+};
+
+const refuse = (message: string) => async (): Promise<never> => {
+  throw new InvalidRequestError(message);
+};
+
+const inProgress = refuse("rekey already in progress");
+const cancel: Transition<{ type: "cancel" }> = async () => ({ attempt: undefined });
+
+const start: Transition<{ type: "start"; config: RekeyConfig }> = async (_attempt, { config }, context) => ({
+  attempt: { nonce: context.newNonce(), started: context.now(), config, progress: [] },
+});
+
+const submitShare: Transition<{ type: "submitShare"; nonce: string; share: Uint8Array }> = async (attempt, event, context) => {
+  const current = attempt!;
+  checkShareLength(event.share, operatorShareLength(context.seal), "the current key");
+  if (event.nonce !== current.nonce) {
+    throw new InvalidRequestError(`incorrect nonce supplied; nonce for this rekey operation is "${current.nonce}"`);
+  }
+  if (current.progress.some((given) => sameBytes(given, event.share))) {
+    throw new InvalidRequestError("given key has already been provided during this rekey operation");
+  }
+  const progress = [...current.progress, event.share];
+  if (progress.length < context.seal.shares.secret_threshold) return { attempt: { ...current, progress } };
+
+  // The threshold is reached: whatever happens next, the given shares are forgotten.
+  const cleared = { ...current, progress: [] };
+  const failure = await reconstructionProblem(progress, context.seal.shares.secret_threshold, (key) => isOperatorKey(context.seal, key));
+  if (failure) return { attempt: cleared, refusal: `root key verification failed: ${failure}` };
+
+  const key = context.newKey();
+  const shares = rekeyReturnsShares(context.seal) ? await splitKey(key, current.config) : [];
+  if (!current.config.verificationRequired) {
+    return { attempt: undefined, effect: { kind: "newShares", key, shares, install: true } };
+  }
+  const verificationNonce = context.newNonce();
+  return {
+    attempt: { ...cleared, verification: { nonce: verificationNonce, key, progress: [] } },
+    effect: { kind: "newShares", key, shares, install: false, verificationNonce },
+  };
+};
+
+const submitVerificationShare: Transition<{ type: "submitVerificationShare"; nonce: string; share: Uint8Array }> = async (
+  attempt,
+  event,
+  context,
+) => {
+  const current = attempt!;
+  const verification = current.verification!;
+  checkShareLength(event.share, shareLength(current.config), "the new key");
+  if (event.nonce !== verification.nonce) {
+    throw new InvalidRequestError(`incorrect nonce supplied; nonce for this verify operation is "${verification.nonce}"`);
+  }
+  if (verification.progress.some((given) => sameBytes(given, event.share))) {
+    throw new InvalidRequestError("given key has already been provided during this verify operation");
+  }
+  const progress = [...verification.progress, event.share];
+  if (progress.length < current.config.secret_threshold) {
+    return { attempt: { ...current, verification: { ...verification, progress } } };
+  }
+  const failure = await reconstructionProblem(progress, current.config.secret_threshold, (key) => sameBytes(key, verification.key));
+  if (failure) {
+    // As the real system does: the progress is forgotten and the verification gets a new nonce.
+    return {
+      attempt: { ...current, verification: { ...verification, nonce: context.newNonce(), progress: [] } },
+      refusal: "rekey verification failed; incorrect key shares supplied",
+    };
+  }
+  return { attempt: undefined, effect: { kind: "install", key: verification.key, verificationNonce: verification.nonce } };
+};
+
+const restartVerification: Transition<{ type: "restartVerification" }> = async (attempt, _event, context) => ({
+  attempt: { ...attempt!, verification: { ...attempt!.verification!, nonce: context.newNonce(), progress: [] } },
+});
+
+/** The rekey state machine: what each event does in each phase. */
+export const REKEY_TRANSITIONS: TransitionTable = {
+  none: {
+    start,
+    cancel,
+    submitShare: refuse("no barrier rekey in progress"),
+    submitVerificationShare: refuse("no rekey in progress"),
+    restartVerification: refuse("no rekey configuration found"),
+  },
+  collecting: {
+    start: inProgress,
+    cancel,
+    submitShare,
+    submitVerificationShare: refuse("no rekey verification in progress"),
+    restartVerification: refuse("no rekey verification in progress"),
+  },
+  verifying: {
+    start: inProgress,
+    cancel,
+    submitShare: async (attempt) => {
+      throw new InvalidRequestError(
+        `rekey operation already finished; verification must be performed; nonce for the verification operation is "${attempt!.verification!.nonce}"`,
+      );
+    },
+    submitVerificationShare,
+    restartVerification,
+  },
+};
+
+/** Applies an event to the attempt. Throws InvalidRequestError when refused without a state change. */
+export function transition(attempt: RekeyAttempt | undefined, event: RekeyEvent, context: RekeyContext): Promise<RekeyOutcome> {
+  const handler = REKEY_TRANSITIONS[phaseOf(attempt)][event.type] as Transition<RekeyEvent>;
+  return handler(attempt, event, context);
+}
+
+/**
+ * Checks the parameters of a new attempt in the order the real system does, and reads the PGP keys.
+ * Every problem is a 400 with the real system's message.
+ */
+export async function checkRekeyRequest(request: RekeyRequest, sealType: SealType): Promise<RekeyConfig> {
+  const pgpKeys = request.pgp_keys ?? [];
+  const backup = request.backup ?? false;
+  const verificationRequired = request.require_verification ?? false;
+  const config: ShareConfig = { secret_shares: request.secret_shares, secret_threshold: request.secret_threshold };
+  if (backup && pgpKeys.length === 0) {
+    throw new InvalidRequestError("cannot request a backup of the new keys without providing PGP keys for encryption");
+  }
+  if (pgpKeys.length > 0 && pgpKeys.length !== config.secret_shares) {
+    throw new InvalidRequestError("incorrect number of PGP keys for rekey");
+  }
+  if (config.secret_threshold > config.secret_shares) {
+    throw new InvalidRequestError("provided threshold greater than the total shares");
+  }
+  if (sealType === "stored") {
+    const stored = request.stored_shares ?? 1;
+    if (config.secret_shares !== 1 || config.secret_threshold !== 1 || stored !== 1) {
+      throw new InvalidRequestError("with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1");
+    }
+    if (pgpKeys.length > 0) throw new InvalidRequestError("PGP key encryption not supported when using stored keys");
+    if (backup) throw new InvalidRequestError("key backup not supported when using stored keys");
+    if (verificationRequired) {
+      throw new InvalidRequestError("requiring verification not supported when rekeying the barrier key with recovery keys");
+    }
+  }
+  const problem = shareConfigProblem(config);
+  if (problem) throw new InvalidRequestError(`invalid rekey seal configuration: ${problem}`);
+  let recipients: PgpRecipient[];
+  try {
+    recipients = await readPgpKeys(pgpKeys);
+  } catch (error) {
+    if (error instanceof PgpKeyError) throw new InvalidRequestError(`invalid rekey seal configuration: ${error.message}`);
+    throw error;
+  }
+  return { ...config, pgpKeys: recipients, backup: backup && recipients.length > 0, verificationRequired };
+}
+
+/** Why shares do not make up the expected key, or undefined when they do. */
+async function reconstructionProblem(
+  shares: Uint8Array[],
+  threshold: number,
+  isExpected: (key: Uint8Array) => boolean,
+): Promise<string | undefined> {
+  let key: Uint8Array;
+  try {
+    key = await combineShares(shares, threshold);
+  } catch (error) {
+    return `the shares cannot be combined: ${(error as Error).message}`;
+  }
+  return isExpected(key) ? undefined : "the shares do not reconstruct the current key";
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,43 @@
+// Refusals the secrets service answers with `{"errors": [message]}` and a status. They carry no
+// express types, so domain code and services can throw them.
+
+/** Bad input or a request the current state does not allow: 400. */
+export class InvalidRequestError extends Error {
+  override name = "InvalidRequestError";
+  readonly status = 400;
+}
+
+/** No token, an unknown token, or a missing capability: 403 `permission denied`. */
+export class PermissionDeniedError extends Error {
+  override name = "PermissionDeniedError";
+  readonly status = 403;
+  constructor() {
+    super("permission denied");
+  }
+}
+
+/** An object that does not exist where the operation says so, or a path nothing is mounted at: 404. */
+export class NotFoundError extends Error {
+  override name = "NotFoundError";
+  readonly status = 404;
+}
+
+/** A method the path does not support: 405 `unsupported operation`. */
+export class UnsupportedOperationError extends Error {
+  override name = "UnsupportedOperationError";
+  readonly status = 405;
+  constructor() {
+    super("unsupported operation");
+  }
+}
+
+export type SecretsError = InvalidRequestError | PermissionDeniedError | NotFoundError | UnsupportedOperationError;
+
+export function isSecretsError(error: unknown): error is SecretsError {
+  return (
+    error instanceof InvalidRequestError ||
+    error instanceof PermissionDeniedError ||
+    error instanceof NotFoundError ||
+    error instanceof UnsupportedOperationError
+  );
+}

@@ -1,0 +1,11 @@
+// HTTP handlers of the secrets service, keyed by operationId. The map must cover every operation
+// of the description: a missing one fails the type check. Engines and replication add their maps.
+import type { operations } from "../../../generated/secrets/schema.ts";
+import { rekeyHandlers } from "./rekey.ts";
+import type { Handler } from "./types.ts";
+
+export type { Handler } from "./types.ts";
+
+export const secretsHandlers = {
+  ...rekeyHandlers,
+} satisfies Record<keyof operations, Handler>;

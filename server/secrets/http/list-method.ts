@@ -1,0 +1,233 @@
+// The `LIST` HTTP method over the wire. Node's HTTP parser (llhttp) refuses methods it does not
+// know with 400 before any JavaScript runs, and `LIST` is not one of them. So every connection of a
+// secrets server goes through a thin duplex wrapper that follows the HTTP/1.1 framing of the
+// requests on it (request line, headers, Content-Length or chunked body) and rewrites the request
+// line of a `LIST` request into `GET <target>?list=true`, the form the service also accepts and the
+// one its description uses. Nothing else is changed: every other byte passes through as it came,
+// and a stream the tracker cannot follow (a malformed request, which llhttp then refuses anyway)
+// is passed through unchanged from there on.
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import { Duplex } from "node:stream";
+
+/** Longest request line or header line the tracker holds before giving up (llhttp allows 16 KiB of headers). */
+const MAX_LINE = 64 * 1024;
+
+type State = "request-line" | "headers" | "body" | "chunk-size" | "chunk-data" | "trailers" | "passthrough";
+
+/**
+ * Follows the framing of the requests on one connection and rewrites `LIST` request lines.
+ * Feed it the bytes as they arrive; it returns the bytes to hand to the HTTP parser.
+ */
+export class ListRequestRewriter {
+  #state: State = "request-line";
+  /** Bytes of an incomplete line (request line, header line, chunk size or trailer). */
+  #pending = Buffer.alloc(0);
+  /** Body (or chunk) bytes still to pass through. */
+  #remaining = 0;
+  #contentLength = 0;
+  #chunked = false;
+
+  push(chunk: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    let data = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
+    this.#pending = Buffer.alloc(0);
+    while (data.length > 0) {
+      if (this.#state === "passthrough") {
+        out.push(data);
+        break;
+      }
+      if (this.#state === "body" || this.#state === "chunk-data") {
+        const take = Math.min(this.#remaining, data.length);
+        out.push(data.subarray(0, take));
+        data = data.subarray(take);
+        this.#remaining -= take;
+        if (this.#remaining === 0) this.#state = this.#state === "body" ? "request-line" : "chunk-size";
+        continue;
+      }
+      const end = data.indexOf(0x0a);
+      if (end === -1) {
+        if (data.length > MAX_LINE) {
+          this.#state = "passthrough";
+          continue;
+        }
+        this.#pending = Buffer.from(data);
+        break;
+      }
+      const line = data.subarray(0, end + 1);
+      data = data.subarray(end + 1);
+      out.push(this.#line(line));
+    }
+    return out;
+  }
+
+  /** Handles one complete line (ending in LF) in a line state; returns the bytes to pass on. */
+  #line(line: Buffer): Buffer {
+    const text = line.toString("latin1");
+    const blank = text === "\r\n" || text === "\n";
+    switch (this.#state) {
+      case "request-line":
+        // Empty lines before a request line are allowed (RFC 9112 2.2) and passed on as they are.
+        if (blank) return line;
+        this.#state = "headers";
+        this.#contentLength = 0;
+        this.#chunked = false;
+        return text.startsWith("LIST ") ? Buffer.from(rewriteListRequestLine(text), "latin1") : line;
+      case "headers":
+        if (blank) this.#endOfHeaders();
+        else this.#header(text);
+        return line;
+      case "chunk-size": {
+        const size = Number.parseInt(text.split(";")[0]!.trim(), 16);
+        if (!Number.isFinite(size) || size < 0) {
+          this.#state = "passthrough";
+        } else if (size === 0) {
+          this.#state = "trailers";
+        } else {
+          this.#state = "chunk-data";
+          this.#remaining = size + 2; // the chunk and its CRLF
+        }
+        return line;
+      }
+      case "trailers":
+        if (blank) this.#state = "request-line";
+        return line;
+      default:
+        return line;
+    }
+  }
+
+  #header(text: string): void {
+    const colon = text.indexOf(":");
+    if (colon <= 0) return;
+    const name = text.slice(0, colon).trim().toLowerCase();
+    const value = text.slice(colon + 1).trim();
+    if (name === "content-length") {
+      const length = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+      if (Number.isSafeInteger(length)) this.#contentLength = length;
+      else this.#state = "passthrough";
+    } else if (name === "transfer-encoding") {
+      this.#chunked = /(^|,)\s*chunked\s*$/i.test(value);
+    }
+  }
+
+  #endOfHeaders(): void {
+    if (this.#state === "passthrough") return;
+    if (this.#chunked) {
+      this.#state = "chunk-size";
+    } else if (this.#contentLength > 0) {
+      this.#state = "body";
+      this.#remaining = this.#contentLength;
+    } else {
+      this.#state = "request-line";
+    }
+  }
+}
+
+/** `LIST /v1/a/b?x=1 HTTP/1.1\r\n` → `GET /v1/a/b?x=1&list=true HTTP/1.1\r\n` (any other `list` dropped). */
+export function rewriteListRequestLine(line: string): string {
+  const match = /^LIST (\S+)( HTTP\/\d\.\d)?(\r?\n)$/.exec(line);
+  if (!match) return line;
+  const [, target, version = "", eol] = match;
+  const question = target!.indexOf("?");
+  const path = question === -1 ? target! : target!.slice(0, question);
+  const query = question === -1 ? [] : target!.slice(question + 1).split("&").filter((p) => p !== "" && p.split("=")[0] !== "list");
+  query.push("list=true");
+  return `GET ${path}?${query.join("&")}${version}${eol}`;
+}
+
+/** A connection as the HTTP server sees it: the socket's bytes, with `LIST` request lines rewritten. */
+export class ListMethodSocket extends Duplex {
+  readonly #socket: Socket;
+  readonly #rewriter = new ListRequestRewriter();
+
+  constructor(socket: Socket) {
+    super({ allowHalfOpen: true });
+    this.#socket = socket;
+    socket.on("data", (chunk: Buffer) => {
+      for (const part of this.#rewriter.push(chunk)) {
+        if (!this.push(part)) socket.pause();
+      }
+    });
+    socket.on("end", () => this.push(null));
+    socket.on("timeout", () => this.emit("timeout"));
+    socket.on("drain", () => this.emit("drain"));
+    socket.on("error", (error) => this.destroy(error));
+    socket.on("close", () => this.destroy());
+  }
+
+  override _read(): void {
+    this.#socket.resume();
+  }
+
+  override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.#socket.write(chunk, encoding, callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.#socket.end(callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#socket.destroy(error ?? undefined);
+    callback(error);
+  }
+
+  // What the HTTP server and express use of a net.Socket.
+  setTimeout(ms: number, callback?: () => void): this {
+    this.#socket.setTimeout(ms);
+    if (callback) this.once("timeout", callback);
+    return this;
+  }
+  setNoDelay(noDelay?: boolean): this {
+    this.#socket.setNoDelay(noDelay);
+    return this;
+  }
+  setKeepAlive(enable?: boolean, delay?: number): this {
+    this.#socket.setKeepAlive(enable, delay);
+    return this;
+  }
+  destroySoon(): void {
+    this.end(() => this.destroy());
+  }
+  ref(): this {
+    this.#socket.ref();
+    return this;
+  }
+  unref(): this {
+    this.#socket.unref();
+    return this;
+  }
+  get remoteAddress(): string | undefined {
+    return this.#socket.remoteAddress;
+  }
+  get remotePort(): number | undefined {
+    return this.#socket.remotePort;
+  }
+  get remoteFamily(): string | undefined {
+    return this.#socket.remoteFamily;
+  }
+  get localAddress(): string | undefined {
+    return this.#socket.localAddress;
+  }
+  get localPort(): number | undefined {
+    return this.#socket.localPort;
+  }
+  get encrypted(): boolean {
+    return false;
+  }
+}
+
+/**
+ * Makes an HTTP server accept `LIST` requests: each accepted connection is handed to the server's
+ * connection handling wrapped in a ListMethodSocket (Node documents that any duplex may be given to
+ * the `connection` event).
+ */
+export function acceptListMethod(server: Server): void {
+  const handlers = server.listeners("connection") as ((socket: unknown) => void)[];
+  server.removeAllListeners("connection");
+  server.on("connection", (socket: Socket | ListMethodSocket) => {
+    const wrapped = socket instanceof ListMethodSocket ? socket : new ListMethodSocket(socket);
+    for (const handler of handlers) handler.call(server, wrapped);
+  });
+}

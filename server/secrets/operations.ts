@@ -1,0 +1,107 @@
+// The operations of the (mount-composed) secrets description, indexed for the request pipeline:
+// which operation a method and path name, what capabilities it needs, whether it is a LIST.
+import type { Capability } from "./domain/policy.ts";
+import { CAPABILITIES } from "./domain/policy.ts";
+import type { OpenApiDocument } from "../shared/openapi.ts";
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+/** How the service sees a request's method: `list` for LIST and for GET with list=true. */
+export type RequestMethod = HttpMethod | "list";
+
+export interface SecretsOperation {
+  operationId: string;
+  /** How it is described: a LIST operation is described as `get`. */
+  describedMethod: HttpMethod;
+  method: RequestMethod;
+  /** OpenAPI path template, e.g. /sys/rekey/init */
+  template: string;
+  /** The same for express, e.g. /consul/roles/:name */
+  expressPath: string;
+  capabilities: Capability[];
+  /** The mount an engine operation is served at. */
+  mount?: string;
+}
+
+export type Resolution = { operation: SecretsOperation; params: Record<string, string> } | { problem: "not-found" | "unsupported" };
+
+interface Template {
+  template: string;
+  segments: string[];
+  literals: number;
+  operations: Map<RequestMethod, SecretsOperation>;
+}
+
+export class OperationIndex {
+  readonly #templates: Template[] = [];
+
+  constructor(document: OpenApiDocument) {
+    for (const [template, item] of Object.entries(document.paths)) {
+      const operations = new Map<RequestMethod, SecretsOperation>();
+      for (const describedMethod of HTTP_METHODS) {
+        const operation = item[describedMethod] as Record<string, unknown> | undefined;
+        if (!operation) continue;
+        const operationId = String(operation.operationId);
+        const list = operation["x-http-method"] === "LIST";
+        const method: RequestMethod = list ? "list" : describedMethod;
+        operations.set(method, {
+          operationId,
+          describedMethod,
+          method,
+          template,
+          expressPath: template.replace(/\{([^}]+)\}/g, ":$1"),
+          capabilities: capabilitiesOf(operationId, operation["x-secrets-capabilities"]),
+          ...(typeof item["x-secrets-mount"] === "string" ? { mount: item["x-secrets-mount"] } : {}),
+        });
+      }
+      const segments = template.split("/").slice(1);
+      this.#templates.push({ template, segments, literals: segments.filter((s) => !s.startsWith("{")).length, operations });
+    }
+    // The most literal templates first, so that /roles/list beats /roles/{name}.
+    this.#templates.sort((a, b) => b.literals - a.literals);
+  }
+
+  operations(): SecretsOperation[] {
+    return this.#templates.flatMap((template) => [...template.operations.values()]);
+  }
+
+  /**
+   * The operation a request names. POST and PUT stand for each other, as they do for the real
+   * system: a PUT reaches the POST operation of a path that has no PUT one, and the other way round.
+   */
+  resolve(method: RequestMethod, path: string): Resolution {
+    const segments = path.split("/").slice(1);
+    const alias = method === "put" ? "post" : method === "post" ? "put" : undefined;
+    let matched = false;
+    for (const template of this.#templates) {
+      const params = matchSegments(template.segments, segments);
+      if (!params) continue;
+      matched = true;
+      const operation = template.operations.get(method) ?? (alias ? template.operations.get(alias) : undefined);
+      if (operation) return { operation, params };
+    }
+    return { problem: matched ? "unsupported" : "not-found" };
+  }
+}
+
+function matchSegments(template: string[], path: string[]): Record<string, string> | undefined {
+  if (template.length !== path.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, segment] of template.entries()) {
+    const actual = path[i]!;
+    if (segment.startsWith("{") && segment.endsWith("}")) {
+      if (actual === "") return undefined;
+      params[segment.slice(1, -1)] = actual;
+    } else if (segment !== actual) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+function capabilitiesOf(operationId: string, raw: unknown): Capability[] {
+  if (!Array.isArray(raw) || raw.some((c) => !(CAPABILITIES as readonly unknown[]).includes(c))) {
+    throw new Error(`operation ${operationId}: x-secrets-capabilities must list the capabilities it needs (${CAPABILITIES.join(", ")})`);
+  }
+  return raw as Capability[];
+}

@@ -1,0 +1,139 @@
+// Raw HTTP: the LIST method on a real socket, the error envelope for every kind of refusal, bodies
+// without a JSON content type, PUT for POST, unknown paths and methods.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseRawResponses, rawExchange, ROOT_TOKEN, startSecrets, type RunningTestSecrets } from "../helpers/secrets.ts";
+
+let secrets: RunningTestSecrets;
+beforeAll(async () => {
+  secrets = await startSecrets();
+});
+afterAll(() => secrets.close());
+
+const auth = { "X-Secrets-Token": ROOT_TOKEN };
+const request = (method: string, path: string, init: RequestInit = {}) =>
+  fetch(`${secrets.baseUrl}${path}`, { method, ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+
+describe("the LIST method", () => {
+  const port = () => secrets.secrets.port;
+  const head = (method: string, target: string, token = ROOT_TOKEN) =>
+    `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Secrets-Token: ${token}\r\n\r\n`;
+
+  it("is accepted on a raw socket and answered like GET ?list=true (no list operation at this path: 405)", async () => {
+    const raw = await rawExchange(port(), [head("LIST", "/v1/sys/rekey/init")]);
+    const [answer] = parseRawResponses(raw);
+    expect(answer).toMatchObject({ status: 405, body: { errors: ["unsupported operation"] } });
+    expect(answer!.headers["content-type"]).toBe("application/json; charset=utf-8");
+    const viaGet = await request("GET", "/sys/rekey/init?list=true");
+    expect(viaGet.status).toBe(405);
+    expect(await viaGet.json()).toEqual(answer!.body);
+  });
+
+  it("goes through the token check and the routing like any request", async () => {
+    const raw = await rawExchange(port(), [head("LIST", "/v1/sys/rekey/init", "wrong"), head("LIST", "/v1/sys/nothing/here"), head("GET", "/v1/sys/rekey/init")]);
+    expect(parseRawResponses(raw).map(({ status, body }) => ({ status, body }))).toEqual([
+      { status: 403, body: { errors: ["permission denied"] } },
+      { status: 404, body: { errors: ['no handler for route "sys/nothing/here". route entry not found.'] } },
+      { status: 200, body: expect.objectContaining({ started: false }) },
+    ]);
+  });
+
+  it("works when the request line arrives split across packets, after a request with a body", async () => {
+    const body = JSON.stringify({ secret_shares: 2, secret_threshold: 2 });
+    const post = `POST /v1/sys/rekey/init HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: ${ROOT_TOKEN}\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const raw = await rawExchange(port(), [post + "LI", "ST /v1/sys/rekey/init HT", "TP/1.1\r\nHost: x\r\nX-Secrets-Token: " + ROOT_TOKEN + "\r\n\r\n", "DELETE /v1/sys/rekey/init HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: " + ROOT_TOKEN + "\r\n\r\n"]);
+    expect(parseRawResponses(raw).map((r) => r.status)).toEqual([200, 405, 204]);
+  });
+
+  it("reads list with the real system's boolean spellings, and refuses others", async () => {
+    expect((await request("GET", "/sys/rekey/init?list=1")).status).toBe(405);
+    expect((await request("GET", "/sys/rekey/init?list=false")).status).toBe(200);
+    expect((await request("GET", "/sys/rekey/init?list=F")).status).toBe(200);
+    const bad = await request("GET", "/sys/rekey/init?list=maybe");
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ errors: ['query parameter "list" must be a boolean (true or false), not "maybe"'] });
+  });
+});
+
+describe("the error envelope", () => {
+  it("answers malformed JSON with 400", async () => {
+    const response = await request("POST", "/sys/rekey/init", { body: "{" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect((await response.json()).errors[0]).toMatch(/^failed to parse JSON input: /);
+  });
+
+  it("answers a POST without a body with 400 (not the validator's 415)", async () => {
+    const response = await request("POST", "/sys/rekey/update");
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: ["'key' must be specified in request body as JSON", "'nonce' must be specified in request body as JSON"],
+    });
+  });
+
+  it("answers a body that is not an object with 400", async () => {
+    const response = await request("POST", "/sys/rekey/update", { body: "[1]" });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ errors: ["must be object"] });
+  });
+
+  it("answers an unknown path with 404 and an unsupported method with 405", async () => {
+    const missing = await request("GET", "/secret/data/x");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ errors: ['no handler for route "secret/data/x". route entry not found.'] });
+    const outside = await request("GET", "/elsewhere");
+    expect(outside.status).toBe(404);
+    const method = await request("PATCH", "/sys/rekey/init", { body: "{}" });
+    expect(method.status).toBe(405);
+    expect(await method.json()).toEqual({ errors: ["unsupported operation"] });
+    expect((await request("GET", "/sys/rekey/update")).status).toBe(405);
+  });
+
+  it("sends Cache-Control: no-store, as the real system does", async () => {
+    expect((await request("GET", "/sys/rekey/init")).headers.get("cache-control")).toBe("no-store");
+  });
+});
+
+describe("request decoding", () => {
+  it("decodes a body sent as text/plain or without a content type, ignores unknown keys and query parameters", async () => {
+    const started = await request("POST", "/sys/rekey/init?unknown=1", {
+      headers: { "Content-Type": "text/plain" },
+      body: JSON.stringify({ secret_shares: 2, secret_threshold: 2, something_else: true }),
+    });
+    expect(started.status).toBe(200);
+    expect(await started.json()).toMatchObject({ started: true, n: 2 });
+    expect((await request("DELETE", "/sys/rekey/init")).status).toBe(204);
+  });
+
+  it("takes PUT for POST, as the real system does", async () => {
+    const started = await request("PUT", "/sys/rekey/init", { body: JSON.stringify({ secret_shares: 2, secret_threshold: 2 }) });
+    expect(started.status).toBe(200);
+    const { nonce } = await started.json();
+    const update = await request("PUT", "/sys/rekey/update", { body: JSON.stringify({ key: secrets.keys[0], nonce }) });
+    expect(await update.json()).toMatchObject({ progress: 1 });
+    expect((await request("DELETE", "/sys/rekey/init")).status).toBe(204);
+  });
+
+  it("never answers 500 to odd input", async () => {
+    const odd: [string, string, string | undefined][] = [
+      ["POST", "/sys/rekey/init", '{"secret_shares":null,"secret_threshold":2}'],
+      ["POST", "/sys/rekey/init", '{"secret_shares":2.5,"secret_threshold":2}'],
+      ["POST", "/sys/rekey/init", '{"secret_shares":2,"secret_threshold":2,"pgp_keys":"abc"}'],
+      ["POST", "/sys/rekey/init", '{"secret_shares":2,"secret_threshold":2,"backup":"yes"}'],
+      ["POST", "/sys/rekey/update", '{"key":123,"nonce":"x"}'],
+      ["POST", "/sys/rekey/update", '{"key":"' + "a".repeat(100000) + '","nonce":"x"}'],
+      ["POST", "/sys/rekey/verify", '{"key":{},"nonce":[]}'],
+      ["DELETE", "/sys/rekey/verify", "{"],
+      ["GET", "/sys/rekey/init?list=true&list=false", undefined],
+    ];
+    for (const [method, path, body] of odd) {
+      const response = await request(method, path, body === undefined ? {} : { body });
+      expect(response.status, `${method} ${path} ${body?.slice(0, 40)}`).toBeLessThan(500);
+      expect(await response.json()).toHaveProperty("errors");
+    }
+    // A GET with a body (fetch will not send one).
+    const raw = await rawExchange(secrets.secrets.port, [
+      `GET /v1/sys/rekey/init HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: ${ROOT_TOKEN}\r\nContent-Length: 8\r\nConnection: close\r\n\r\nnot json`,
+    ]);
+    expect(parseRawResponses(raw)[0]).toMatchObject({ status: 400, body: { errors: [expect.stringMatching(/^failed to parse JSON input/)] } });
+  });
+});

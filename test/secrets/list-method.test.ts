@@ -1,0 +1,105 @@
+// The LIST method over the wire: the request-line rewriter follows HTTP/1.1 framing (bodies with
+// Content-Length or chunked, pipelined requests, requests split anywhere across packets) and turns
+// only LIST request lines into GET ...?list=true. On a plain HTTP server, a handler sees the result.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
+
+function rewriteAll(input: string, cuts: number[] = []): string {
+  const rewriter = new ListRequestRewriter();
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const cut of [...cuts, input.length]) {
+    out.push(...rewriter.push(Buffer.from(input.slice(at, cut), "latin1")));
+    at = cut;
+  }
+  return Buffer.concat(out).toString("latin1");
+}
+
+describe("rewriteListRequestLine", () => {
+  it("turns LIST into GET with list=true, keeping the rest of the query", () => {
+    expect(rewriteListRequestLine("LIST /v1/a/roles HTTP/1.1\r\n")).toBe("GET /v1/a/roles?list=true HTTP/1.1\r\n");
+    expect(rewriteListRequestLine("LIST /v1/a?x=1&list=false HTTP/1.1\r\n")).toBe("GET /v1/a?x=1&list=true HTTP/1.1\r\n");
+  });
+});
+
+describe("ListRequestRewriter", () => {
+  const list = "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n";
+  const post = (body: string) => `POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const chunked = (body: string) =>
+    `POST /v1/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)};ext=1\r\n${body}\r\n0\r\nTrailer: t\r\n\r\n`;
+
+  it("rewrites only request lines, never body bytes that look like one", () => {
+    const sneaky = "\r\nLIST /v1/secret HTTP/1.1\r\n";
+    const input = post(sneaky) + list + chunked(sneaky) + list;
+    const expected = post(sneaky) + list.replace("LIST /v1/roles", "GET /v1/roles?list=true") + chunked(sneaky) + list.replace("LIST /v1/roles", "GET /v1/roles?list=true");
+    expect(rewriteAll(input)).toBe(expected);
+  });
+
+  it("gives the same result wherever the stream is cut into packets", () => {
+    const input = post("{}") + list + chunked("abc") + "\r\n" + list;
+    const expected = rewriteAll(input);
+    for (let cut = 1; cut < input.length; cut++) expect(rewriteAll(input, [cut])).toBe(expected);
+    expect(rewriteAll(input, [3, 4, 9, 40, 41, 80])).toBe(expected);
+  });
+
+  it("passes a stream it cannot follow through unchanged", () => {
+    const bad = "POST /v1/x HTTP/1.1\r\nContent-Length: nope\r\n\r\nLIST /v1/roles HTTP/1.1\r\n\r\n";
+    expect(rewriteAll(bad)).toBe(bad);
+  });
+});
+
+describe("acceptListMethod on an HTTP server", () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => (body += chunk));
+      req.on("end", () => {
+        res.setHeader("Content-Type", "application/json");
+        res.end(JSON.stringify({ method: req.method, url: req.url, body }));
+      });
+    });
+    acceptListMethod(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("serves LIST as GET ?list=true, also pipelined after other requests on one connection", async () => {
+    const raw = await rawExchange(port, [
+      "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n",
+      'POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}LIST /v1/roles?a=b HTTP/1.1\r\nHost: x\r\n\r\nLI',
+      "ST /v1/last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ]);
+    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+      { method: "GET", url: "/v1/roles?list=true", body: "" },
+      { method: "POST", url: "/v1/x", body: "{}" },
+      { method: "GET", url: "/v1/roles?a=b&list=true", body: "" },
+      { method: "GET", url: "/v1/last?list=true", body: "" },
+    ]);
+  });
+
+  it("still refuses methods nobody knows with 400, as Node does", async () => {
+    const raw = await rawExchange(port, ["FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"]);
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+  });
+
+  it("gives the connection's addresses to the server", async () => {
+    const seen = await new Promise<string | undefined>((resolve) => {
+      const probe = createServer((req, res) => {
+        resolve(req.socket.remoteAddress);
+        res.end();
+      });
+      acceptListMethod(probe);
+      probe.listen(0, "127.0.0.1", async () => {
+        await fetch(`http://127.0.0.1:${(probe.address() as AddressInfo).port}/`);
+        probe.close();
+      });
+    });
+    expect(seen).toBe("127.0.0.1");
+  });
+});

@@ -1,0 +1,216 @@
+// Every refusal of the rekey operations, through the generated client: 400 with the message in
+// the error envelope, and nothing changed (except that failed reconstruction clears the progress,
+// as the real system does).
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { generatePgpKey, startSecrets, submitShares, type RunningTestSecrets } from "../helpers/secrets.ts";
+
+let secrets: RunningTestSecrets;
+beforeEach(async () => {
+  secrets = await startSecrets();
+});
+afterEach(() => secrets.close());
+
+const status = async () => (await secrets.client.GET("/sys/rekey/init")).data!;
+
+async function start(body: { secret_shares: number; secret_threshold: number; require_verification?: boolean } = { secret_shares: 3, secret_threshold: 2 }) {
+  const { data } = await secrets.client.POST("/sys/rekey/init", { body });
+  return data!.nonce;
+}
+
+/** Expects a 400 with exactly this message, and the status unchanged by the request. */
+async function expectRefused(call: () => Promise<{ error?: unknown; response: Response }>, message: string | RegExp) {
+  const before = await status();
+  const { error, response } = await call();
+  expect(response.status).toBe(400);
+  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  const errors = (error as { errors: string[] }).errors;
+  expect(errors).toHaveLength(1);
+  if (typeof message === "string") expect(errors[0]).toBe(message);
+  else expect(errors[0]).toMatch(message);
+  expect(await status()).toEqual(before);
+}
+
+describe("startRekey refusals", () => {
+  it("an attempt already in progress", async () => {
+    await start();
+    await expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 5, secret_threshold: 3 } }), "rekey already in progress");
+  });
+
+  it("a threshold above the shares", async () => {
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 2, secret_threshold: 3 } }),
+      "provided threshold greater than the total shares",
+    );
+  });
+
+  it("a threshold of 1 with several shares", async () => {
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 4, secret_threshold: 1 } }),
+      "invalid rekey seal configuration: threshold must be greater than one for multiple shares",
+    );
+  });
+
+  it("backup without PGP keys", async () => {
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 3, secret_threshold: 2, backup: true } }),
+      "cannot request a backup of the new keys without providing PGP keys for encryption",
+    );
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 3, secret_threshold: 2, backup: true, pgp_keys: [] } }),
+      "cannot request a backup of the new keys without providing PGP keys for encryption",
+    );
+  });
+
+  it("a number of PGP keys unlike secret_shares", async () => {
+    const key = await generatePgpKey("Operator");
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 3, secret_threshold: 2, pgp_keys: [key.publicKeyBase64, key.publicKeyBase64] } }),
+      "incorrect number of PGP keys for rekey",
+    );
+  });
+
+  it("an invalid PGP key: not base64, not a key, or a key that cannot encrypt", async () => {
+    const good = (await generatePgpKey("Good")).publicKeyBase64;
+    const body = (bad: string) => ({ secret_shares: 2, secret_threshold: 2, pgp_keys: [good, bad] });
+    await expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: body("this is not base64!") }), /^invalid rekey seal configuration: error decoding given PGP key: key 2 is not base64$/);
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: body(Buffer.from("definitely not a key").toString("base64")) }),
+      /^invalid rekey seal configuration: error parsing given PGP key: /,
+    );
+    const { generateKey } = await import("openpgp");
+    const signOnly = await generateKey({ type: "ecc", curve: "ed25519Legacy", userIDs: [{ name: "Signer" }], subkeys: [], format: "binary" });
+    const { readPrivateKey } = await import("openpgp");
+    const signOnlyPublic = (await readPrivateKey({ binaryKey: signOnly.privateKey })).toPublic().write();
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: body(Buffer.from(signOnlyPublic).toString("base64")) }),
+      /^invalid rekey seal configuration: error parsing given PGP key: key [0-9a-f]{40} cannot encrypt: /,
+    );
+  });
+
+  it("a body that does not follow the schema, or no body", async () => {
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: "3", secret_threshold: 2 } as never }),
+      "secret_shares: must be integer",
+    );
+    await expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 0, secret_threshold: 1 } }), "secret_shares: must be >= 1");
+    await expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 256, secret_threshold: 2 } }), "secret_shares: must be <= 255");
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 2, secret_threshold: 2, pgp_keys: [1] } as never }),
+      "pgp_keys[0]: must be string",
+    );
+    const response = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": "root-token-for-tests" } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: ["'secret_shares' must be specified in request body as JSON", "'secret_threshold' must be specified in request body as JSON"],
+    });
+  });
+});
+
+describe("submitRekeyShare refusals", () => {
+  it("no attempt in progress", async () => {
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce: "nope" } }), "no barrier rekey in progress");
+  });
+
+  it("a wrong nonce, naming the right one as the real system does", async () => {
+    const nonce = await start();
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce: "00000000-0000-0000-0000-000000000000" } }),
+      `incorrect nonce supplied; nonce for this rekey operation is "${nonce}"`,
+    );
+  });
+
+  it("a share given twice, also once as hex and once as base64", async () => {
+    const nonce = await start();
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } }), "given key has already been provided during this rekey operation");
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keysBase64[0]!, nonce } }),
+      "given key has already been provided during this rekey operation",
+    );
+  });
+
+  it("a share that is neither hex nor base64", async () => {
+    const nonce = await start();
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: "zz-not-a-key-zz", nonce } }), "'key' must be a valid hex or base64 string");
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: "", nonce } }), "'key' must be specified in request body as JSON");
+  });
+
+  it("a share of the wrong length", async () => {
+    const nonce = await start();
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: "ab".repeat(20), nonce } }),
+      "key is 20 bytes long, but a share of the current key is 33 bytes",
+    );
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!.slice(0, 64), nonce } }),
+      "key is 32 bytes long, but a share of the current key is 33 bytes",
+    );
+  });
+
+  it("shares that do not reconstruct the key: refused, progress cleared, attempt and nonce kept", async () => {
+    const nonce = await start();
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } });
+    const forged = Buffer.from(secrets.keys[2]!, "hex");
+    forged[0] = forged[0]! ^ 0xff;
+    const { error, response } = await secrets.client.POST("/sys/rekey/update", { body: { key: forged.toString("hex"), nonce } });
+    expect(response.status).toBe(400);
+    expect(error).toEqual({ errors: ["root key verification failed: the shares do not reconstruct the current key"] });
+    expect(await status()).toMatchObject({ nonce, started: true, progress: 0 });
+    // The attempt goes on with the right shares.
+    expect(await submitShares(secrets.client, nonce, secrets.keys.slice(0, 3))).toMatchObject({ complete: true });
+  });
+
+  it("shares that cannot be combined at all (the same x coordinate twice): refused, progress cleared", async () => {
+    const nonce = await start();
+    const twin = Buffer.from(secrets.keys[0]!, "hex");
+    twin[5] = twin[5]! ^ 0x01;
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
+    await secrets.client.POST("/sys/rekey/update", { body: { key: twin.toString("hex"), nonce } });
+    const { error } = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } });
+    expect(error?.errors[0]).toMatch(/^root key verification failed: the shares cannot be combined: /);
+    expect(await status()).toMatchObject({ nonce, progress: 0 });
+  });
+
+  it("update while verification is pending", async () => {
+    const nonce = await start({ secret_shares: 2, secret_threshold: 2, require_verification: true });
+    const result = await submitShares(secrets.client, nonce, secrets.keys.slice(0, 3));
+    const verificationNonce = (result as { verification_nonce: string }).verification_nonce;
+    await expectRefused(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[3]!, nonce } }),
+      `rekey operation already finished; verification must be performed; nonce for the verification operation is "${verificationNonce}"`,
+    );
+  });
+});
+
+describe("verification refusals", () => {
+  it("no attempt: read, submit and restart", async () => {
+    await expectRefused(() => secrets.client.GET("/sys/rekey/verify"), "no rekey configuration found");
+    await expectRefused(() => secrets.client.POST("/sys/rekey/verify", { body: { key: secrets.keys[0]!, nonce: "x" } }), "no rekey in progress");
+    await expectRefused(() => secrets.client.DELETE("/sys/rekey/verify"), "no rekey configuration found");
+  });
+
+  it("an attempt that does not wait for verification", async () => {
+    const nonce = await start();
+    await expectRefused(() => secrets.client.POST("/sys/rekey/verify", { body: { key: secrets.keys[0]!, nonce } }), "no rekey verification in progress");
+    await expectRefused(() => secrets.client.DELETE("/sys/rekey/verify"), "no rekey verification in progress");
+  });
+
+  it("a wrong verification nonce, a new share given twice, a share of the wrong length", async () => {
+    const nonce = await start({ secret_shares: 3, secret_threshold: 2, require_verification: true });
+    const result = (await submitShares(secrets.client, nonce, secrets.keys.slice(0, 3))) as { keys: string[]; verification_nonce: string };
+    const verify = (key: string, n = result.verification_nonce) => () => secrets.client.POST("/sys/rekey/verify", { body: { key, nonce: n } });
+    await expectRefused(verify(result.keys[0]!, nonce), `incorrect nonce supplied; nonce for this verify operation is "${result.verification_nonce}"`);
+    await secrets.client.POST("/sys/rekey/verify", { body: { key: result.keys[0]!, nonce: result.verification_nonce } });
+    await expectRefused(verify(result.keys[0]!), "given key has already been provided during this verify operation");
+    await expectRefused(verify("cd".repeat(16)), "key is 16 bytes long, but a share of the new key is 33 bytes");
+    await expectRefused(verify("%%%"), "'key' must be a valid hex or base64 string");
+  });
+});
+
+describe("backup refusals", () => {
+  it("no backup stored", async () => {
+    await expectRefused(() => secrets.client.GET("/sys/rekey/backup"), "no backed-up keys found");
+    expect((await secrets.client.DELETE("/sys/rekey/backup")).response.status).toBe(204);
+  });
+});

@@ -1,0 +1,79 @@
+// SECRETS_SEAL=stored: the seal stores the root key; operators hold recovery key shares, which
+// authorize a rekey of shares 1, threshold 1, stored shares 1; the root key rotates and no shares are
+// returned; PGP keys, backup and verification are refused.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { generatePgpKey, startSecrets, submitShares, type RunningTestSecrets } from "../helpers/secrets.ts";
+
+let secrets: RunningTestSecrets;
+beforeEach(async () => {
+  secrets = await startSecrets({ seal: "stored", shares: { secret_shares: 4, secret_threshold: 2 } });
+});
+afterEach(() => secrets.close());
+
+const seal = () => secrets.secrets.cluster.seal.get();
+
+describe("the stored-keys seal", () => {
+  it("hands out recovery key shares at start, and no unseal key shares", () => {
+    const { init } = secrets.secrets.cluster;
+    expect(init.keys).toEqual([]);
+    expect(init.recoveryKeys).toHaveLength(4);
+    expect(seal()).toMatchObject({ type: "stored", shares: { secret_shares: 4, secret_threshold: 2 } });
+  });
+
+  it("rekeys with recovery shares: the root key rotates, no shares are returned, the recovery shares stay", async () => {
+    const before = seal();
+    const status = await secrets.client.GET("/sys/rekey/init");
+    expect(status.data).toMatchObject({ started: false, required: 2 });
+    const started = await secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 1, secret_threshold: 1, stored_shares: 1 } });
+    expect(started.data).toMatchObject({ started: true, t: 1, n: 1, required: 2 });
+    const result = await submitShares(secrets.client, started.data!.nonce, [secrets.keys[3]!, secrets.keysBase64[0]!]);
+    expect(result).toEqual({
+      nonce: started.data!.nonce,
+      complete: true,
+      keys: [],
+      keys_base64: [],
+      pgp_fingerprints: null,
+      backup: false,
+      verification_required: false,
+    });
+    expect(seal().rootKey).not.toBe(before.rootKey);
+    expect(seal().rootKeyTerm).toBe(before.rootKeyTerm + 1);
+    expect(seal().operatorKey).toBe(before.operatorKey);
+
+    // stored_shares may be left out; the same recovery shares authorize the next rekey.
+    const again = await secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 1, secret_threshold: 1 } });
+    expect(await submitShares(secrets.client, again.data!.nonce, secrets.keys.slice(1, 3))).toMatchObject({ complete: true, keys: [] });
+    expect(seal().rootKeyTerm).toBe(before.rootKeyTerm + 2);
+  });
+
+  it("refuses shares that are not the recovery key's, clearing the progress", async () => {
+    const started = await secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 1, secret_threshold: 1 } });
+    const nonce = started.data!.nonce;
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
+    const wrong = Buffer.from(secrets.keys[1]!, "hex");
+    wrong[3] = wrong[3]! ^ 0x40;
+    const { error } = await secrets.client.POST("/sys/rekey/update", { body: { key: wrong.toString("hex"), nonce } });
+    expect(error).toEqual({ errors: ["root key verification failed: the shares do not reconstruct the current key"] });
+    expect((await secrets.client.GET("/sys/rekey/init")).data).toMatchObject({ nonce, progress: 0 });
+  });
+
+  it("refuses shares, threshold or stored shares other than 1, PGP keys, backup and verification", async () => {
+    const refused = async (body: Record<string, unknown>, message: string) => {
+      const { error, response } = await secrets.client.POST("/sys/rekey/init", { body: body as never });
+      expect(response.status).toBe(400);
+      expect(error).toEqual({ errors: [message] });
+      expect((await secrets.client.GET("/sys/rekey/init")).data).toMatchObject({ started: false });
+    };
+    const mustBeOne = "with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1";
+    await refused({ secret_shares: 5, secret_threshold: 3 }, mustBeOne);
+    await refused({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 }, mustBeOne);
+    await refused({ secret_shares: 1, secret_threshold: 1, stored_shares: 0 }, mustBeOne);
+    const key = await generatePgpKey("Operator");
+    await refused({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64] }, "PGP key encryption not supported when using stored keys");
+    await refused({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], backup: true }, "PGP key encryption not supported when using stored keys");
+    await refused(
+      { secret_shares: 1, secret_threshold: 1, require_verification: true },
+      "requiring verification not supported when rekeying the barrier key with recovery keys",
+    );
+  });
+});
