@@ -24,7 +24,8 @@ async function generate(api: ApiInfo): Promise<void> {
   const bundle = JSON.parse(readFileSync(bundlePath, "utf8"));
   writeFileSync(bundlePath, JSON.stringify(bundle, null, 2) + "\n");
 
-  const ast = await openapiTS(bundle, { alphabetize: false });
+  // Properties with a default stay optional in the types: clients may leave them out.
+  const ast = await openapiTS(bundle, { alphabetize: false, defaultNonNullable: false });
   writeFileSync(path.join(outDir, "schema.ts"), HEADER + astToString(ast));
   writeFileSync(path.join(outDir, "client.ts"), clientSource(api));
 }

@@ -825,7 +825,7 @@ export interface components {
              * @default client
              * @enum {string}
              */
-            Type: "client" | "management";
+            Type?: "client" | "management";
             /** @description Rules in the ACL rule language, for `client` tokens. */
             Rules?: string;
         };

@@ -177,6 +177,1400 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/replication/dr/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read DR replication status
+         * @description The cluster's DR replication status, measured: a primary lists the secondaries it issued
+         *     tokens to (`known_secondaries`) and, for those that connected, their addresses, whether they are
+         *     `connected` and their `last_heartbeat`; `last_wal` counts the writes to replicated data on this
+         *     cluster. A secondary shows its primary, how far it has applied the primary's writes
+         *     (`last_remote_wal`) and its `state`. `merkle_root` fingerprints the replicated data the cluster
+         *     holds: a primary and a secondary that hold the same data (no paths filter, in sync) show the same
+         *     root. `{"mode": "disabled"}` when DR replication is not enabled. The performance mode has its own
+         *     status. Answered on a DR secondary too.
+         */
+        get: operations["readDrReplicationStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/primary/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable DR primary
+         * @description Makes this cluster a DR primary (allowed when DR replication is disabled): a new
+         *     replication set with a new `cluster_id` (a UUID) starts, whose writes to replicated data are
+         *     streamed to the secondaries that join it. `primary_cluster_addr` is the cluster address given to
+         *     secondaries (for a primary behind a TCP load balancer); empty, the cluster's own cluster address
+         *     is given. The cluster must be served (it needs an API and a cluster address).
+         */
+        post: operations["enableDrPrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/primary/demote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Demote the DR primary
+         * @description Makes this DR primary a DR secondary that connects to no primary (`state` `idle`). It
+         *     keeps its `cluster_id` and its data, so it can rejoin the same replication set without a wipe:
+         *     give it an activation token from the set's new primary with `secondary/update-primary`. Its
+         *     secondaries are disconnected at once (their polls are answered `410`) and forgotten.
+         *     As a DR secondary, the cluster then refuses every request outside `sys/replication/`.
+         */
+        post: operations["demoteDrPrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/primary/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable the DR primary
+         * @description Turns DR replication off on this primary: its secondaries are disconnected at once and can
+         *     no longer connect (their credentials are forgotten). The data stays. Enabling the primary again
+         *     makes a new replication set with a new `cluster_id`: secondaries of the old set cannot rejoin
+         *     with `update-primary` (it refuses a token of another set) and must be disabled and enabled
+         *     again, which wipes their data.
+         */
+        post: operations["disableDrPrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/primary/secondary-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a DR secondary activation token
+         * @description Generates the activation token of a new DR secondary with the opaque identifier `id`, unique
+         *     among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT signed
+         *     by the primary (ES512) whose claims are the real system's: `addr` (this primary's API address),
+         *     `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl` has passed
+         *     (default `30m`): after that the secondary refuses it and the primary refuses to unwrap it or to
+         *     accept the secondary's first connection.
+         *
+         *     By default the answer is the wrapped-token envelope: `data` null and the token in
+         *     `wrap_info.token`, with `ttl` in seconds, `creation_time` and an empty `wrapped_accessor`; the
+         *     secondary unwraps its credentials (once) from this primary's API address when it is enabled.
+         *     With `secondary_public_key` (from `secondary/generate-public-key` on the secondary) the
+         *     credentials are instead encrypted to that key inside the token (ECDH on P-521, HKDF-SHA512,
+         *     AES-256-GCM), the token is in `data.token` and `wrap_info` is null: activation then needs no call
+         *     to this primary's API, only to its cluster address.
+         */
+        post: operations["createDrSecondaryToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/primary/revoke-secondary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a DR secondary
+         * @description Revokes the secondary `id`: its credential stops working and its open WAL poll is answered
+         *     `403` at once, so it is disconnected immediately and cannot connect again until it is given a
+         *     new activation token (its id is free again for `secondary-token`). An unused activation token
+         *     for that id stops working too. The secondary keeps its data and its `cluster_id`.
+         */
+        post: operations["revokeDrSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/generate-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a DR secondary public key
+         * @description Makes a new key pair on this future (or current) DR secondary and answers the public key:
+         *     given to the primary's `secondary-token` as `secondary_public_key`, it makes the primary encrypt
+         *     the credentials into the activation token, so that `secondary/enable` (or `update-primary`)
+         *     needs no call to the primary's API. Each call replaces the previous key pair: tokens encrypted to
+         *     an older key can no longer be read. The private key never leaves the cluster. Refused on a
+         *     DR primary.
+         */
+        post: operations["generateDrSecondaryPublicKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable DR secondary
+         * @description Makes this cluster a DR secondary of the primary that issued `token` (allowed when DR
+         *     replication is disabled).
+         *     Performance replication must be disabled: a DR secondary serves no requests. The secondary reads the token; a response-wrapped one is
+         *     unwrapped from the primary's API address (`primary_api_addr` overrides the one in the token; for
+         *     an `https` address the CA certificates of `ca_file` or `ca_path` are used, the system roots when
+         *     both are empty), an encrypted one is decrypted with the key of `generate-public-key`. It then
+         *     fetches the primary's data from the primary's cluster address. When that succeeds, **all data of
+         *     this cluster is cleared at once** and replaced by the primary's, including the seal: from then on
+         *     the primary's unseal (or recovery) key shares are the ones that count on this cluster. The
+         *     secondary adopts the set's `cluster_id`, streams the primary's writes from then on, and
+         *     refuses every request outside `sys/replication/` (`400 path disabled in replication DR secondary mode`) until it is promoted. If anything fails (expired or used token, unreachable primary, TLS failure), nothing
+         *     changes.
+         */
+        post: operations["enableDrSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote the DR secondary
+         * @description Makes this DR secondary the primary of its replication set: it keeps the set's `cluster_id`
+         *     and its data, stops streaming, and starts with no secondaries (the others need new activation
+         *     tokens from it). `primary_cluster_addr` is the cluster address it gives to secondaries.
+         *     It is authorized by a DR operation token of this secondary (`dr_operation_token`), besides the request token.
+         *
+         *     Without `force`, the safety checks of the real system are made first, each refused with `400`:
+         *     the old primary must not still be the active primary of the set (the secondary asks it; an
+         *     unreachable, demoted or disabled primary passes), so that only one primary is active; the
+         *     secondary must have completed a sync with it; and it must have applied every write it heard the
+         *     primary make (`last_remote_wal` equal to the primary's `last_wal` as last heard). A demoted
+         *     primary (`idle`, no primary) has nothing to check. With `force` the checks are skipped: several
+         *     primaries may then be active and writes may be lost.
+         */
+        post: operations["promoteDrSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable the DR secondary
+         * @description Turns DR replication off on this secondary: it stops streaming and can no longer connect
+         *     to its primary (it forgets its credentials and `cluster_id`). It keeps its data and serves it as
+         *     a cluster of its own. Enabling it as a secondary again clears its data (as every
+         *     `secondary/enable` does); enabling it as a primary starts a new replication set.
+         */
+        post: operations["disableDrSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/update-primary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the DR secondary's primary
+         * @description Points this DR secondary (or demoted primary) at the primary that issued `token`, without a
+         *     wipe: the token is read as by `secondary/enable` (`primary_api_addr`, `ca_file`, `ca_path` alike),
+         *     and it must be of the replication set the secondary belongs to (same `cluster_id`; a set made by
+         *     disabling and enabling a primary again is another set, which the secondary can only join by
+         *     being disabled and enabled again, with a wipe). The secondary then compares merkle roots with
+         *     the primary and takes the primary's data where it differs. A blank `token` keeps the secondary
+         *     (its data and `cluster_id`) but forgets its primary: it stops connecting (`state` `idle`).
+         *     It is authorized by a DR operation token of this secondary (`dr_operation_token`). If the new primary cannot be reached, nothing changes.
+         */
+        post: operations["updateDrSecondaryPrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/generate-operation-token/attempt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read DR operation token generation progress
+         * @description The current DR operation token generation attempt on this DR secondary: `started`, its `nonce`,
+         *     the key shares given (`progress`) and needed (`required`, the threshold of the primary's unseal
+         *     or recovery key shares, which the secondary holds since it took the primary's seal), and the PGP
+         *     key's fingerprint when one was given. The OTP is never part of this answer. Without an attempt,
+         *     `started` is false and `nonce` empty. Refused unless the cluster is a DR secondary.
+         */
+        get: operations["readDrOperationTokenAttempt"];
+        /**
+         * Start a DR operation token generation
+         * @description Starts a generation attempt with a new nonce (one attempt at a time: cancel it to change the OTP
+         *     or PGP key). Without `pgp_key` the answer carries the OTP (`otp`, 26 base62 characters, as long
+         *     as a token; `otp_length` 26) that the finished token will be encoded with; this answer is the only
+         *     place it appears. With `pgp_key` (base64 of a binary OpenPGP public key) the token will be
+         *     encrypted to that key instead, `otp` is empty and `pgp_fingerprint` names the key.
+         */
+        put: operations["startDrOperationTokenAttempt"];
+        post?: never;
+        /**
+         * Cancel the DR operation token generation
+         * @description Cancels the attempt in progress and clears its progress (the way to change the OTP or PGP key).
+         *     Cancelling when there is no attempt succeeds too. Tokens already made stay valid.
+         */
+        delete: operations["cancelDrOperationTokenAttempt"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/generate-operation-token/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Provide a key share for the DR operation token
+         * @description Gives one key share of the primary (an unseal key share, or a recovery key share with a seal
+         *     that stores its keys; hex or base64) to the attempt, with its nonce. Below the threshold the
+         *     answer is the attempt's status. At the threshold the shares are combined and checked against the
+         *     seal's key: a mismatch is `400` `root key verification failed: ...` and clears the progress (the
+         *     attempt stays); a match makes a new DR operation token and ends the attempt. The answer then has
+         *     `complete` true and `encoded_token`: with an OTP, the base64 (without padding) of the token's
+         *     bytes XOR the OTP's bytes, which the OTP decodes (`token = base64decode(encoded_token) XOR otp`);
+         *     with a PGP key, the token encrypted to it (a binary OpenPGP message, base64). The token has no TTL:
+         *     it authorizes `secondary/promote`, `secondary/update-primary` and `secondary/operation-token/delete`
+         *     on this cluster until it is deleted.
+         *
+         *     Refused with `400` and no progress made: no attempt, a wrong nonce, a share that is neither hex
+         *     nor base64 or not one share long, a share already given to this attempt.
+         */
+        put: operations["submitDrOperationTokenShare"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/dr/secondary/operation-token/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a DR operation token
+         * @description Revokes the DR operation token given in `dr_operation_token` (which authorizes its own
+         *     revocation). DR operation tokens have no TTL: delete each once it is no longer needed, like a
+         *     root token. An unknown or already deleted token is refused.
+         */
+        post: operations["deleteDrOperationToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read performance replication status
+         * @description The cluster's performance replication status, measured: a primary lists the secondaries it issued
+         *     tokens to (`known_secondaries`) and, for those that connected, their addresses, whether they are
+         *     `connected` and their `last_heartbeat`; `last_wal` counts the writes to replicated data on this
+         *     cluster. A secondary shows its primary, how far it has applied the primary's writes
+         *     (`last_remote_wal`) and its `state`. `merkle_root` fingerprints the replicated data the cluster
+         *     holds: a primary and a secondary that hold the same data (no paths filter, in sync) show the same
+         *     root. `{"mode": "disabled"}` when performance replication is not enabled. The DR mode has its own
+         *     status. Answered on a DR secondary too.
+         */
+        get: operations["readPerformanceReplicationStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable performance primary
+         * @description Makes this cluster a performance primary (allowed when performance replication is disabled): a new
+         *     replication set with a new `cluster_id` (a UUID) starts, whose writes to replicated data are
+         *     streamed to the secondaries that join it. `primary_cluster_addr` is the cluster address given to
+         *     secondaries (for a primary behind a TCP load balancer); empty, the cluster's own cluster address
+         *     is given (for performance replication, the seed's "falls back to the configured cluster address"). The cluster must be served (it needs an API and a cluster address).
+         */
+        post: operations["enablePerformancePrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/demote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Demote the performance primary
+         * @description Makes this performance primary a performance secondary that connects to no primary (`state` `idle`). It
+         *     keeps its `cluster_id` and its data, so it can rejoin the same replication set without a wipe:
+         *     give it an activation token from the set's new primary with `secondary/update-primary`. Its
+         *     secondaries are disconnected at once (their polls are answered `410`) and forgotten.
+         *     As a performance secondary, the cluster then serves reads and refuses writes.
+         */
+        post: operations["demotePerformancePrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable the performance primary
+         * @description Turns performance replication off on this primary: its secondaries are disconnected at once and can
+         *     no longer connect (their credentials are forgotten). The data stays. Enabling the primary again
+         *     makes a new replication set with a new `cluster_id`: secondaries of the old set cannot rejoin
+         *     with `update-primary` (it refuses a token of another set) and must be disabled and enabled
+         *     again, which wipes their data.
+         */
+        post: operations["disablePerformancePrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/secondary-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a performance secondary activation token
+         * @description Generates the activation token of a new performance secondary with the opaque identifier `id`, unique
+         *     among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT signed
+         *     by the primary (ES512) whose claims are the real system's: `addr` (this primary's API address),
+         *     `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl` has passed
+         *     (default `30m`): after that the secondary refuses it and the primary refuses to unwrap it or to
+         *     accept the secondary's first connection.
+         *
+         *     By default the answer is the wrapped-token envelope: `data` null and the token in
+         *     `wrap_info.token`, with `ttl` in seconds, `creation_time` and an empty `wrapped_accessor`; the
+         *     secondary unwraps its credentials (once) from this primary's API address when it is enabled.
+         *     With `secondary_public_key` (from `secondary/generate-public-key` on the secondary) the
+         *     credentials are instead encrypted to that key inside the token (ECDH on P-521, HKDF-SHA512,
+         *     AES-256-GCM), the token is in `data.token` and `wrap_info` is null: activation then needs no call
+         *     to this primary's API, only to its cluster address.
+         */
+        post: operations["createPerformanceSecondaryToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/revoke-secondary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a performance secondary
+         * @description Revokes the secondary `id`: its credential stops working and its open WAL poll is answered
+         *     `403` at once, so it is disconnected immediately and cannot connect again until it is given a
+         *     new activation token (its id is free again for `secondary-token`). An unused activation token
+         *     for that id stops working too. The secondary keeps its data and its `cluster_id`.
+         */
+        post: operations["revokePerformanceSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/secondary/generate-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a performance secondary public key
+         * @description Makes a new key pair on this future (or current) performance secondary and answers the public key:
+         *     given to the primary's `secondary-token` as `secondary_public_key`, it makes the primary encrypt
+         *     the credentials into the activation token, so that `secondary/enable` (or `update-primary`)
+         *     needs no call to the primary's API. Each call replaces the previous key pair: tokens encrypted to
+         *     an older key can no longer be read. The private key never leaves the cluster. Refused on a
+         *     performance primary.
+         */
+        post: operations["generatePerformanceSecondaryPublicKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/secondary/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable performance secondary
+         * @description Makes this cluster a performance secondary of the primary that issued `token` (allowed when performance
+         *     replication is disabled). The secondary reads the token; a response-wrapped one is
+         *     unwrapped from the primary's API address (`primary_api_addr` overrides the one in the token; for
+         *     an `https` address the CA certificates of `ca_file` or `ca_path` are used, the system roots when
+         *     both are empty), an encrypted one is decrypted with the key of `generate-public-key`. It then
+         *     fetches the primary's data from the primary's cluster address. When that succeeds, **all data of
+         *     this cluster is cleared at once** and replaced by the primary's, including the seal: from then on
+         *     the primary's unseal (or recovery) key shares are the ones that count on this cluster. The
+         *     secondary adopts the set's `cluster_id`, streams the primary's writes from then on, and
+         *     serves reads of the replicated data (except the mounts its paths filter leaves out, which it does not route: `404`) and refuses writes (`400`), which belong on the primary. If anything fails (expired or used token, unreachable primary, TLS failure), nothing
+         *     changes.
+         */
+        post: operations["enablePerformanceSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/secondary/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote the performance secondary
+         * @description Makes this performance secondary the primary of its replication set: it keeps the set's `cluster_id`
+         *     and its data, stops streaming, and starts with no secondaries (the others need new activation
+         *     tokens from it). `primary_cluster_addr` is the cluster address it gives to secondaries.
+         *     It takes no DR operation token.
+         *
+         *     Without `force`, the safety checks of the real system are made first, each refused with `400`:
+         *     the old primary must not still be the active primary of the set (the secondary asks it; an
+         *     unreachable, demoted or disabled primary passes), so that only one primary is active; the
+         *     secondary must have completed a sync with it; and it must have applied every write it heard the
+         *     primary make (`last_remote_wal` equal to the primary's `last_wal` as last heard). A demoted
+         *     primary (`idle`, no primary) has nothing to check. With `force` the checks are skipped: several
+         *     primaries may then be active and writes may be lost.
+         */
+        post: operations["promotePerformanceSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/secondary/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable the performance secondary
+         * @description Turns performance replication off on this secondary: it stops streaming and can no longer connect
+         *     to its primary (it forgets its credentials and `cluster_id`). It keeps its data and serves it as
+         *     a cluster of its own. Enabling it as a secondary again clears its data (as every
+         *     `secondary/enable` does); enabling it as a primary starts a new replication set.
+         */
+        post: operations["disablePerformanceSecondary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/secondary/update-primary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the performance secondary's primary
+         * @description Points this performance secondary (or demoted primary) at the primary that issued `token`, without a
+         *     wipe: the token is read as by `secondary/enable` (`primary_api_addr`, `ca_file`, `ca_path` alike),
+         *     and it must be of the replication set the secondary belongs to (same `cluster_id`; a set made by
+         *     disabling and enabling a primary again is another set, which the secondary can only join by
+         *     being disabled and enabled again, with a wipe). The secondary then compares merkle roots with
+         *     the primary and takes the primary's data where it differs. A blank `token` keeps the secondary
+         *     (its data and `cluster_id`) but forgets its primary: it stops connecting (`state` `idle`).
+         *     It takes no DR operation token. If the new primary cannot be reached, nothing changes.
+         */
+        post: operations["updatePerformanceSecondaryPrimary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/paths-filter/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a performance secondary's paths filter
+         * @description The filter set for the secondary `id`. `404` when none is set.
+         */
+        get: operations["readPerformancePathsFilter"];
+        put?: never;
+        /**
+         * Set a performance secondary's paths filter
+         * @description Sets which mounts and namespaces this performance primary replicates to the secondary
+         *     `id` (which need not exist yet: a filter set before activation applies from the first sync). In
+         *     `allow` mode (the default) only the listed mounts and namespaces are replicated, in `deny` mode
+         *     they are not; a namespace path covers every mount under it. Data that belongs to no mount
+         *     (service configuration, the seal, identity and MFA data) is always replicated. The secondary
+         *     converges at once: its open poll is answered with a resync, and it deletes the data the filter
+         *     now leaves out and takes what it now lets in. A performance secondary does not route the mounts
+         *     its filter leaves out (`404`).
+         */
+        post: operations["writePerformancePathsFilter"];
+        /**
+         * Delete a performance secondary's paths filter
+         * @description Removes the filter of the secondary `id`: everything is replicated to it again (it
+         *     resyncs at once). Deleting when there is none succeeds too.
+         */
+        delete: operations["deletePerformancePathsFilter"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/mount-filter/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a performance secondary's mount filter
+         * @deprecated
+         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias: `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the same filter.
+         *
+         *     The filter set for the secondary `id`, in the mount filter's words (`whitelist`, `blacklist`). `404` when none is set.
+         */
+        get: operations["readPerformanceMountFilter"];
+        put?: never;
+        /**
+         * Set a performance secondary's mount filter
+         * @deprecated
+         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias: `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the same filter.
+         *
+         *     Sets which mounts and namespaces this performance primary replicates to the secondary
+         *     `id` (which need not exist yet: a filter set before activation applies from the first sync). In
+         *     `whitelist` mode (the default) only the listed mounts and namespaces are replicated, in `blacklist` mode
+         *     they are not; a namespace path covers every mount under it. Data that belongs to no mount
+         *     (service configuration, the seal, identity and MFA data) is always replicated. The secondary
+         *     converges at once: its open poll is answered with a resync, and it deletes the data the filter
+         *     now leaves out and takes what it now lets in. A performance secondary does not route the mounts
+         *     its filter leaves out (`404`).
+         */
+        post: operations["writePerformanceMountFilter"];
+        /**
+         * Delete a performance secondary's mount filter
+         * @deprecated
+         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias: `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the same filter.
+         *
+         *     Removes the filter of the secondary `id`: everything is replicated to it again (it
+         *     resyncs at once). Deleting when there is none succeeds too.
+         */
+        delete: operations["deletePerformanceMountFilter"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/primary/dynamic-filter/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a secondary's dynamic filter on the primary
+         * @description On the performance primary: what the paths filter of the secondary `id` keeps from it now.
+         *     `dynamic_filtered_mounts` are the mounts that exist now (served, recorded under `sys/mounts/` or
+         *     holding data) and are not replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes
+         *     of mounts) entirely left out. Both are empty without a filter. The secondary need not exist yet.
+         */
+        get: operations["readPerformancePrimaryDynamicFilter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/replication/performance/secondary/dynamic-filter/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read this secondary's dynamic filter on the secondary
+         * @description On the performance secondary `id` (its own id): what the paths filter it received from its primary keeps from it now.
+         *     `dynamic_filtered_mounts` are the mounts that exist now (served, recorded under `sys/mounts/` or
+         *     holding data) and are not replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes
+         *     of mounts) entirely left out. Both are empty without a filter. Primary and secondary report the same lists for the same mounts.
+         */
+        get: operations["readPerformanceSecondaryDynamicFilter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/config/root": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the root configuration
+         * @description The stored configuration, without `secret_key`. Values that come from the environment or the
+         *     shared credentials file are not shown (they are read when used). Before the first configuration
+         *     write the answer is `404` with no message, as the real system answers a read of nothing.
+         */
+        get: operations["readCloudCredentialsRootConfig"];
+        put?: never;
+        /**
+         * Configure the root credentials
+         * @description Stores the credentials and client settings the engine uses to call the cloud provider, replacing
+         *     any earlier configuration (fields left out are stored empty, `max_retries` as `-1`). The
+         *     credentials are not checked here, as the real system does not check them either: wrong keys show
+         *     when credentials are requested (`InvalidClientTokenId`).
+         *
+         *     The root credentials the engine uses are, highest first:
+         *     1. `access_key` and `secret_key` of this configuration, when both are set;
+         *     2. the server's environment: `AWS_ACCESS_KEY_ID` (or `AWS_ACCESS_KEY`), `AWS_SECRET_ACCESS_KEY`
+         *        (or `AWS_SECRET_KEY`) and `AWS_SESSION_TOKEN`, the names the real system's provider SDK reads;
+         *     3. the shared credentials file, read from disk at each use: `AWS_SHARED_CREDENTIALS_FILE`, else
+         *        `$HOME/.aws/credentials`; profile `AWS_PROFILE`, else `default`; keys `aws_access_key_id`,
+         *        `aws_secret_access_key`, `aws_session_token`;
+         *     4. the role assigned to the machine or container the server runs on (on the reference server: the
+         *        simulated provider's `assigned_role`, see the README).
+         *
+         *     When none applies, requests for credentials fail with `NoCredentialProviders: no valid providers
+         *     in chain`. The region is `region`, else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`.
+         *     `secret_key` is never returned and never logged.
+         */
+        post: operations["writeCloudCredentialsRootConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/config/rotate-root": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the root credentials
+         * @description Replaces the configured static root credentials by new ones: the engine asks the provider which
+         *     IAM user the configured key belongs to, creates a new access key for that user, stores it (with
+         *     its secret) as the root configuration, and deletes the old key. The answer carries the new access
+         *     key id; the new secret is never returned.
+         *
+         *     Refused with `400`, and nothing changes:
+         *     - without configuration (`no configuration found for config/root`) or without static keys in it
+         *       (`Cannot call config/rotate-root when either access_key or secret_key is empty`): rotation
+         *       works only with static credentials;
+         *     - when the provider refuses the configured key (`error calling GetUser: InvalidClientTokenId:
+         *       ...`);
+         *     - when the user already has another access key: a user has at most two keys, so creating the new
+         *       one fails (`error calling CreateAccessKey: LimitExceeded: Cannot exceed quota for
+         *       AccessKeysPerUser: 2`).
+         *
+         *     With the real provider, calls made with the new key may fail for a few seconds after rotation
+         *     (eventual consistency); the simulated provider is consistent at once.
+         */
+        post: operations["rotateCloudCredentialsRoot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/config/lease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the lease configuration
+         * @description The lease configuration, in long form (`30m` is `30m0s`, `12h` is `12h0m0s`). Before the first
+         *     write the answer is `404` with no message (the real system has no default configuration to show;
+         *     IAM-user credentials then get `768h`).
+         */
+        get: operations["readCloudCredentialsLeaseConfig"];
+        put?: never;
+        /**
+         * Configure the lease of IAM-user credentials
+         * @description Sets the lease of the IAM-user credentials issued from now on (`lease_duration` of `/creds`
+         *     answers) and the longest it may be extended to. Both are durations with a unit suffix, `h` being
+         *     the largest (`30m`, `1h30m`, `720h`); a bare number, an unknown unit or a negative duration is
+         *     refused with `400` (`Invalid lease: time: missing unit in duration "3600"`), and so is an empty
+         *     value (`'lease' is a required parameter`). Nothing is changed by a refused write.
+         *
+         *     Without a lease configuration, IAM-user credentials get the service's default lease, `768h`
+         *     (2764800 seconds). STS credentials do not use the lease configuration.
+         */
+        post: operations["writeCloudCredentialsLeaseConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the roles
+         * @description The names of the roles, sorted (roles stored by an earlier version included). Called with the
+         *     `LIST` method (`LIST /v1/<mount>/roles`), or as `GET` with `list=true`. Without roles the answer is
+         *     `404` with no message, as the real system answers an empty list.
+         */
+        get: operations["listCloudCredentialsRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/roles/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a role
+         * @description The role. A role stored by an earlier version (a legacy entry) is shown as the role it stands for;
+         *     one whose data cannot be read as a role has empty fields and `invalid_data` holding the stored
+         *     data. A role that does not exist is `404` with no message.
+         */
+        get: operations["readCloudCredentialsRole"];
+        put?: never;
+        /**
+         * Create or update a role
+         * @description Creates the role, or updates it: fields that are not sent keep their values, then the whole role
+         *     is checked. Every problem found is refused with `400`, one message each, and the role stays as it
+         *     was:
+         *     - `did not supply credential_type`; `unrecognized credential type: <type>` (the types are
+         *       `iam_user`, `assumed_role` and `federation_token`);
+         *     - `role_arns` only with `assumed_role` (`cannot supply role_arns when credential_type isn't
+         *       assumed_role`), and `assumed_role` needs at least one (`must specify at least one of role_arns
+         *       with assumed_role credential_type`);
+         *     - `iam_user` and `federation_token` need `policy_arns` or `policy_document` (`must specify at
+         *       least one of policy_arns or policy_document with <type> credential_type`);
+         *     - `default_sts_ttl` and `max_sts_ttl` only with `assumed_role` or `federation_token`
+         *       (`default_sts_ttl parameter only valid for assumed_role and federation_token credential
+         *       types`), and the default not above the maximum (`"default_sts_ttl" value must be less than or
+         *       equal to "max_sts_ttl" value`);
+         *     - `user_path` only with `iam_user` (`user_path parameter only valid for iam_user credential
+         *       type`) and of the form `^\/([\x21-\x7F]{0,510}\/)?$`;
+         *     - `permissions_boundary_arn` only with `iam_user` (`cannot supply permissions_boundary_arn when
+         *       credential_type isn't iam_user`) and a policy ARN (`invalid permissions_boundary_arn parameter:
+         *       ...`);
+         *     - `policy_document` must be JSON (`cannot parse policy document: "<document>"`); `iam_tags`
+         *       entries must be `key=value` with a key (`invalid key pair "<entry>"`); `role_arns` must be role
+         *       ARNs and `policy_arns` policy ARNs (`invalid role_arns entry "<arn>": ...`), a check the real
+         *       system leaves to the provider, made here so that a typo shows at once;
+         *     - the legacy parameters: `policy` and `arn` not together (`only one of policy or arn should be
+         *       provided`) nor with any parameter above (`cannot supply deprecated role or policy parameters
+         *       with <parameter>`); `policy` must be JSON and `arn` the ARN of a policy or a role (`unable to
+         *       parse supplied data: "<value>"`).
+         *
+         *     A write with a legacy parameter replaces the whole role (a `policy` document makes an `iam_user`
+         *     and `federation_token` role, a policy `arn` an `iam_user` role, a role `arn` an `assumed_role`
+         *     role), and answers `200` with the warning `Detected use of legacy role or policy parameter. Please
+         *     upgrade to use the new parameters.`. Writing a role that showed `invalid_data` clears it, with the
+         *     warning `Invalid data of "<data>" cleared out of role`. Other writes answer `204`.
+         *
+         *     Lists (`role_arns`, `policy_arns`, `iam_groups`) are a JSON array or a comma-separated string;
+         *     `iam_tags` a JSON object, or `key=value` strings; durations seconds or a duration string. Whether
+         *     the groups, policies and roles exist in the provider is checked when credentials are requested.
+         */
+        post: operations["writeCloudCredentialsRole"];
+        /**
+         * Delete a role
+         * @description Deletes the role (credentials issued from it stay valid). A role that does not exist is `404`
+         *     with no message, as the seed says.
+         */
+        delete: operations["deleteCloudCredentialsRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/creds/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Generate credentials from a role
+         * @description Issues new credentials of the role's type from the cloud provider, with the root credentials (see
+         *     `POST /config/root`):
+         *     - **`iam_user`**: a new IAM user named `secrets-<token display name>-<role>-<unix time>-<random>`
+         *       (display name and role cut to 42 characters together, the name to 64) under the role's
+         *       `user_path` (`/`), with its `permissions_boundary_arn`, its `policy_arns` attached, its
+         *       `policy_document` as inline policy named after the role, added to its `iam_groups` and tagged
+         *       with its `iam_tags`, then an access key (`AKIA...`) for it. `security_token` is null. The lease
+         *       is renewable, `lease_duration` is the `lease` of `config/lease` (else `768h`).
+         *     - **`assumed_role`**: temporary credentials (`ASIA...` with a session token) of one of the role's
+         *       `role_arns` (`role_arn` picks it; it may be left out when the role has exactly one), session
+         *       policies from `policy_document`, `policy_arns` and the groups. `role_session_name` is cleaned
+         *       and cut to 64 characters, or generated like an IAM user name.
+         *     - **`federation_token`**: temporary credentials of a federated user named
+         *       `secrets-<unix time>-<random>` (32 characters), filtered by the same session policies.
+         *
+         *     STS credentials last `ttl` (default the role's `default_sts_ttl`, else `3600` seconds), cut to the
+         *     role's `max_sts_ttl` (else `768h`); the provider then refuses durations below 900 seconds, above
+         *     the role's maximum session duration (1 to 12 hours, default 1 hour; 1 hour for a session that
+         *     itself comes from a role) for an assumed role, or above 129600 seconds (36 hours) for a federation
+         *     token. STS leases are not renewable and last as long as the credentials.
+         *
+         *     The provider enforces its rules (`400`, the provider's message after what the engine was doing,
+         *     e.g. `Error creating access keys: LimitExceeded: ...`): groups, managed policies and roles must
+         *     exist, a user has at most 2 access keys, 10 managed policies and 10 groups, 50 tags, inline and
+         *     session policies must be valid policy documents of at most 2048 characters, at most 10 session
+         *     policy ARNs, federation tokens need the long-term credentials of an IAM user. An IAM user whose
+         *     setup fails half-way is deleted again, so a refused request leaves nothing behind.
+         *
+         *     Legacy roles (written with `policy` or `arn`) issue only `iam_user` credentials here and only STS
+         *     credentials through `PUT /sts/{name}`. Other roles issue the same credentials through both.
+         *
+         *     Refused with `400`: a role that does not exist (`Role "<name>" not found`); a role without a
+         *     credential type (`unknown credential_type: ""`, a role with `invalid_data`); a `role_arn` the role
+         *     does not list (`role_arn "<arn>" not in allowed role arns for role "<name>"`) or none when the
+         *     role lists several (`did not supply a role_arn parameter and unable to determine one`); an
+         *     unreadable `ttl`; no root credentials (`NoCredentialProviders: no valid providers in chain`).
+         */
+        get: operations["generateCloudCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/aws/sts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Generate STS credentials from a role
+         * @description The same as `GET /creds/{name}` with the parameters in the body, except for legacy roles (written
+         *     with `policy` or `arn`): through this path they issue only STS credentials, `federation_token`
+         *     for a legacy policy document and `assumed_role` for a legacy role ARN, and an `iam_user` legacy
+         *     role is refused (`attempted to retrieve iam_user credentials through the sts path; this is not
+         *     allowed for legacy roles`).
+         */
+        put: operations["generateCloudStsCredentials"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consul/config/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Configure access to the discovery backend
+         * @description Sets how the engine reaches the discovery backend (the service-mesh server, whose ACL token API
+         *     issues the tokens): `address` (`host:port`), `scheme`, a management `token`, and for `https`
+         *     optionally `ca_cert` and the pair `client_cert`/`client_key`. Writing replaces the whole
+         *     previous configuration.
+         *
+         *     **The backend's version.** The engine learns the backend's version when this configuration is
+         *     written: it calls the backend's `GET /v1/agent/self` with the given token and settings, and
+         *     keeps the reported `Config.Version` with the configuration. Role writes are checked against
+         *     that version, and `creds` picks the token API by it, without calling the backend again. Write
+         *     the configuration again (the same values will do) after upgrading the backend. If the backend
+         *     cannot be reached, refuses the token, or reports no version, the write is refused with `400`
+         *     and the reason, and nothing is stored (the real system stores the configuration unchecked).
+         *
+         *     Rules, each refused with `400` and nothing stored:
+         *     - `address` is `host:port` (a host name, IPv4 address or bracketed IPv6 address; port 1-65535);
+         *     - `token` is not empty;
+         *     - `ca_cert`, `client_cert` and `client_key` only with scheme `https`; `client_cert` and
+         *       `client_key` only together, each parsable PEM, the key the certificate's; `ca_cert` one or
+         *       more PEM certificates.
+         *
+         *     The token (and the client key) are stored, never returned, never logged. The backend's
+         *     data-plane mode (1.14 and later) is not supported: the engine talks to the backend's ACL API.
+         */
+        post: operations["configureDiscoveryTokenAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consul/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description The names of the mount's roles, sorted. Called with `LIST`; described as `GET` with
+         *     `list=true`. With no role, the answer is `404` with an empty error list, as the real system
+         *     answers an empty list.
+         */
+        get: operations["listDiscoveryTokenRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consul/roles/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
+                 *     name pattern).
+                 * @example web-reader
+                 */
+                name: components["parameters"]["DiscoveryTokenRoleName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a role
+         * @description The role as stored. `404` with an empty error list when there is no such role (as the real
+         *     system answers).
+         */
+        get: operations["readDiscoveryTokenRole"];
+        put?: never;
+        /**
+         * Create or replace a role
+         * @description Creates the role, or replaces it when it exists (parameters left out take their defaults).
+         *     The access configuration must be written first (`400` otherwise): the role is checked against
+         *     the version of the backend it reports.
+         *
+         *     **Parameters by backend version** (each refused with `400` naming the parameter, the version
+         *     it needs and the backend's version; nothing is stored):
+         *
+         *     | parameter | accepted by backend versions |
+         *     |---|---|
+         *     | `policy` | below 1.11 (deprecated from 1.4) |
+         *     | `lease` | below 1.4 (from 1.4 on: `ttl`) |
+         *     | `policies`, `local` | 1.4 and later |
+         *     | `catalog_roles` | 1.5 and later |
+         *     | `catalog_namespace` | 1.7 and later |
+         *     | `partition` | 1.11 and later |
+         *     | `token_type`, `ttl`, `max_ttl` | every version |
+         *
+         *     `token_type` is accepted below 1.4 too: the legacy token API has client and management
+         *     tokens, and the seed's rule for those versions (`policy` required unless `token_type` is
+         *     `management`) names it.
+         *
+         *     **What a `client` role needs**: below 1.4 `policy`; 1.4 `policy` or `policies`; 1.5 to 1.10
+         *     `policy`, `policies` or `catalog_roles`; from 1.11 `policies` or `catalog_roles`. A
+         *     `management` role needs none of them.
+         *
+         *     Other rules (`400`): `policy` is base64; durations are duration strings or whole seconds, not
+         *     negative; `ttl` not above `max_ttl` when both are set; `lease` and `ttl` not both;
+         *     `catalog_namespace` and `partition` are names (letters, digits, `-`, `_`). `policies` and
+         *     `catalog_roles` take a list or a comma-separated string. The engine cannot tell whether a
+         *     namespace, partition, policy or backend role exists: the backend checks that when a token is
+         *     issued.
+         */
+        post: operations["writeDiscoveryTokenRole"];
+        /**
+         * Delete a role
+         * @description Deletes the role. Deleting a role that does not exist succeeds too. Tokens already issued from
+         *     the role stay valid at the backend.
+         */
+        delete: operations["deleteDiscoveryTokenRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consul/creds/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Issue a token from a role
+         * @description Creates a new token at the discovery backend, with the configured management token, and
+         *     answers with it as a lease.
+         *
+         *     **Which backend API.** From backend 1.4 on, `PUT /v1/acl/token` with the role's `policies`
+         *     and `catalog_roles` linked by name, `Local` from `local`, `Namespace` from
+         *     `catalog_namespace` and `Partition` from `partition` (left out when empty or `default`); a
+         *     `management` role links the built-in `global-management` policy. Below 1.4, and for roles
+         *     with a legacy `policy` on backends 1.4 to 1.10, the legacy `PUT /v1/acl/create` with `Type`
+         *     the role's `token_type` and `Rules` the decoded `policy`. A role with a legacy `policy` cannot
+         *     issue tokens from a backend 1.11 or later (`400`).
+         *
+         *     **The lease.** `lease_id` is `<mount>/creds/<role>/<random id>`; `lease_duration` is the
+         *     role's `ttl`, else the mount's default lease (768h, the real system's default; this server
+         *     has no mount tuning), capped by the role's `max_ttl` (else the mount's maximum, 768h);
+         *     `renewable` is true. `data.token` is the token's secret; tokens from the token API also carry
+         *     `accessor`, `local`, `catalog_namespace` and `partition`. (This server keeps no lease table:
+         *     the token is not revoked at the backend when the lease ends.)
+         *
+         *     **Errors.** An unknown role is `404` with `role "<name>" not found` (the real system answers
+         *     `400`). Access not configured is `400`. When the backend cannot be reached or refuses to create
+         *     the token (for example a policy that does not exist there), the answer is `502` with the
+         *     backend's address, the call and the backend's message; the real system answers those with
+         *     `400`, this server with `502` so that a client can tell a backend failure from its own bad
+         *     input. The management token never appears in an answer.
+         */
+        get: operations["generateDiscoveryToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/mfa/method/pushmfa": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List push-MFA methods
+         * @description The ids of the push-MFA methods visible in the request's namespace: those created in it and
+         *     in its parent namespaces (not those of child namespaces), sorted. Called with `LIST`;
+         *     described as `GET` with `list=true`. With none, the answer is `404` with an empty error list,
+         *     as the real system answers an empty list.
+         */
+        get: operations["listPushMfaMethods"];
+        put?: never;
+        /**
+         * Create a push-MFA method
+         * @description Creates a push-MFA method in the request's namespace and answers with its id (a UUID) in
+         *     `data.method_id`. `secret_key`, `integration_key` and `api_hostname` are required and must not
+         *     be empty (`<field> is empty`); `username_format`, when given, must be a valid identity template
+         *     (balanced `{{ }}`, known directives only); each refused with `400`, nothing created.
+         *     `secret_key` is stored and returned only by the method's read (the seed's read shape); it is
+         *     never logged.
+         */
+        post: operations["createPushMfaMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/mfa/method/pushmfa/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path: {
+                /**
+                 * @description The method's id (a UUID), as `create` returned it.
+                 * @example 1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                id: components["parameters"]["PushMfaMethodId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a push-MFA method
+         * @description The method, with `type` `pushmfa`. A method can be read from the namespace it was created in,
+         *     from its parent namespaces and from its child namespaces (as the real system allows); from
+         *     any other namespace, and for an id that does not exist, the answer is `404` with an empty
+         *     error list.
+         */
+        get: operations["readPushMfaMethod"];
+        put?: never;
+        /**
+         * Update a push-MFA method
+         * @description Replaces the method's settings, as the real system does: the same body and rules as create
+         *     (`secret_key`, `integration_key` and `api_hostname` again required; `push_info` and
+         *     `use_passcode` left out take their defaults), except that a `username_format` left out keeps
+         *     the current one. Only in the namespace the method was created in: from another namespace that
+         *     can see it, `400` `request namespace does not match method namespace`. An id that does not
+         *     exist (or that the namespace cannot see) is `404` with an empty error list. A refused update
+         *     changes nothing.
+         */
+        post: operations["updatePushMfaMethod"];
+        /**
+         * Delete a push-MFA method
+         * @description Deletes the method. Refused with `400` while a login enforcement (from the world file's
+         *     `mfa_login_enforcements`) uses it, naming the enforcement, and from another namespace than the
+         *     method's own (`request namespace does not match method namespace`); nothing is deleted then.
+         *     Deleting an id that does not exist (or that the namespace cannot see) succeeds, as in the real
+         *     system.
+         */
+        delete: operations["deletePushMfaMethod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -331,6 +1725,865 @@ export interface components {
             /** @constant */
             complete: true;
         };
+        /**
+         * @description Hex SHA-256 merkle root of the replicated data the cluster holds (leaves: each key with the
+         *     canonical JSON of its value, in key order). Equal on a primary and a secondary exactly when they
+         *     hold the same replicated data.
+         */
+        ReplicationMerkleRoot: string;
+        /** @description A secondary as its primary sees it, measured from its handshakes and WAL polls. */
+        ReplicationSecondaryConnection: {
+            /** @description The secondary's id (the `id` its activation token was generated for). */
+            node_id: string;
+            /**
+             * Format: uri
+             * @description The secondary's API address, as it reported it.
+             */
+            api_address: string;
+            /**
+             * Format: uri
+             * @description The secondary's cluster address, as it reported it.
+             */
+            cluster_address: string;
+            /**
+             * @description `connected` while a WAL poll of the secondary is open or its last heartbeat is recent (three
+             *     heartbeat intervals); `disconnected` as soon as it drops a poll (it stopped) or stops polling.
+             * @enum {string}
+             */
+            connection_status: "connected" | "disconnected";
+            /**
+             * Format: date-time
+             * @description When the secondary's last handshake or WAL poll arrived or was answered.
+             */
+            last_heartbeat: string;
+        };
+        /** @description Replication status of a primary. */
+        ReplicationPrimaryStatus: {
+            /**
+             * Format: uuid
+             * @description Id of the replication set: made when the primary is enabled, kept by demote and promote, new
+             *     after a disable and enable; the secondaries of the set report the same id.
+             */
+            cluster_id: string;
+            /** @description Ids of the secondaries this primary issued activation tokens to and has not revoked, sorted. */
+            known_secondaries: string[];
+            /** @description Index of the newest write to replicated data on this cluster (its WAL), counted since it started. */
+            last_wal: number;
+            merkle_root: components["schemas"]["ReplicationMerkleRoot"];
+            /** @enum {string} */
+            mode: "primary";
+            /** @description The cluster address given to secondaries when set at enable (or promote); empty when the cluster's own is used. */
+            primary_cluster_addr: string;
+            /** @description The secondaries that have connected at least once, sorted by id. */
+            secondaries: components["schemas"]["ReplicationSecondaryConnection"][];
+            /**
+             * @description A primary is always `running`.
+             * @enum {string}
+             */
+            state: "running";
+        };
+        /** @description The primary as a secondary sees it. */
+        ReplicationPrimaryConnection: {
+            /**
+             * Format: uri
+             * @description The primary's API address (`primary_api_addr` when one was given, else the primary's own).
+             */
+            api_address: string;
+            /**
+             * Format: uri
+             * @description The cluster address the secondary streams from.
+             */
+            cluster_address: string;
+            /**
+             * @description `connected` when the last call to the primary was answered within three heartbeat intervals;
+             *     `disconnected` at once when a call fails (the primary stopped, revoked this secondary, or is no
+             *     longer a primary).
+             * @enum {string}
+             */
+            connection_status: "connected" | "disconnected";
+            /**
+             * Format: date-time
+             * @description When the primary last answered; absent before the first answer.
+             */
+            last_heartbeat?: string;
+        };
+        /** @description Replication status of a secondary (also of a demoted primary, which is a secondary with no primary). */
+        ReplicationSecondaryStatus: {
+            /**
+             * Format: uuid
+             * @description Id of the replication set the secondary belongs to (its primary's `cluster_id`).
+             */
+            cluster_id: string;
+            /** @description Cluster addresses of the primary's nodes (one per primary cluster here); empty without a primary. */
+            known_primary_cluster_addrs: string[];
+            /** @description The primary's `last_wal` up to which this secondary has applied the writes. */
+            last_remote_wal: number;
+            merkle_root: components["schemas"]["ReplicationMerkleRoot"];
+            /** @enum {string} */
+            mode: "secondary";
+            /** @description The primary, when the secondary has one. */
+            primaries: components["schemas"]["ReplicationPrimaryConnection"][];
+            /** @description The cluster address the secondary streams from; empty without a primary. */
+            primary_cluster_addr: string;
+            /** @description The id this secondary has on its primary; empty for a demoted primary. */
+            secondary_id: string;
+            /**
+             * @description `stream-wals`: in sync, receiving the primary's writes as they happen; `merkle-sync`: taking a
+             *     copy of the primary's data after the merkle roots differed; `connecting`: (re)connecting after
+             *     a failed call; `idle`: no primary (a demoted primary, or after `update-primary` with a blank token).
+             * @enum {string}
+             */
+            state: "idle" | "connecting" | "merkle-sync" | "stream-wals";
+        };
+        /** @description Replication status when the mode is not enabled on the cluster. */
+        ReplicationDisabledStatus: {
+            /** @enum {string} */
+            mode: "disabled";
+        };
+        /** @description The cluster's replication status in one mode, in the standard response envelope. */
+        ReplicationStatusResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["ReplicationPrimaryStatus"] | components["schemas"]["ReplicationSecondaryStatus"] | components["schemas"]["ReplicationDisabledStatus"];
+        };
+        /** @description Parameters of enabling a primary. */
+        ReplicationEnablePrimaryRequest: {
+            /**
+             * @description The cluster address the primary gives to secondaries (an `http` or `https` URL), for a primary
+             *     reached through a TCP load balancer; empty: the cluster's own cluster address.
+             * @default
+             */
+            primary_cluster_addr?: string;
+        };
+        /** @description Parameters of a secondary activation token. */
+        ReplicationSecondaryTokenRequest: {
+            /** @description An opaque identifier of the secondary, unique among this primary's secondaries (e.g. `us-east-1`). */
+            id: string;
+            /**
+             * @description How long the token may be used to activate the secondary (a duration such as `30m`, or seconds); at least one second.
+             * @default 30m
+             */
+            ttl?: string | number;
+            /**
+             * @description The key from `secondary/generate-public-key` on the future secondary: the credentials are then
+             *     encrypted to it inside the token (answered in `data.token`) instead of being response-wrapped,
+             *     so activation needs no call to this primary's API.
+             * @default
+             */
+            secondary_public_key?: string;
+        };
+        /**
+         * @description The activation token. Response-wrapped (the default): `data` is null and the token is
+         *     `wrap_info.token`. With `secondary_public_key`: `wrap_info` is null and the token is `data.token`.
+         */
+        ReplicationSecondaryTokenResponse: {
+            /** Format: uuid */
+            request_id: string;
+            lease_id: string;
+            lease_duration: number;
+            renewable: boolean;
+            data: null | {
+                /** @description The activation token, with the credentials encrypted to the secondary's public key. */
+                token: string;
+            };
+            warnings: null;
+            wrap_info: null | {
+                /** @description The activation token (a JWT signed by the primary with ES512). */
+                token: string;
+                /** @description Seconds the token may be used for. */
+                ttl: number;
+                /** Format: date-time */
+                creation_time: string;
+                /** @description Always empty for activation tokens. */
+                wrapped_accessor: string;
+            };
+        };
+        /** @description The secondary to revoke. */
+        ReplicationRevokeSecondaryRequest: {
+            /** @description The id the secondary's activation token was generated for. */
+            id: string;
+        };
+        /** @description The cluster's new public key for encrypted activation tokens, in the standard response envelope. */
+        ReplicationPublicKeyResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                /** @description Base64 of the DER (SubjectPublicKeyInfo) of a P-521 ECDH public key; give it to the primary's `secondary-token` as `secondary_public_key`. */
+                secondary_public_key: string;
+            };
+        };
+        /** @description An activation token from the primary, and how to reach the primary's API. */
+        ReplicationActivationRequest: {
+            /** @description The secondary activation token from the primary's `primary/secondary-token`. */
+            token: string;
+            /**
+             * @description The primary's API address, overriding the one in the token (e.g. through a load balancer).
+             * @default
+             */
+            primary_api_addr?: string;
+            /**
+             * @description Path (on the secondary) of a PEM file of CA certificates for an `https` primary address.
+             * @default
+             */
+            ca_file?: string;
+            /**
+             * @description Path (on the secondary) of a directory of PEM files of CA certificates; the system roots are used when both CA parameters are empty.
+             * @default
+             */
+            ca_path?: string;
+        };
+        /** @description Parameters of a DR promotion. */
+        DrPromoteRequest: {
+            /** @description A DR operation token of this secondary. */
+            dr_operation_token: string;
+            /**
+             * @description The cluster address the new primary gives to secondaries; empty for its own.
+             * @default
+             */
+            primary_cluster_addr?: string;
+            /**
+             * @description Promote even if the safety checks fail (the primary still active, writes not all applied); data may be lost.
+             * @default false
+             */
+            force?: boolean;
+        };
+        /**
+         * @description The promotion's outcome, in the real system's shape: `complete`, `progress` and `required` at the
+         *     top and again in `data`, next to the envelope fields. No key shares are collected: `complete` is
+         *     true and `progress` and `required` are 0.
+         */
+        ReplicationPromoteResponse: {
+            progress: number;
+            required: number;
+            complete: boolean;
+            /** Format: uuid */
+            request_id: string;
+            lease_id: string;
+            renewable: boolean;
+            lease_duration: number;
+            data: {
+                complete: boolean;
+                progress: number;
+                required: number;
+            };
+            wrap_info: null;
+            warnings: null;
+            auth: null;
+        };
+        /** @description A DR operation token, a new activation token (blank to forget the primary), and how to reach the primary's API. */
+        DrUpdatePrimaryRequest: {
+            /** @description A DR operation token of this secondary (from the generate-operation-token flow). */
+            dr_operation_token: string;
+            /** @description A DR secondary activation token from the new primary; blank keeps the secondary but forgets its primary. */
+            token: string;
+            /**
+             * @description The primary's API address, overriding the one in the token.
+             * @default
+             */
+            primary_api_addr?: string;
+            /**
+             * @description Path of a PEM file of CA certificates for an `https` primary address.
+             * @default
+             */
+            ca_file?: string;
+            /**
+             * @description Path of a directory of PEM files of CA certificates.
+             * @default
+             */
+            ca_path?: string;
+        };
+        /** @description The DR operation token generation attempt. The OTP is never part of it. */
+        DrOperationTokenAttempt: {
+            /** @description Whether an attempt is in progress (an answer that completes it has `started` true and `complete` true). */
+            started: boolean;
+            /** @description The attempt's nonce (a UUID); empty without an attempt. */
+            nonce: string;
+            /** @description Key shares given to this attempt so far. */
+            progress: number;
+            /** @description Key shares needed (the threshold of the primary's unseal or recovery key shares). */
+            required: number;
+            /** @description Empty until complete; then the new token XOR the OTP, base64 without padding, or the token encrypted to the PGP key (a binary OpenPGP message, base64). */
+            encoded_token: string;
+            /** @description Lowercase hex fingerprint of the PGP key the token will be encrypted to; empty with an OTP. */
+            pgp_fingerprint: string;
+            /** @description Whether this answer completed the attempt (only the answer of the last share). */
+            complete: boolean;
+        };
+        /** @description How the token is handed out when complete. */
+        DrOperationTokenAttemptRequest: {
+            /** @description Base64 of a binary OpenPGP public key; the token is encrypted to it instead of being encoded with an OTP. */
+            pgp_key?: string;
+        };
+        /** @description The attempt just started, with its one-time password (the only time it is shown). */
+        DrOperationTokenStarted: {
+            started: boolean;
+            /** Format: uuid */
+            nonce: string;
+            progress: number;
+            required: number;
+            encoded_token: string;
+            pgp_fingerprint: string;
+            complete: boolean;
+            /** @description The OTP, 26 base62 characters (as long as a token); empty when a PGP key was given. */
+            otp: string;
+            /**
+             * @description Length of an OTP (and of a token) on this service.
+             * @enum {integer}
+             */
+            otp_length: 26;
+        };
+        /** @description One key share of the primary, with the attempt's nonce. */
+        DrOperationTokenShareRequest: {
+            /** @description One unseal key share (or recovery key share) of the primary, hex or base64. */
+            key: string;
+            /** @description The nonce of the generation attempt. */
+            nonce: string;
+        };
+        /** @description The DR operation token to revoke (it authorizes its own revocation). */
+        DrOperationTokenDeleteRequest: {
+            /** @description A DR operation token of this cluster. */
+            dr_operation_token: string;
+        };
+        /** @description Parameters of a performance promotion. */
+        PerformancePromoteRequest: {
+            /**
+             * @description The cluster address the new primary gives to secondaries; empty for its own.
+             * @default
+             */
+            primary_cluster_addr?: string;
+            /**
+             * @description Promote even if the safety checks fail (the primary still active, writes not all applied); data may be lost.
+             * @default false
+             */
+            force?: boolean;
+        };
+        /** @description A new activation token (blank to forget the primary), and how to reach the primary's API. */
+        PerformanceUpdatePrimaryRequest: {
+            /** @description A secondary activation token from the new primary; blank keeps the secondary but forgets its primary. */
+            token: string;
+            /**
+             * @description The primary's API address, overriding the one in the token.
+             * @default
+             */
+            primary_api_addr?: string;
+            /**
+             * @description Path of a PEM file of CA certificates for an `https` primary address.
+             * @default
+             */
+            ca_file?: string;
+            /**
+             * @description Path of a directory of PEM files of CA certificates.
+             * @default
+             */
+            ca_path?: string;
+        };
+        /** @description The paths filter of a secondary, in the standard response envelope. */
+        PerformancePathsFilterResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                /** @enum {string} */
+                mode: "allow" | "deny";
+                paths: string[];
+            };
+        };
+        /** @description A paths filter for one performance secondary. */
+        PerformancePathsFilterRequest: {
+            /**
+             * @description `allow`: only the listed mounts and namespaces are replicated to the secondary; `deny`: they are not.
+             * @default allow
+             * @enum {string}
+             */
+            mode?: "allow" | "deny";
+            /**
+             * @description Mount and namespace paths (`consul/`, `team-a/`; a trailing slash is added, a leading one dropped). `sys/` and `identity/` cannot be filtered.
+             * @default []
+             */
+            paths?: string[];
+        };
+        /** @description The filter of a secondary in the mount filter's terms, in the standard response envelope. */
+        PerformanceMountFilterResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                /** @enum {string} */
+                mode: "whitelist" | "blacklist";
+                paths: string[];
+            };
+        };
+        /** @description A mount filter (deprecated form of the paths filter) for one performance secondary. */
+        PerformanceMountFilterRequest: {
+            /**
+             * @description `whitelist` is the paths filter's `allow`, `blacklist` its `deny`.
+             * @default whitelist
+             * @enum {string}
+             */
+            mode?: "whitelist" | "blacklist";
+            /** @default [] */
+            paths?: string[];
+        };
+        /** @description What the filter of a secondary keeps from it now, in the standard response envelope. */
+        PerformanceDynamicFilterResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                /** @description The mounts (served, recorded or holding data) that are not replicated to the secondary, sorted, with a trailing slash. */
+                dynamic_filtered_mounts: string[];
+                /** @description The namespaces (path prefixes of those mounts) that are entirely left out, sorted. */
+                dynamic_filtered_namespaces: string[];
+            };
+        };
+        /** @description The stored root configuration, without `secret_key`. */
+        CloudCredentialsRootConfig: {
+            /** @description The configured access key id (empty when the credentials come from elsewhere). */
+            access_key: string;
+            /** @description The configured region, empty when none was given (the environment's or `us-east-1` is then used). */
+            region: string;
+            iam_endpoint: string;
+            sts_endpoint: string;
+            max_retries: number;
+        };
+        /** @description The root configuration in the standard response envelope. */
+        CloudCredentialsRootConfigResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["CloudCredentialsRootConfig"];
+        };
+        /**
+         * @description The root credentials and client settings the engine uses to reach the cloud provider. Every field
+         *     is optional: what is left out is stored empty (or `-1` for `max_retries`), and a write replaces the
+         *     whole configuration.
+         */
+        CloudCredentialsRootConfigRequest: {
+            /**
+             * @description Access key id of the static root credentials (`AKIA...`). Static credentials are used only when
+             *     both `access_key` and `secret_key` are set; with only one of them, every call to the provider
+             *     fails with `static cloud client credentials haven't been properly configured (the access key or
+             *     secret key were provided but not both)`.
+             */
+            access_key?: string;
+            /** @description The secret access key that goes with `access_key`. Stored, never returned, never logged. */
+            secret_key?: string;
+            /**
+             * @description Region for the provider calls. When empty: `AWS_REGION`, then `AWS_DEFAULT_REGION` from the
+             *     server's environment, then `us-east-1`.
+             */
+            region?: string;
+            /** @description Custom HTTP endpoint of the identity (IAM) service, e.g. `https://iam.example.internal`; empty for the provider's default. */
+            iam_endpoint?: string;
+            /** @description Custom HTTP endpoint of the security token service (STS); empty for the provider's default. */
+            sts_endpoint?: string;
+            /**
+             * @description Maximum number of retries of recoverable provider errors; `-1` means the provider SDK's default.
+             * @default -1
+             */
+            max_retries?: number;
+        };
+        /**
+         * @description An access key id: `AKIA` and 16 upper-case letters or digits for the long-term key of an IAM user,
+         *     `ASIA` and 16 for temporary (STS) credentials.
+         * @example AKIAIOSFODNN7EXAMPLE
+         */
+        CloudCredentialsAccessKeyId: string;
+        /** @description The new access key id of the root credentials, in the standard response envelope. */
+        CloudCredentialsRotateRootResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                access_key: components["schemas"]["CloudCredentialsAccessKeyId"];
+            };
+        };
+        CloudCredentialsLeaseConfig: {
+            /** @description The lease in long form (`30m` is reported as `30m0s`, `1h` as `1h0m0s`). */
+            lease: string;
+            /** @description The maximum lease in long form. */
+            lease_max: string;
+        };
+        /** @description The lease configuration in the standard response envelope. */
+        CloudCredentialsLeaseConfigResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["CloudCredentialsLeaseConfig"];
+        };
+        /** @description The lease of the IAM-user credentials the engine issues. */
+        CloudCredentialsLeaseConfigRequest: {
+            /**
+             * @description Lease of new IAM-user credentials: a duration with a unit suffix (`ns`, `us`, `ms`, `s`, `m`,
+             *     `h`; `h` is the largest, several may be combined: `1h30m`). A number without a unit is refused.
+             */
+            lease: string;
+            /** @description The longest the lease of IAM-user credentials may last, in the same form. */
+            lease_max: string;
+        };
+        /** @description The names of the roles, sorted, in the standard response envelope. */
+        CloudCredentialsRoleList: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                keys: string[];
+            };
+        };
+        /**
+         * @description A role as it is stored. Lists that were never set are empty, durations are whole seconds (`0` when
+         *     unset), strings that were never set are empty.
+         */
+        CloudCredentialsRole: {
+            /** @description The credential types, comma-separated (`iam_user,federation_token` for a role made from a legacy `policy`). */
+            credential_type: string;
+            /** @description The same as a list. */
+            credential_types: ("iam_user" | "assumed_role" | "federation_token")[];
+            role_arns: string[];
+            policy_arns: string[];
+            /** @description The policy document, compacted JSON, or empty. */
+            policy_document: string;
+            iam_groups: string[];
+            iam_tags: {
+                [key: string]: string;
+            };
+            default_sts_ttl: number;
+            max_sts_ttl: number;
+            user_path: string;
+            permissions_boundary_arn: string;
+            /**
+             * @description Present only for a role stored by an earlier version whose data cannot be read as a role (a
+             *     legacy entry that is neither a policy document nor a policy or role ARN): the stored data, as
+             *     it is. Such a role has no credential type and issues no credentials until it is written again.
+             */
+            invalid_data?: string;
+        };
+        /** @description A role in the standard response envelope. */
+        CloudCredentialsRoleResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["CloudCredentialsRole"];
+        };
+        /** @description A list of strings, given as a JSON array or as one comma-separated string (blanks around the commas are dropped). */
+        CloudCredentialsStringList: string[] | string;
+        /**
+         * @description A duration: an integer number of seconds, or a string that is a number of seconds (`3600`), a number
+         *     of days (`2d`), or a duration with a unit suffix (`1h`, `90m`, `1h30m`). Fractions of a second are
+         *     dropped; negative durations are refused.
+         */
+        CloudCredentialsDurationSeconds: number | string;
+        /**
+         * @description The parameters of a role. A write to an existing role changes only the fields it sends (the others
+         *     keep their values), and the role as a whole is then checked again. The legacy parameters `policy`
+         *     and `arn` cannot be mixed with the others, and replace the whole role.
+         */
+        CloudCredentialsRoleRequest: {
+            /**
+             * @description `iam_user`, `assumed_role` or `federation_token`. Required when the role is created (unless a
+             *     legacy parameter is given); any other value is refused (`unrecognized credential type: ...`).
+             */
+            credential_type?: string;
+            /**
+             * @description ARNs of the provider's roles that credentials may assume (`arn:aws:iam::<account>:role/<name>`).
+             *     Required for `assumed_role`, refused for the other types.
+             */
+            role_arns?: components["schemas"]["CloudCredentialsStringList"];
+            /**
+             * @description ARNs of managed policies (`arn:aws:iam::<account or aws>:policy/<name>`). For `iam_user` they are
+             *     attached to the created user; for the other types they are passed as session policies that
+             *     filter the permissions. `iam_user` and `federation_token` need `policy_arns` or
+             *     `policy_document`.
+             */
+            policy_arns?: components["schemas"]["CloudCredentialsStringList"];
+            /**
+             * @description An IAM policy document (JSON, stored compacted; anything that is not JSON is refused). Attached
+             *     as the inline policy of the created user for `iam_user` (named after the role), a session policy
+             *     for the other types.
+             */
+            policy_document?: string;
+            /**
+             * @description Names of groups of the provider. `iam_user`: the created user is added to them (each must exist).
+             *     `assumed_role` and `federation_token`: the groups' inline policies are combined with
+             *     `policy_document` and their managed policies added to `policy_arns`.
+             */
+            iam_groups?: components["schemas"]["CloudCredentialsStringList"];
+            /**
+             * @description Tags for the created IAM users: a list of `key=value` strings (or one such string), or a JSON
+             *     object of keys and values.
+             */
+            iam_tags?: {
+                [key: string]: string;
+            } | string[] | string;
+            /**
+             * @description TTL of STS credentials when the request gives none (instead of `3600s`). Only for `assumed_role`
+             *     and `federation_token`; at most `max_sts_ttl` when both are set.
+             */
+            default_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"];
+            /** @description Cap on the TTL of STS credentials. Only for `assumed_role` and `federation_token`. */
+            max_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"];
+            /**
+             * @description Path of the created IAM users (`/` when empty): `/`, or `/` + up to 510 printable ASCII
+             *     characters + `/`. Only for `iam_user`.
+             */
+            user_path?: string;
+            /**
+             * @description ARN of a managed policy set as permissions boundary of the created IAM users
+             *     (`arn:aws:iam::<account or aws>:policy/<name>`). Only for `iam_user`; no boundary when empty.
+             */
+            permissions_boundary_arn?: string;
+            /**
+             * @deprecated
+             * @description Legacy: an IAM policy document (JSON). Makes a role usable as `iam_user` through `/creds` and as
+             *     `federation_token` through `/sts`. Not together with `arn` nor with the parameters above.
+             */
+            policy?: string;
+            /**
+             * @deprecated
+             * @description Legacy: the ARN of an existing managed policy (an `iam_user` role, through `/creds` only) or of a
+             *     role (an `assumed_role` role, through `/sts` only). Not together with `policy` nor with the
+             *     parameters above.
+             */
+            arn?: string;
+        };
+        /** @description The standard response envelope with no data, carrying only warnings. */
+        CloudCredentialsWarningsResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: null;
+            warnings: string[];
+        };
+        /** @description Credentials issued by the cloud provider. */
+        CloudCredentials: {
+            access_key: components["schemas"]["CloudCredentialsAccessKeyId"];
+            /** @description The secret access key (40 characters). */
+            secret_key: string;
+            /** @description The session token of STS credentials; null for IAM users. */
+            security_token: string | null;
+            /**
+             * @description Whom the credentials belong to: the created user (`arn:aws:iam::<account>:user<path><name>`),
+             *     the assumed role's session (`arn:aws:sts::<account>:assumed-role/<role>/<session>`) or the
+             *     federated user (`arn:aws:sts::<account>:federated-user/<name>`).
+             */
+            arn: string;
+        };
+        /**
+         * @description Credentials in the standard response envelope, with their lease: `lease_id` is
+         *     `<mount>/creds/<role>/<id>` (or `.../sts/...`), `lease_duration` is in seconds.
+         */
+        CloudCredentialsResponse: components["schemas"]["ResponseEnvelope"] & {
+            lease_id?: string;
+            data: components["schemas"]["CloudCredentials"];
+        };
+        /** @description What to ask of the role's credentials. Every field is optional. */
+        CloudCredentialsRequest: {
+            /**
+             * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; may be left out when
+             *     the role allows exactly one. Ignored for the other types.
+             */
+            role_arn?: string;
+            /**
+             * @description `assumed_role`: the session name. Characters other than letters, digits and `+=,.@_-` become
+             *     `_`, and it is cut to 64 characters. Generated when absent.
+             */
+            role_session_name?: string;
+            /**
+             * @description `assumed_role` and `federation_token`: how long the credentials last (default the role's
+             *     `default_sts_ttl`, else `3600`), cut to the role's `max_sts_ttl` (else `768h`); the provider
+             *     then refuses durations outside its limits. Ignored for `iam_user`.
+             */
+            ttl?: components["schemas"]["CloudCredentialsDurationSeconds"];
+        };
+        /**
+         * @description How the engine reaches the discovery backend (the service-mesh server): its address, scheme and a
+         *     management token, and for `https` the CA and client certificate to use. The token is stored and
+         *     used for every call to the backend; it is never returned and never logged.
+         */
+        DiscoveryTokenAccessConfig: {
+            /**
+             * @description The backend's `host:port` (a host name, an IPv4 address or a bracketed IPv6 address, and a port
+             *     from 1 to 65535), e.g. `127.0.0.1:8500`.
+             */
+            address: string;
+            /**
+             * @description How to reach the address.
+             * @default http
+             * @enum {string}
+             */
+            scheme?: "http" | "https";
+            /**
+             * @description A management-type token of the backend (one that may create ACL tokens). Input only: never
+             *     returned, never logged.
+             */
+            token: string;
+            /**
+             * @description x509 PEM of the CA certificate(s) to trust for `https` (default: the system's CA roots). Only
+             *     with scheme `https`.
+             * @default
+             */
+            ca_cert?: string;
+            /**
+             * @description x509 PEM of the client certificate presented to the backend; needs `client_key`, and scheme `https`.
+             * @default
+             */
+            client_cert?: string;
+            /**
+             * @description PEM of the private key of `client_cert`; needs `client_cert`. Input only.
+             * @default
+             */
+            client_key?: string;
+        };
+        /** @description The names of the mount's roles, sorted, in the standard response envelope. */
+        DiscoveryTokenRoleListResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                keys: string[];
+            };
+        };
+        /**
+         * @description A stored role. `policy` is present only when the role has one (base64, as it was given);
+         *     `ttl` and `max_ttl` are seconds (0: the mount's default), `lease` is `ttl` as a duration in long
+         *     form (`1h0m0s`).
+         */
+        DiscoveryTokenRole: {
+            /** @enum {string} */
+            token_type: "client" | "management";
+            /** @description Base64 of the legacy ACL policy. */
+            policy?: string;
+            policies: string[];
+            catalog_roles: string[];
+            local: boolean;
+            /** @description Seconds. */
+            ttl: number;
+            /** @description Seconds. */
+            max_ttl: number;
+            /** @description The lease duration (`ttl`) in long form, e.g. `1h0m0s`; `0s` when the mount's default applies. */
+            lease: string;
+            catalog_namespace: string;
+            partition: string;
+        };
+        /** @description A role, in the standard response envelope. */
+        DiscoveryTokenRoleResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["DiscoveryTokenRole"];
+        };
+        /**
+         * @description Names, as a JSON list of strings or as one comma-separated string (`"a,b"`). Names are trimmed,
+         *     empty names are dropped and a name given twice is kept once.
+         */
+        DiscoveryTokenNameList: string | string[];
+        /**
+         * @description A duration: a string with unit suffixes (`30s`, `15m`, `1h30m`; `h` is the largest unit), or a
+         *     whole number of seconds (as a number or a string of digits). Fractions of a second are dropped.
+         */
+        DiscoveryTokenDuration: string | number;
+        /**
+         * @description A role: what kind of backend token `creds` issues, with which policies or roles, and the lease
+         *     it is given. Which parameters the backend accepts depends on its version (see the operation).
+         *     A parameter counts as given when it is present and not empty (`""`, `[]`, `false`, `0`).
+         */
+        DiscoveryTokenRoleInput: {
+            /**
+             * @description `client`: a token with the role's policies or roles; `management`: a token that may do
+             *     everything (`policy`, `policies` and `catalog_roles` are then not required).
+             * @default client
+             * @enum {string}
+             */
+            token_type?: "client" | "management";
+            /**
+             * @description Base64 of an ACL policy in the backend's rule language, for the backend's legacy token API
+             *     (versions below 1.4, where it is required for `client` tokens). Deprecated from 1.4, removed
+             *     from 1.11.
+             */
+            policy?: string;
+            /** @description Names of backend ACL policies to link to the token (backend 1.4 and later). */
+            policies?: components["schemas"]["DiscoveryTokenNameList"];
+            /** @description Names of backend ACL roles to link to the token (backend 1.5 and later). */
+            catalog_roles?: components["schemas"]["DiscoveryTokenNameList"];
+            /**
+             * @description The token stays in the backend's datacenter instead of being replicated (backend 1.4 and later).
+             * @default false
+             */
+            local?: boolean;
+            /** @description Lease duration of issued tokens; the mount's default (768h) when empty. */
+            ttl?: components["schemas"]["DiscoveryTokenDuration"];
+            /** @description Largest lease duration of issued tokens; the mount's maximum (768h) when empty. Not below `ttl`. */
+            max_ttl?: components["schemas"]["DiscoveryTokenDuration"];
+            /** @description The lease duration for backends below 1.4 (the old name of `ttl`; send one of them). */
+            lease?: components["schemas"]["DiscoveryTokenDuration"];
+            /**
+             * @description Enterprise, backend 1.7 and later: the backend namespace the token is created in (`default`
+             *     when empty). Letters, digits, `-` and `_`.
+             */
+            catalog_namespace?: string;
+            /**
+             * @description Enterprise, backend 1.11 and later: the admin partition the token is created in (`default`
+             *     when empty). Letters, digits, `-` and `_`.
+             */
+            partition?: string;
+        };
+        /**
+         * @description A token issued by the backend. `token` is the secret to send to the backend (in `X-Mesh-Token`).
+         *     Tokens made with the backend's current token API also carry their `accessor`, `local`,
+         *     `catalog_namespace` and `partition`; tokens made with the legacy API carry `token` only.
+         */
+        DiscoveryTokenCredential: {
+            /** @description The token's secret. */
+            token: string;
+            /** @description The token's accessor id at the backend. */
+            accessor?: string;
+            local?: boolean;
+            /** @description The backend namespace the token belongs to. */
+            catalog_namespace?: string;
+            /** @description The admin partition the token belongs to (empty when the backend has none). */
+            partition?: string;
+        };
+        /**
+         * @description The issued token, in the standard response envelope, as a lease: `lease_id`
+         *     (`<mount>/creds/<role>/<random id>`), `lease_duration` (seconds) and `renewable` true.
+         */
+        DiscoveryTokenCredentialResponse: components["schemas"]["ResponseEnvelope"] & {
+            lease_id: string;
+            data: components["schemas"]["DiscoveryTokenCredential"];
+        };
+        /** @description The ids of the push-MFA methods visible in the request's namespace, in the standard response envelope. */
+        PushMfaMethodList: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                keys: string[];
+            };
+        };
+        /**
+         * @description A push-MFA method: the push service's API host, the integration's keys, and how a user's name
+         *     at the push service is made from their identity.
+         */
+        PushMfaMethodInput: {
+            /**
+             * @description A template for the user name at the push service, with identity values in double braces
+             *     (the real system's identity templating), e.g. `{{identity.entity.name}}` or
+             *     `{{identity.entity.aliases.auth_userpass_6671d643.name}}@example.com`. Empty: the entity name
+             *     as it is. Known directives: `identity.entity.id`, `identity.entity.name`,
+             *     `identity.entity.metadata.<key>`, `identity.entity.aliases.<mount accessor>.id`, `.name`,
+             *     `.metadata.<key>`, `.custom_metadata.<key>`, `identity.groups.ids.<group id>.name`,
+             *     `identity.groups.ids.<group id>.metadata.<key>`, `identity.groups.names.<group name>.id`,
+             *     `identity.groups.names.<group name>.metadata.<key>`. On update, left out keeps the current
+             *     format.
+             */
+            username_format?: string;
+            /** @description The integration's secret key at the push service. Not empty. */
+            secret_key: string;
+            /** @description The integration key at the push service. Not empty. */
+            integration_key: string;
+            /** @description The push service's API host name. Not empty. */
+            api_hostname: string;
+            /**
+             * @description Extra information shown in the push request (URL-encoded key/value pairs). Read back as `pushinfo`.
+             * @default
+             */
+            push_info?: string;
+            /**
+             * @description Remind the user to give a passcode instead of accepting a push.
+             * @default false
+             */
+            use_passcode?: boolean;
+        };
+        /** @description The id of the created method, in the standard response envelope. */
+        PushMfaMethodCreated: components["schemas"]["ResponseEnvelope"] & {
+            data: {
+                /** Format: uuid */
+                method_id: string;
+            };
+        };
+        /**
+         * @description A push-MFA method as stored, in the seed's read shape (which includes `secret_key`, as the real
+         *     system's read did), and the path of the namespace it belongs to.
+         */
+        PushMfaMethod: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "pushmfa";
+            api_hostname: string;
+            integration_key: string;
+            secret_key: string;
+            /** @description The `push_info` given. */
+            pushinfo: string;
+            username_format: string;
+            use_passcode: boolean;
+            /** @description The namespace the method was created in (`""` for the root namespace, else e.g. `team-a/`). */
+            namespace_path: string;
+        };
+        /** @description A push-MFA method, in the standard response envelope. */
+        PushMfaMethodResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["PushMfaMethod"];
+        };
     };
     responses: {
         /**
@@ -346,7 +2599,46 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description The id of a performance secondary (the `id` its activation token was generated for).
+         * @example us-east-1
+         */
+        PerformanceSecondaryId: string;
+        /**
+         * @description Must be `true`: with it, this `GET` is the `LIST` operation (`LIST /v1/<mount>/roles` on the wire
+         *     is the same request).
+         */
+        CloudCredentialsList: "true";
+        /**
+         * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+         *     role-name pattern); any other name is refused with `400`.
+         * @example deploy
+         */
+        CloudCredentialsRoleName: string;
+        /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+        DiscoveryTokenList: "true";
+        /**
+         * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
+         *     name pattern).
+         * @example web-reader
+         */
+        DiscoveryTokenRoleName: string;
+        /**
+         * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+         *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+         *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+         * @example team-a
+         */
+        SecretsNamespace: string;
+        /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+        PushMfaList: "true";
+        /**
+         * @description The method's id (a UUID), as `create` returned it.
+         * @example 1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d
+         */
+        PushMfaMethodId: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -593,6 +2885,2016 @@ export interface operations {
                 };
             };
             /** @description No attempt, or no verification to restart. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readDrReplicationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationStatusResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    enableDrPrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationEnablePrimaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    demoteDrPrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    disableDrPrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    createDrSecondaryToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationSecondaryTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The activation token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationSecondaryTokenResponse"];
+                };
+            };
+            /** @description Not a primary, the id is taken, or a parameter is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    revokeDrSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationRevokeSecondaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    generateDrSecondaryPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public key, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationPublicKeyResponse"];
+                };
+            };
+            /** @description The cluster is a primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    enableDrSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationActivationRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    promoteDrSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrPromoteRequest"];
+            };
+        };
+        responses: {
+            /** @description Promoted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationPromoteResponse"];
+                };
+            };
+            /** @description Not a secondary, a safety check failed, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    disableDrSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    updateDrSecondaryPrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrUpdatePrimaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readDrOperationTokenAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DrOperationTokenAttempt"];
+                };
+            };
+            /** @description Not a DR secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    startDrOperationTokenAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrOperationTokenAttemptRequest"];
+            };
+        };
+        responses: {
+            /** @description The attempt, with its OTP. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DrOperationTokenStarted"];
+                };
+            };
+            /** @description An attempt is in progress, the PGP key is bad, or the cluster is not a DR secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    cancelDrOperationTokenAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No attempt is in progress any more. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a DR secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    submitDrOperationTokenShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrOperationTokenShareRequest"];
+            };
+        };
+        responses: {
+            /** @description The attempt's progress, or the encoded token when complete. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DrOperationTokenAttempt"];
+                };
+            };
+            /** @description The share or nonce is refused, the shares do not make up the key, or the cluster is not a DR secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    deleteDrOperationToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrOperationTokenDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readPerformanceReplicationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationStatusResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    enablePerformancePrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationEnablePrimaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    demotePerformancePrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    disablePerformancePrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    createPerformanceSecondaryToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationSecondaryTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The activation token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationSecondaryTokenResponse"];
+                };
+            };
+            /** @description Not a primary, the id is taken, or a parameter is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    revokePerformanceSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationRevokeSecondaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    generatePerformanceSecondaryPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public key, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationPublicKeyResponse"];
+                };
+            };
+            /** @description The cluster is a primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    enablePerformanceSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationActivationRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    promotePerformanceSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PerformancePromoteRequest"];
+            };
+        };
+        responses: {
+            /** @description Promoted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicationPromoteResponse"];
+                };
+            };
+            /** @description Not a secondary, a safety check failed, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    disablePerformanceSecondary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    updatePerformanceSecondaryPrimary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PerformanceUpdatePrimaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The current replication state does not allow it, or the body is bad. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readPerformancePathsFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filter, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PerformancePathsFilterResponse"];
+                };
+            };
+            /** @description Not a performance primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No filter is set for the secondary. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    writePerformancePathsFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PerformancePathsFilterRequest"];
+            };
+        };
+        responses: {
+            /** @description The filter is set. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a performance primary, or a bad mode or path. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    deletePerformancePathsFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No filter is set any more. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a performance primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readPerformanceMountFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filter, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PerformanceMountFilterResponse"];
+                };
+            };
+            /** @description Not a performance primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No filter is set for the secondary. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    writePerformanceMountFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PerformanceMountFilterRequest"];
+            };
+        };
+        responses: {
+            /** @description The filter is set. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a performance primary, or a bad mode or path. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    deletePerformanceMountFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No filter is set any more. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a performance primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readPerformancePrimaryDynamicFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filtered mounts and namespaces, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PerformanceDynamicFilterResponse"];
+                };
+            };
+            /** @description Not a performance primary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readPerformanceSecondaryDynamicFilter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @example us-east-1
+                 */
+                id: components["parameters"]["PerformanceSecondaryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filtered mounts and namespaces, in the standard response envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PerformanceDynamicFilterResponse"];
+                };
+            };
+            /** @description Not a performance secondary, or not its id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readCloudCredentialsRootConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsRootConfigResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description The engine has not been configured. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    writeCloudCredentialsRootConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloudCredentialsRootConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The configuration is stored. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body does not follow the schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    rotateCloudCredentialsRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The root credentials were rotated; the new access key id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsRotateRootResponse"];
+                };
+            };
+            /** @description No static root credentials, or the provider refused the rotation. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readCloudCredentialsLeaseConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lease configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsLeaseConfigResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No lease configuration is stored. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    writeCloudCredentialsLeaseConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloudCredentialsLeaseConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The lease configuration is stored. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing, empty or unreadable duration. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    listCloudCredentialsRoles: {
+        parameters: {
+            query: {
+                /**
+                 * @description Must be `true`: with it, this `GET` is the `LIST` operation (`LIST /v1/<mount>/roles` on the wire
+                 *     is the same request).
+                 */
+                list: components["parameters"]["CloudCredentialsList"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role names. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsRoleList"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description There are no roles. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readCloudCredentialsRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsRoleResponse"];
+                };
+            };
+            /** @description The role name does not follow the pattern. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No role of this name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    writeCloudCredentialsRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloudCredentialsRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description The role was written, with warnings (a legacy parameter, or invalid data cleared). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsWarningsResponse"];
+                };
+            };
+            /** @description The role was written. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The role breaks a rule, or the body does not follow the schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    deleteCloudCredentialsRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role is deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The role name does not follow the pattern. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No role of this name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    generateCloudCredentials: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
+                 * @example arn:aws:iam::123456789012:role/deploy
+                 */
+                role_arn?: string;
+                /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
+                role_session_name?: string;
+                /**
+                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
+                 *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+                 * @example 15m
+                 */
+                ttl?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description New credentials, with their lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsResponse"];
+                };
+            };
+            /** @description The role does not exist, cannot issue these credentials, or the provider refused them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    generateCloudStsCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
+                 *     role-name pattern); any other name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CloudCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description New STS credentials (or IAM-user credentials for a non-legacy IAM-user role), with their lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsResponse"];
+                };
+            };
+            /** @description The role does not exist, cannot issue these credentials, or the provider refused them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    configureDiscoveryTokenAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiscoveryTokenAccessConfig"];
+            };
+        };
+        responses: {
+            /** @description The configuration is stored, with the backend's version. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rule is broken, or the backend could not be reached with these settings; nothing is stored. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    listDiscoveryTokenRoles: {
+        parameters: {
+            query: {
+                /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+                list: components["parameters"]["DiscoveryTokenList"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role names. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryTokenRoleListResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description The mount has no role. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    readDiscoveryTokenRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
+                 *     name pattern).
+                 * @example web-reader
+                 */
+                name: components["parameters"]["DiscoveryTokenRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryTokenRoleResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No such role. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    writeDiscoveryTokenRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
+                 *     name pattern).
+                 * @example web-reader
+                 */
+                name: components["parameters"]["DiscoveryTokenRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiscoveryTokenRoleInput"];
+            };
+        };
+        responses: {
+            /** @description The role is stored. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter breaks a rule, or is not accepted by the backend's version, or access is not configured; nothing is stored. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    deleteDiscoveryTokenRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
+                 *     name pattern).
+                 * @example web-reader
+                 */
+                name: components["parameters"]["DiscoveryTokenRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role does not exist any more. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    generateDiscoveryToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
+                 *     name pattern).
+                 * @example web-reader
+                 */
+                name: components["parameters"]["DiscoveryTokenRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issued token, as a lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryTokenCredentialResponse"];
+                };
+            };
+            /** @description Access is not configured, or the role cannot issue tokens from this backend version. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No such role. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The backend could not be reached, or refused to create the token. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPushMfaMethods: {
+        parameters: {
+            query: {
+                /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+                list: components["parameters"]["PushMfaList"];
+            };
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visible methods' ids. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushMfaMethodList"];
+                };
+            };
+            /** @description The namespace does not exist. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No method is visible in the namespace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPushMfaMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushMfaMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The method is created; its id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushMfaMethodCreated"];
+                };
+            };
+            /** @description A field breaks a rule, or the namespace does not exist; nothing is created. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+        };
+    };
+    readPushMfaMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path: {
+                /**
+                 * @description The method's id (a UUID), as `create` returned it.
+                 * @example 1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                id: components["parameters"]["PushMfaMethodId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushMfaMethodResponse"];
+                };
+            };
+            /** @description The namespace does not exist. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No such method (in this namespace's view). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updatePushMfaMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path: {
+                /**
+                 * @description The method's id (a UUID), as `create` returned it.
+                 * @example 1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                id: components["parameters"]["PushMfaMethodId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushMfaMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The method is updated. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A field breaks a rule, the namespace does not exist, or the method belongs to another namespace. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No such method (in this namespace's view). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deletePushMfaMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
+                 *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
+                 *     namespaces the server knows (the `namespaces` of the world file), else `400`.
+                 * @example team-a
+                 */
+                "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
+            };
+            path: {
+                /**
+                 * @description The method's id (a UUID), as `create` returned it.
+                 * @example 1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d
+                 */
+                id: components["parameters"]["PushMfaMethodId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method does not exist any more. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A login enforcement uses the method, the method belongs to another namespace, or the namespace does not exist. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,51 @@
+// A JSON:API error the server answers with. Domain code throws it; the app renders it as
+// {"errors": [{status, title, detail, source}]}.
+
+export interface ErrorSource {
+  /** JSON Pointer into the request document ("" is the whole document). */
+  pointer?: string;
+  /** A query or path parameter. */
+  parameter?: string;
+  header?: string;
+}
+
+export interface ErrorObject {
+  status: string;
+  title: string;
+  detail?: string;
+  source?: ErrorSource;
+}
+
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly errors: ErrorObject[];
+
+  constructor(
+    readonly status: number,
+    errors: Omit<ErrorObject, "status">[],
+  ) {
+    super(errors.map((e) => e.detail ?? e.title).join("; "));
+    this.errors = errors.map((e) => ({ status: String(status), ...e }));
+  }
+}
+
+export function unauthorized(): ApiError {
+  return new ApiError(401, [{ title: "unauthorized", detail: "A valid API token is required (Authorization: Bearer <token>)." }]);
+}
+
+/** The one answer to "does not exist" and "you may not": callers learn nothing from a refusal. */
+export function notFound(): ApiError {
+  return new ApiError(404, [{ title: "not found", detail: "The resource was not found, or you are not authorized to access it." }]);
+}
+
+export function invalidAttribute(pointer: string, detail: string): ApiError {
+  return new ApiError(422, [{ title: "invalid attribute", detail, source: { pointer } }]);
+}
+
+export function invalidRelationship(pointer: string, detail: string): ApiError {
+  return new ApiError(422, [{ title: "invalid relationship", detail, source: { pointer } }]);
+}
+
+export function invalidParameter(parameter: string, detail: string): ApiError {
+  return new ApiError(400, [{ title: "invalid query parameter", detail, source: { parameter } }]);
+}

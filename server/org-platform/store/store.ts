@@ -1,0 +1,127 @@
+// Storage of the organization platform's records: the interface the service uses, and the in-memory
+// store the reference server runs on. Writes replace whole records; the service validates a change
+// completely before it writes, so a refused request leaves the store as it was.
+import type { ApiToken, Membership, OAuthClient, OAuthToken, Organization, Project, Team, User } from "../domain/model.ts";
+import type { WorldState } from "../domain/world.ts";
+
+export interface OrgPlatformStore {
+  organization(name: string): Organization | undefined;
+  organizations(): Organization[];
+  user(id: string): User | undefined;
+  /** Memberships of an organization, invited ones included. */
+  memberships(organization: string): Membership[];
+  projects(organization: string): Project[];
+  project(id: string): Project | undefined;
+
+  team(id: string): Team | undefined;
+  /** Teams of an organization in creation order. */
+  teams(organization: string): Team[];
+  saveTeam(team: Team): void;
+  /** Deletes the team and its team tokens. */
+  deleteTeam(id: string): void;
+
+  oauthClient(id: string): OAuthClient | undefined;
+  /** OAuth clients of an organization in creation order. */
+  oauthClients(organization: string): OAuthClient[];
+  saveOAuthClient(client: OAuthClient): void;
+  /** Deletes the client and its OAuth tokens. */
+  deleteOAuthClient(id: string): void;
+  oauthTokens(oauthClientId: string): OAuthToken[];
+  saveOAuthToken(token: OAuthToken): void;
+
+  apiToken(secret: string): ApiToken | undefined;
+  apiTokens(): ApiToken[];
+}
+
+export class MemoryOrgPlatformStore implements OrgPlatformStore {
+  private readonly orgs = new Map<string, Organization>();
+  private readonly usersById = new Map<string, User>();
+  private membershipList: Membership[] = [];
+  private readonly projectsById = new Map<string, Project>();
+  // Maps keep insertion order: lists come out in creation order.
+  private readonly teamsById = new Map<string, Team>();
+  private readonly clientsById = new Map<string, OAuthClient>();
+  private readonly tokensById = new Map<string, OAuthToken>();
+  private readonly apiTokensBySecret = new Map<string, ApiToken>();
+
+  constructor(world: WorldState) {
+    this.reset(world);
+  }
+
+  /** Replaces everything with a world (tests start each case from the same state this way). */
+  reset(world: WorldState): void {
+    for (const map of [this.orgs, this.usersById, this.projectsById, this.teamsById, this.clientsById, this.tokensById, this.apiTokensBySecret]) map.clear();
+    for (const o of world.organizations) this.orgs.set(o.name, o);
+    for (const u of world.users) this.usersById.set(u.id, u);
+    this.membershipList = [...world.memberships];
+    for (const p of world.projects) this.projectsById.set(p.id, p);
+    for (const t of world.teams) this.teamsById.set(t.id, t);
+    for (const c of world.oauthClients) this.clientsById.set(c.id, c);
+    for (const t of world.oauthTokens) this.tokensById.set(t.id, t);
+    for (const t of world.apiTokens) this.apiTokensBySecret.set(t.secret, t);
+  }
+
+  organization(name: string) {
+    return this.orgs.get(name);
+  }
+  organizations() {
+    return [...this.orgs.values()];
+  }
+  user(id: string) {
+    return this.usersById.get(id);
+  }
+  memberships(organization: string) {
+    return this.membershipList.filter((m) => m.organization === organization);
+  }
+  projects(organization: string) {
+    return [...this.projectsById.values()].filter((p) => p.organization === organization);
+  }
+  project(id: string) {
+    return this.projectsById.get(id);
+  }
+
+  team(id: string) {
+    return this.teamsById.get(id);
+  }
+  teams(organization: string) {
+    return [...this.teamsById.values()].filter((t) => t.organization === organization);
+  }
+  saveTeam(team: Team) {
+    this.teamsById.set(team.id, team);
+  }
+  deleteTeam(id: string) {
+    this.teamsById.delete(id);
+    for (const [secret, token] of this.apiTokensBySecret) {
+      if (token.kind === "team" && token.teamId === id) this.apiTokensBySecret.delete(secret);
+    }
+  }
+
+  oauthClient(id: string) {
+    return this.clientsById.get(id);
+  }
+  oauthClients(organization: string) {
+    return [...this.clientsById.values()].filter((c) => c.organization === organization);
+  }
+  saveOAuthClient(client: OAuthClient) {
+    this.clientsById.set(client.id, client);
+  }
+  deleteOAuthClient(id: string) {
+    this.clientsById.delete(id);
+    for (const [tokenId, token] of this.tokensById) {
+      if (token.oauthClientId === id) this.tokensById.delete(tokenId);
+    }
+  }
+  oauthTokens(oauthClientId: string) {
+    return [...this.tokensById.values()].filter((t) => t.oauthClientId === oauthClientId);
+  }
+  saveOAuthToken(token: OAuthToken) {
+    this.tokensById.set(token.id, token);
+  }
+
+  apiToken(secret: string) {
+    return this.apiTokensBySecret.get(secret);
+  }
+  apiTokens() {
+    return [...this.apiTokensBySecret.values()];
+  }
+}

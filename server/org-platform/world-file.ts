@@ -1,0 +1,31 @@
+// Checks a world (from ORG_PLATFORM_WORLD, or given to createOrgPlatformApp) against its JSON Schema,
+// world.schema.json, before the server builds its state from it.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { WorldFile } from "./domain/world.ts";
+
+export const WORLD_SCHEMA_PATH = path.join(import.meta.dirname, "world.schema.json");
+
+let validator: ReturnType<Ajv2020["compile"]> | undefined;
+
+function validate() {
+  if (!validator) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: false });
+    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+    validator = ajv.compile(JSON.parse(readFileSync(WORLD_SCHEMA_PATH, "utf8")));
+  }
+  return validator;
+}
+
+/** The world, if it follows the schema; otherwise an error listing every problem with its place. */
+export function checkWorldFile(data: unknown, source: string): WorldFile {
+  const check = validate();
+  if (check(data)) return data as WorldFile;
+  const problems = (check.errors ?? []).map((e) => {
+    const extra = e.keyword === "additionalProperties" ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : "";
+    return `${e.instancePath || "/"} ${e.message}${extra}`;
+  });
+  throw new Error(`${source} does not follow world.schema.json:\n  ${problems.join("\n  ")}`);
+}

@@ -1,0 +1,155 @@
+// Raw HTTP: authentication before anything else, the JSON:API error envelope for every kind of
+// failure (unknown paths and methods included), media types.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IDS, JSON_API, startOrgPlatform, TOKENS, type RunningOrgPlatform } from "../helpers/org-platform.ts";
+
+let server: RunningOrgPlatform;
+beforeAll(async () => {
+  server = await startOrgPlatform();
+});
+afterAll(() => server.close());
+
+async function errorsOf(response: Response) {
+  expect(response.headers.get("content-type")).toMatch(/^application\/vnd\.api\+json/);
+  return ((await response.json()) as { errors: { status: string; title: string; detail?: string; source?: Record<string, string> }[] }).errors;
+}
+
+describe("authentication", () => {
+  it("answers 401 with a JSON:API error without a token, with an unknown one, or with another scheme", async () => {
+    for (const authorization of [undefined, "Bearer nope.atlasv1.unknown", "Basic YWxpY2U6cGFzcw==", "Bearer", `Token ${TOKENS.alice}`]) {
+      const response = await server.fetch("/organizations/acme/teams", { headers: authorization ? { Authorization: authorization } : {} });
+      expect(response.status, authorization).toBe(401);
+      expect(await errorsOf(response)).toEqual([{ status: "401", title: "unauthorized", detail: "A valid API token is required (Authorization: Bearer <token>)." }]);
+    }
+  });
+
+  it("accepts the scheme in any letter case", async () => {
+    const response = await server.fetch("/organizations/acme/teams", { headers: { Authorization: `bearer ${TOKENS.alice}` } });
+    expect(response.status).toBe(200);
+  });
+
+  it("checks the token before the path and the body", async () => {
+    expect((await server.fetch("/no/such/path")).status).toBe(401);
+    expect((await server.fetch("/organizations/acme/teams", { method: "POST", body: "{", headers: { "Content-Type": JSON_API } })).status).toBe(401);
+    expect((await server.fetch("/organizations/acme/teams", { method: "PUT" })).status).toBe(401);
+  });
+});
+
+describe("the error envelope", () => {
+  it("answers an unknown path with a JSON:API 404", async () => {
+    const response = await server.fetch("/workspaces/ws-123", { token: TOKENS.alice });
+    expect(response.status).toBe(404);
+    expect(await errorsOf(response)).toEqual([{ status: "404", title: "not found", detail: "No such path." }]);
+    const outside = await server.fetch("/../../health", { token: TOKENS.alice });
+    expect(outside.status).toBe(404);
+  });
+
+  it("answers a method the path does not have with a JSON:API 405", async () => {
+    const response = await server.fetch(`/teams/${IDS.teams.developers}`, { method: "PUT", token: TOKENS.alice, body: "{}", headers: { "Content-Type": JSON_API } });
+    expect(response.status).toBe(405);
+    expect(await errorsOf(response)).toEqual([{ status: "405", title: "method not allowed", detail: "PUT is not allowed on this path." }]);
+  });
+
+  it("reports every problem of a body, each with a pointer", async () => {
+    const response = await server.fetch("/organizations/acme/oauth-clients", {
+      method: "POST",
+      token: TOKENS.alice,
+      headers: { "Content-Type": JSON_API },
+      body: JSON.stringify({ data: { type: "oauth-clients", attributes: { "service-provider": "vcs_z", "http-url": "https://x.example", "organization-scoped": 1 } } }),
+    });
+    expect(response.status).toBe(422);
+    const errors = await errorsOf(response);
+    expect(errors.map((e) => e.source?.pointer).sort()).toEqual(
+      ["/data/attributes/api-url", "/data/attributes/oauth-token-string", "/data/attributes/organization-scoped", "/data/attributes/service-provider"].sort(),
+    );
+    for (const error of errors) expect(error).toMatchObject({ status: "422", title: "invalid attribute", detail: expect.stringContaining(error.source!.pointer!.split("/").pop()!) });
+  });
+
+  it("answers 400 with parameter errors and 422 with body errors in one document when both are wrong", async () => {
+    const response = await server.fetch("/organizations/acme/teams?include=bogus", {
+      method: "POST",
+      token: TOKENS.alice,
+      headers: { "Content-Type": JSON_API },
+      body: JSON.stringify({ data: { type: "teams", attributes: {} } }),
+    });
+    expect(response.status).toBe(400);
+    const errors = await errorsOf(response);
+    expect(errors).toContainEqual(expect.objectContaining({ status: "400", source: { parameter: "include" } }));
+    expect(errors).toContainEqual(expect.objectContaining({ status: "422", source: { pointer: "/data/attributes/name" } }));
+  });
+
+  it("names the Content-Type header when the media type is wrong", async () => {
+    const response = await server.fetch("/organizations/acme/teams", {
+      method: "POST",
+      token: TOKENS.alice,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "data=1",
+    });
+    expect(response.status).toBe(422);
+    expect(await errorsOf(response)).toEqual([
+      {
+        status: "422",
+        title: "invalid content type",
+        detail: "Content-Type must be application/vnd.api+json (got application/x-www-form-urlencoded).",
+        source: { pointer: "", header: "Content-Type" },
+      },
+    ]);
+  });
+
+  it("answers a body that is JSON but not an object with 422", async () => {
+    for (const body of ["null", "42", '"text"', "[1]"]) {
+      const response = await server.fetch("/organizations/acme/teams", { method: "POST", token: TOKENS.alice, headers: { "Content-Type": JSON_API }, body });
+      expect(response.status, body).toBe(422);
+    }
+  });
+
+  it("answers a body over 1 MB with 413 in the envelope", async () => {
+    const response = await server.fetch("/organizations/acme/teams", {
+      method: "POST",
+      token: TOKENS.alice,
+      headers: { "Content-Type": JSON_API },
+      body: JSON.stringify({ data: { type: "teams", attributes: { name: "x".repeat(1_100_000) } } }),
+    });
+    expect(response.status).toBe(413);
+    expect((await errorsOf(response))[0]).toMatchObject({ status: "413" });
+  });
+});
+
+describe("media types", () => {
+  it("answers documents as application/vnd.api+json", async () => {
+    const response = await server.fetch(`/teams/${IDS.teams.developers}`, { token: TOKENS.alice });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/vnd\.api\+json/);
+  });
+
+  it("answers 204 with no body and no content type", async () => {
+    const response = await server.fetch(`/oauth-clients/${IDS.clients.vcsB}/relationships/projects`, {
+      method: "POST",
+      token: TOKENS.alice,
+      headers: { "Content-Type": JSON_API },
+      body: JSON.stringify({ data: [] }),
+    });
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe("");
+  });
+});
+
+describe("query parameters", () => {
+  it("refuses a query parameter an operation does not take with a documented 400, on every kind of operation", async () => {
+    for (const [method, path] of [
+      ["POST", "/organizations/acme/oauth-clients?include=oauth_tokens"],
+      ["PATCH", `/oauth-clients/${IDS.clients.vcsA}?force=true`],
+      ["DELETE", `/oauth-clients/${IDS.clients.vcsA}?page%5Bnumber%5D=1`],
+      ["POST", `/oauth-clients/${IDS.clients.vcsA}/relationships/projects?q=x`],
+      ["DELETE", `/oauth-clients/${IDS.clients.vcsA}/relationships/projects?q=x`],
+      ["DELETE", `/teams/${IDS.teams.security}?include=users`],
+    ] as const) {
+      const response = await server.fetch(path, { method, token: TOKENS.alice, headers: { "Content-Type": JSON_API }, body: method === "DELETE" && !path.includes("relationships") ? undefined : "{}" });
+      expect(response.status, `${method} ${path}`).toBe(400);
+      expect((await errorsOf(response))[0]).toMatchObject({ status: "400", title: "invalid query parameter" });
+    }
+    // Nothing was deleted.
+    expect((await server.fetch(`/teams/${IDS.teams.security}`, { token: TOKENS.alice })).status).toBe(200);
+    expect((await server.fetch(`/oauth-clients/${IDS.clients.vcsA}`, { token: TOKENS.alice })).status).toBe(200);
+  });
+});
