@@ -1,38 +1,9 @@
-// Builds the published reference: one Redocly page per API in dist/docs/, plus an index page.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+// Builds the published reference into dist/docs/: index.html, one self-contained Redoc page per API
+// (<api>.html) and the docs bundles they show (openapi/<api>.json, with code samples).
 import path from "node:path";
-import { APIS } from "./apis.ts";
+import { buildDocs } from "./docs/build.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
-const outDir = path.join(root, "dist", "docs");
-mkdirSync(outDir, { recursive: true });
-
-for (const api of APIS) {
-  execFileSync(path.join(root, "node_modules", ".bin", "redocly"), ["build-docs", api.redoclyName, "--output", path.join(outDir, `${api.name}.html`)], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-}
-
-const items = APIS.map(
-  (api) =>
-    `<li><a href="${api.name}.html">${api.title}</a> &mdash; reference server <code>http://127.0.0.1:${api.serverPort}${api.basePath}</code>, Prism mock <code>http://127.0.0.1:${api.mockPort}</code></li>`,
-).join("\n      ");
-writeFileSync(
-  path.join(outDir, "index.html"),
-  `<!doctype html>
-<html lang="en">
-  <head><meta charset="utf-8"><title>API reference</title></head>
-  <body>
-    <h1>API reference</h1>
-    <p>Contract-first descriptions (OpenAPI 3.1) of the APIs below, with a stateful reference server
-    (<code>npm start</code>) and a stateless Prism mock (<code>npm run mock</code>).</p>
-    <ul>
-      ${items}
-    </ul>
-  </body>
-</html>
-`,
-);
-console.log(`dist/docs: index.html, ${APIS.map((a) => `${a.name}.html`).join(", ")}`);
+const build = await buildDocs();
+const where = path.relative(process.cwd(), build.outDir) || ".";
+for (const page of build.pages) console.log(`${where}/${page.file}: ${page.api.title}, ${page.operations} operations`);
+console.log(`${where}/index.html: built in ${(build.milliseconds / 1000).toFixed(1)} s`);

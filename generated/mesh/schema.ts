@@ -800,6 +800,8 @@ export interface components {
             Namespace?: string;
             /** @description Lifetime of the token, 1m to 24h. */
             ExpirationTTL?: components["schemas"]["Duration"];
+            /** @description Admin partition (1.11+). This server has only the `default` partition; any other is refused. */
+            Partition?: string;
         };
         AclToken: {
             AccessorID: string;
@@ -912,7 +914,16 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description No such policy, role or token. */
+        /** @description The server reports a version before 1.4, which has only the legacy token API. */
+        TokenApiMissing: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description No such policy, role or token, or (before 1.4) no such API. */
         AclNotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1367,6 +1378,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["TokenApiMissing"];
         };
     };
     readAclPolicy: {
@@ -1446,6 +1458,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["TokenApiMissing"];
         };
     };
     readAclRole: {
@@ -1537,6 +1550,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["TokenApiMissing"];
         };
     };
     readAclToken: {

@@ -875,8 +875,9 @@ export interface paths {
          * @description Sets which mounts and namespaces this performance primary replicates to the secondary
          *     `id` (which need not exist yet: a filter set before activation applies from the first sync). In
          *     `allow` mode (the default) only the listed mounts and namespaces are replicated, in `deny` mode
-         *     they are not; a namespace path covers every mount under it. Data that belongs to no mount
-         *     (service configuration, the seal, identity and MFA data) is always replicated. The secondary
+         *     they are not; a namespace path covers every mount under it and the namespace's own data (its
+         *     MFA methods; in `allow` mode a namespace is kept when a listed path is in it). Data of the root
+         *     namespace that belongs to no mount (service configuration, the seal) is always replicated. The secondary
          *     converges at once: its open poll is answered with a resync, and it deletes the data the filter
          *     now leaves out and takes what it now lets in. A performance secondary does not route the mounts
          *     its filter leaves out (`404`).
@@ -923,8 +924,9 @@ export interface paths {
          *     Sets which mounts and namespaces this performance primary replicates to the secondary
          *     `id` (which need not exist yet: a filter set before activation applies from the first sync). In
          *     `whitelist` mode (the default) only the listed mounts and namespaces are replicated, in `blacklist` mode
-         *     they are not; a namespace path covers every mount under it. Data that belongs to no mount
-         *     (service configuration, the seal, identity and MFA data) is always replicated. The secondary
+         *     they are not; a namespace path covers every mount under it and the namespace's own data (its
+         *     MFA methods; in `allow` mode a namespace is kept when a listed path is in it). Data of the root
+         *     namespace that belongs to no mount (service configuration, the seal) is always replicated. The secondary
          *     converges at once: its open poll is answered with a resync, and it deletes the data the filter
          *     now leaves out and takes what it now lets in. A performance secondary does not route the mounts
          *     its filter leaves out (`404`).
@@ -960,9 +962,9 @@ export interface paths {
         /**
          * Read a secondary's dynamic filter on the primary
          * @description On the performance primary: what the paths filter of the secondary `id` keeps from it now.
-         *     `dynamic_filtered_mounts` are the mounts that exist now (served, recorded under `sys/mounts/` or
-         *     holding data) and are not replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes
-         *     of mounts) entirely left out. Both are empty without a filter. The secondary need not exist yet.
+         *     `dynamic_filtered_mounts` are the mounts that exist now (served, or holding data) and are not
+         *     replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes of mounts, and
+         *     namespaces holding MFA methods) that are left out. Both are empty without a filter. The secondary need not exist yet.
          */
         get: operations["readPerformancePrimaryDynamicFilter"];
         put?: never;
@@ -989,9 +991,9 @@ export interface paths {
         /**
          * Read this secondary's dynamic filter on the secondary
          * @description On the performance secondary `id` (its own id): what the paths filter it received from its primary keeps from it now.
-         *     `dynamic_filtered_mounts` are the mounts that exist now (served, recorded under `sys/mounts/` or
-         *     holding data) and are not replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes
-         *     of mounts) entirely left out. Both are empty without a filter. Primary and secondary report the same lists for the same mounts.
+         *     `dynamic_filtered_mounts` are the mounts that exist now (served, or holding data) and are not
+         *     replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes of mounts, and
+         *     namespaces holding MFA methods) that are left out. Both are empty without a filter. Primary and secondary report the same lists for the same mounts.
          */
         get: operations["readPerformanceSecondaryDynamicFilter"];
         put?: never;
@@ -1245,7 +1247,8 @@ export interface paths {
          *     role's `max_sts_ttl` (else `768h`); the provider then refuses durations below 900 seconds, above
          *     the role's maximum session duration (1 to 12 hours, default 1 hour; 1 hour for a session that
          *     itself comes from a role) for an assumed role, or above 129600 seconds (36 hours) for a federation
-         *     token. STS leases are not renewable and last as long as the credentials.
+         *     token (the engine always sends a duration, so the provider's own default of 12 hours for
+         *     federation tokens never applies). STS leases are not renewable and last as long as the credentials.
          *
          *     The provider enforces its rules (`400`, the provider's message after what the engine was doing,
          *     e.g. `Error creating access keys: LimitExceeded: ...`): groups, managed policies and roles must
@@ -2117,9 +2120,9 @@ export interface components {
         /** @description What the filter of a secondary keeps from it now, in the standard response envelope. */
         PerformanceDynamicFilterResponse: components["schemas"]["ResponseEnvelope"] & {
             data: {
-                /** @description The mounts (served, recorded or holding data) that are not replicated to the secondary, sorted, with a trailing slash. */
+                /** @description The mounts (served, or holding data) that are not replicated to the secondary, sorted, with a trailing slash. */
                 dynamic_filtered_mounts: string[];
-                /** @description The namespaces (path prefixes of those mounts) that are entirely left out, sorted. */
+                /** @description The namespaces (path prefixes of mounts, and namespaces holding MFA methods) that are left out, sorted. */
                 dynamic_filtered_namespaces: string[];
             };
         };

@@ -34,6 +34,8 @@ export interface AclSettings {
   tokens: DeclaredToken[];
   /** The legacy token API (/acl/create, /acl/info, /acl/destroy) exists: servers before 1.11. */
   legacyApi: boolean;
+  /** Policies, roles and tokens API exists: servers from 1.4 on. */
+  tokenApi: boolean;
 }
 
 /** A legacy token (servers before 1.4 knew no other kind): its secret is its ID. */
@@ -73,6 +75,8 @@ export interface TokenInput {
   Roles?: Partial<AclLink>[];
   Local?: boolean;
   Namespace?: string;
+  /** Admin partition (1.11+); this server has only the `default` partition. */
+  Partition?: string;
   ExpirationTTL?: string;
 }
 
@@ -154,7 +158,7 @@ export class MeshAcl {
   }
 
   createPolicy(authorizer: Authorizer | undefined, input: PolicyInput): AclPolicy {
-    this.requireAcl(authorizer, "write");
+    this.requireTokenApi(authorizer, "write");
     this.checkName("Policy", input.Name, this.store.policies.all());
     this.rulesOf(input.Rules ?? "");
     const id = randomUUID();
@@ -162,18 +166,18 @@ export class MeshAcl {
   }
 
   readPolicy(authorizer: Authorizer | undefined, id: string): AclPolicy {
-    this.requireAcl(authorizer, "read");
+    this.requireTokenApi(authorizer, "read");
     return this.store.policies.get(id) ?? notFound("ACL policy not found");
   }
 
   deletePolicy(authorizer: Authorizer | undefined, id: string): void {
-    this.requireAcl(authorizer, "write");
+    this.requireTokenApi(authorizer, "write");
     if (id === GLOBAL_MANAGEMENT.ID) throw new MeshHttpError(400, "Delete of builtin global-management policy not allowed");
     if (!this.store.policies.delete(id)) notFound("ACL policy not found");
   }
 
   createRole(authorizer: Authorizer | undefined, input: RoleInput): AclRole {
-    this.requireAcl(authorizer, "write");
+    this.requireTokenApi(authorizer, "write");
     this.checkName("Role", input.Name, this.store.roles.all());
     const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
     const id = randomUUID();
@@ -181,17 +185,20 @@ export class MeshAcl {
   }
 
   readRole(authorizer: Authorizer | undefined, id: string): AclRole {
-    this.requireAcl(authorizer, "read");
+    this.requireTokenApi(authorizer, "read");
     return this.store.roles.get(id) ?? notFound("ACL role not found");
   }
 
   deleteRole(authorizer: Authorizer | undefined, id: string): void {
-    this.requireAcl(authorizer, "write");
+    this.requireTokenApi(authorizer, "write");
     if (!this.store.roles.delete(id)) notFound("ACL role not found");
   }
 
   createToken(authorizer: Authorizer | undefined, input: TokenInput, namespace: string): AclTokenView {
-    this.requireAcl(authorizer, "write");
+    this.requireTokenApi(authorizer, "write");
+    if (input.Partition && input.Partition !== "default") {
+      throw new MeshHttpError(400, `Invalid Token: partition ${JSON.stringify(input.Partition)} does not exist`);
+    }
     const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
     const roles = (input.Roles ?? []).map((link) => this.link("role", link));
     const accessor = input.AccessorID ?? randomUUID();
@@ -214,14 +221,14 @@ export class MeshAcl {
   }
 
   readToken(authorizer: Authorizer | undefined, accessorId: string): AclTokenView {
-    this.requireAcl(authorizer, "read");
+    this.requireTokenApi(authorizer, "read");
     const token = this.store.tokens.get(accessorId);
     if (!token || this.expired(token)) notFound("ACL not found");
     return view(token);
   }
 
   deleteToken(authorizer: Authorizer | undefined, accessorId: string): void {
-    this.requireAcl(authorizer, "write");
+    this.requireTokenApi(authorizer, "write");
     const token = this.store.tokens.get(accessorId) ?? notFound("ACL not found");
     if (token.Management && token.SecretID === this.settings.managementToken) {
       throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
@@ -266,6 +273,14 @@ export class MeshAcl {
       throw new MeshHttpError(404, "The legacy ACL token API was removed in 1.11: use /v1/acl/token");
     }
     this.requireAcl(authorizer, "write");
+  }
+
+  /** The policies, roles and tokens API, which servers before 1.4 do not have. */
+  private requireTokenApi(authorizer: Authorizer | undefined, access: Access): void {
+    if (!this.settings.tokenApi) {
+      throw new MeshHttpError(404, "The ACL policy, role and token API exists from 1.4: use /v1/acl/create");
+    }
+    this.requireAcl(authorizer, access);
   }
 
   private requireAcl(authorizer: Authorizer | undefined, access: Access): void {

@@ -11,7 +11,7 @@ import { compareVersions } from "./domain/version.ts";
 import { MeshHttpError } from "./errors.ts";
 import { entryKey, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
 
-export interface MeshSettings extends Omit<AclSettings, "legacyApi"> {
+export interface MeshSettings extends Omit<AclSettings, "legacyApi" | "tokenApi"> {
   datacenter: string;
   /** The version this server reports, which decides the APIs it has (e.g. legacy ACLs before 1.11). */
   version: string;
@@ -59,7 +59,11 @@ export class MeshService {
     readonly settings: MeshSettings,
     readonly store: ConfigEntryStore,
   ) {
-    this.acl = new MeshAcl({ ...settings, legacyApi: compareVersions(settings.version, "1.11.0") < 0 });
+    this.acl = new MeshAcl({
+      ...settings,
+      legacyApi: compareVersions(settings.version, "1.11.0") < 0,
+      tokenApi: compareVersions(settings.version, "1.4.0") >= 0,
+    });
   }
 
   /** Resolves the token and the namespace (ns, then header, then the token's, then default). */

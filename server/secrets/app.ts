@@ -17,6 +17,7 @@ import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, UnsupportedOperationError } from "./errors.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
+import { apiRouter } from "./replication/cluster-app.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
 export const TOKEN_HEADER = "X-Secrets-Token";
@@ -49,7 +50,9 @@ export interface RequestContext {
 export async function createSecretsApp(options: SecretsAppOptions = {}): Promise<SecretsApp> {
   const cluster = options.cluster ?? (await SecretsCluster.create(options));
   const bundle = loadBundle("secrets");
-  const document = composeMounts(bundle, options.mounts ?? mountsOf(bundle));
+  const mounts = options.mounts ?? mountsOf(bundle);
+  const document = composeMounts(bundle, mounts);
+  cluster.replication.useMounts(mounts);
   const operations = new OperationIndex(document);
   const handlers = secretsHandlers as Record<string, Handler>;
   for (const operation of operations.operations()) {
@@ -66,6 +69,8 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   // The real system decodes every body as JSON whatever its Content-Type (32 MiB at most).
   app.use(express.json({ type: () => true, limit: "32mb" }));
   app.use(treatBodyAsJson);
+  // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
+  app.use(SECRETS_BASE_PATH, apiRouter(cluster.replication));
   app.use(SECRETS_BASE_PATH, dispatch(cluster, operations));
   if (options.validate !== false) app.use(validator(document, options.validateResponses !== false));
   for (const operation of operations.operations()) {
@@ -98,6 +103,8 @@ function dispatch(cluster: SecretsCluster, operations: OperationIndex) {
       cluster.auth.authenticate(token);
       const method: RequestMethod = req.method === "GET" && list ? "list" : (req.method.toLowerCase() as RequestMethod);
       const resolution = operations.resolve(method, req.path);
+      // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
+      cluster.replication.admit(method, req.path.slice(1), "operation" in resolution ? resolution.operation.mount : undefined);
       if ("problem" in resolution) {
         throw resolution.problem === "not-found" ? routeNotFound(req.path) : new UnsupportedOperationError();
       }

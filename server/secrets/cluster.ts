@@ -4,8 +4,11 @@
 import { createSeal, SEAL_TYPES, type SealType } from "./domain/seal.ts";
 import type { ShareConfig } from "./domain/shamir.ts";
 import { AccessControl } from "./auth.ts";
+import { PushMfaMethods } from "./identity/push-mfa.ts";
+import { EMPTY_IDENTITY } from "./identity/world.ts";
 import { cryptoRandom, type Random } from "./random.ts";
 import { RekeyService } from "./rekey-service.ts";
+import { ReplicationManager, type ReplicationOptions } from "./replication/manager.ts";
 import { SealStore } from "./store/seal-store.ts";
 import { MemoryStorage, type Storage } from "./store/storage.ts";
 import { EMPTY_WORLD, type World } from "./world.ts";
@@ -22,6 +25,8 @@ export interface ClusterOptions {
   world?: World;
   storage?: Storage;
   random?: Random;
+  /** Replication timing and addresses (heartbeat interval, cluster port...). */
+  replication?: ReplicationOptions;
 }
 
 /** What initialization hands to the operators (printed at start and written to SECRETS_INIT_FILE). */
@@ -41,7 +46,13 @@ export class SecretsCluster {
   readonly seal: SealStore;
   readonly auth: AccessControl;
   readonly rekey: RekeyService;
+  /** DR and performance replication of this cluster with others. */
+  readonly replication: ReplicationManager;
+  /** Push-MFA methods of the identity store (the world's are stored at start). */
+  readonly mfa: PushMfaMethods;
   readonly init: ClusterInit;
+  /** The world the cluster was started with (engines read their fixtures from it). */
+  readonly world: World;
   readonly #random: Random;
 
   private constructor(options: ClusterOptions, storage: Storage, random: Random, init: ClusterInit) {
@@ -50,7 +61,10 @@ export class SecretsCluster {
     this.seal = new SealStore(storage);
     this.auth = new AccessControl(init.rootToken, options.world ?? EMPTY_WORLD, () => random.uuid());
     this.rekey = new RekeyService(this.seal, random);
+    this.replication = new ReplicationManager({ storage, seal: this.seal, random, ...(options.replication ? { options: options.replication } : {}) });
+    this.mfa = new PushMfaMethods(storage, options.world?.identity ?? EMPTY_IDENTITY, () => random.uuid());
     this.init = init;
+    this.world = options.world ?? EMPTY_WORLD;
     this.#random = random;
   }
 

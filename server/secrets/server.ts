@@ -4,9 +4,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createSecretsApp, SECRETS_BASE_PATH, type SecretsApp, type SecretsAppOptions } from "./app.ts";
 import { acceptListMethod } from "./http/list-method.ts";
+import { clusterApp } from "./replication/cluster-app.ts";
 
 export interface RunningSecrets extends SecretsApp {
   server: Server;
+  /** The cluster listener: replication traffic from other clusters (openapi/secrets/internal/). */
+  clusterServer: Server;
+  /** Where other clusters reach it, e.g. http://127.0.0.1:8201 */
+  clusterUrl: string;
+  clusterPort: number;
   /** Base URL of the API, e.g. http://127.0.0.1:8200/v1 */
   url: string;
   port: number;
@@ -17,23 +23,46 @@ export async function startSecretsServer(options: SecretsAppOptions = {}, host =
   const secrets = await createSecretsApp(options);
   const server = createServer(secrets.app);
   acceptListMethod(server);
-  await new Promise<void>((resolve, reject) => {
+  await listen(server, host, port);
+  const actual = (server.address() as AddressInfo).port;
+  // The cluster listener, as the real system's cluster port: the API port + 1 unless configured.
+  const replication = secrets.cluster.replication;
+  const clusterServer = createServer(clusterApp(replication));
+  try {
+    await listen(clusterServer, host, replication.options.clusterPort ?? (port === 0 ? 0 : actual + 1));
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
+  const clusterPort = (clusterServer.address() as AddressInfo).port;
+  const origin = (p: number) => `http://${host.includes(":") ? `[${host}]` : host}:${p}`;
+  replication.listening({ apiAddress: origin(actual), clusterAddress: origin(clusterPort) });
+  const closeServer = (s: Server) =>
+    new Promise<void>((resolve) => {
+      s.closeAllConnections();
+      s.close(() => resolve());
+    });
+  return {
+    ...secrets,
+    server,
+    port: actual,
+    url: `${origin(actual)}${SECRETS_BASE_PATH}`,
+    clusterServer,
+    clusterPort,
+    clusterUrl: origin(clusterPort),
+    close: async () => {
+      await replication.stop();
+      await Promise.all([closeServer(server), closeServer(clusterServer)]);
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);
       resolve();
     });
   });
-  const actual = (server.address() as AddressInfo).port;
-  return {
-    ...secrets,
-    server,
-    port: actual,
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${actual}${SECRETS_BASE_PATH}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -13,8 +13,12 @@
 //       policies: [rekey-operator]
 //       display_name: operator      # optional
 //
-// A problem in the file stops the server from starting, with the entry named.
+// A problem in the file stops the server from starting, with the entry named. The identity keys
+// (`namespaces`, `mfa_methods`, `mfa_login_enforcements`) are read by identity/world.ts.
 import { policyProblems, type Capability, type Policy } from "./domain/policy.ts";
+import type { IdentitySettings } from "./identity/push-mfa.ts";
+import { IDENTITY_WORLD_KEYS, parseIdentityWorld } from "./identity/world.ts";
+import { parseCloudWorld, type CloudWorld } from "./engines/cloud-credentials/cloud-world.ts";
 
 export interface WorldToken {
   id: string;
@@ -25,11 +29,15 @@ export interface WorldToken {
 export interface World {
   policies: Policy[];
   tokens: WorldToken[];
+  /** Namespaces, push-MFA methods and MFA login enforcements; none when absent. */
+  identity?: IdentitySettings;
+  /** The simulated cloud provider's account (engines/cloud-credentials/cloud-world.ts); the default one when absent. */
+  cloud?: CloudWorld;
 }
 
 export const EMPTY_WORLD: World = { policies: [], tokens: [] };
 
-const WORLD_KEYS = ["policies", "tokens"];
+const WORLD_KEYS: string[] = ["policies", "tokens", "cloud", ...IDENTITY_WORLD_KEYS];
 const TOKEN_KEYS = ["id", "policies", "display_name"];
 
 export function parseWorld(raw: unknown, source = "world"): World {
@@ -75,5 +83,6 @@ export function parseWorld(raw: unknown, source = "world"): World {
     }
     return { id: token.id!, policies: [...tokenPolicies], ...(token.display_name ? { display_name: String(token.display_name) } : {}) };
   });
-  return { policies, tokens };
+  const cloud = data.cloud === undefined ? undefined : parseCloudWorld(data.cloud, `${source}: cloud`);
+  return { policies, tokens, identity: parseIdentityWorld(data, fail), ...(cloud ? { cloud } : {}) };
 }

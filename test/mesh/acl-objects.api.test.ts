@@ -204,3 +204,21 @@ describe("GET /agent/self", () => {
     expect((await mesh.clientWithToken("agent-reader").GET("/agent/self")).response.status).toBe(200);
   });
 });
+
+describe("versions and partitions", () => {
+  it("has no policy, role or token API before 1.4", async () => {
+    mesh = await startMesh({ managementToken: MANAGEMENT, version: "1.3.0" });
+    const { response, error } = await mesh.clientWithToken(MANAGEMENT).PUT("/acl/token", { body: {} });
+    expect(response.status).toBe(404);
+    expect(error).toMatch(/exists from 1\.4/);
+  });
+
+  it("accepts the default partition and refuses any other", async () => {
+    mesh = await startMesh({ managementToken: MANAGEMENT });
+    root = mesh.clientWithToken(MANAGEMENT);
+    expect((await root.PUT("/acl/token", { body: { Partition: "default" } })).response.status).toBe(200);
+    const other = await root.PUT("/acl/token", { body: { Partition: "finance" } });
+    expect(other.response.status).toBe(400);
+    expect(other.error).toBe('Invalid Token: partition "finance" does not exist');
+  });
+});

@@ -15,9 +15,9 @@ const operations = Object.entries(bundle.paths).flatMap(([template, item]) =>
 );
 
 describe("the secrets description", () => {
-  it("describes the nine rekey operations, each with a handler", () => {
-    expect(operations.map((o) => o.operation.operationId).sort()).toEqual(
-      [
+  it("describes the nine rekey operations among the others, each operation with a handler", () => {
+    expect(operations.map((o) => o.operation.operationId)).toEqual(
+      expect.arrayContaining([
         "cancelRekey",
         "deleteRekeyBackup",
         "readRekeyBackup",
@@ -27,7 +27,7 @@ describe("the secrets description", () => {
         "startRekey",
         "submitRekeyShare",
         "submitRekeyVerificationShare",
-      ].sort(),
+      ]),
     );
     expect(Object.keys(secretsHandlers).sort()).toEqual(operations.map((o) => o.operation.operationId).sort());
   });
@@ -39,7 +39,8 @@ describe("the secrets description", () => {
       const capabilities = operation["x-secrets-capabilities"] as string[];
       expect(capabilities, operation.operationId).toContain(operation["x-http-method"] === "LIST" ? "list" : needed[method]);
       if (template.startsWith("/sys/rekey")) expect(capabilities, operation.operationId).toContain("sudo");
-      expect(index.resolve(method as never, template)).toMatchObject({ operation: { operationId: operation.operationId } });
+      const requestMethod = operation["x-http-method"] === "LIST" ? "list" : method;
+      expect(index.resolve(requestMethod as never, template)).toMatchObject({ operation: { operationId: operation.operationId } });
     }
   });
 

@@ -39,6 +39,44 @@ describe("Prism mock of the secrets API", () => {
     expect(await expectValid("/sys/rekey/verify", "delete", 200, client.DELETE("/sys/rekey/verify"))).toHaveProperty("nonce");
   });
 
+  it("answers every discovery-token and push-MFA operation from the examples", async () => {
+    const name = { params: { path: { name: "web-reader" } } };
+    const id = { params: { path: { id: "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d" } } };
+    const list = { params: { query: { list: "true" as const } } };
+    const method = { api_hostname: "api.push.example", integration_key: "IKEY", secret_key: "SKEY" };
+    await expectValid("/consul/config/access", "post", 204, client.POST("/consul/config/access", { body: { address: "127.0.0.1:8500", token: "t" } }));
+    await expectValid("/consul/roles/{name}", "post", 204, client.POST("/consul/roles/{name}", { ...name, body: { policies: ["web-reader"] } }));
+    expect(await expectValid("/consul/roles/{name}", "get", 200, client.GET("/consul/roles/{name}", name))).toHaveProperty("data.token_type");
+    expect(await expectValid("/consul/roles", "get", 200, client.GET("/consul/roles", list))).toHaveProperty("data.keys");
+    await expectValid("/consul/roles/{name}", "delete", 204, client.DELETE("/consul/roles/{name}", name));
+    expect(await expectValid("/consul/creds/{name}", "get", 200, client.GET("/consul/creds/{name}", name))).toHaveProperty("data.token");
+    expect(await expectValid("/identity/mfa/method/pushmfa", "post", 200, client.POST("/identity/mfa/method/pushmfa", { body: method }))).toHaveProperty("data.method_id");
+    await expectValid("/identity/mfa/method/pushmfa/{id}", "post", 204, client.POST("/identity/mfa/method/pushmfa/{id}", { ...id, body: method }));
+    expect(await expectValid("/identity/mfa/method/pushmfa/{id}", "get", 200, client.GET("/identity/mfa/method/pushmfa/{id}", id))).toHaveProperty("data.type", "pushmfa");
+    await expectValid("/identity/mfa/method/pushmfa/{id}", "delete", 204, client.DELETE("/identity/mfa/method/pushmfa/{id}", id));
+    expect(await expectValid("/identity/mfa/method/pushmfa", "get", 200, client.GET("/identity/mfa/method/pushmfa", list))).toHaveProperty("data.keys");
+    const refused = await expectValid("/consul/creds/{name}", "get", 502, client.GET("/consul/creds/{name}", { ...name, headers: { Prefer: "code=502, example=unreachable" } }));
+    expect((refused as { errors: string[] }).errors[0]).toMatch(/^could not reach the discovery backend/);
+  });
+
+  it("answers every cloud credentials operation from the examples", async () => {
+    const name = { params: { path: { name: "deploy" } } };
+    await expectValid("/aws/config/root", "post", 204, client.POST("/aws/config/root", { body: { access_key: "AKIAIOSFODNN7EXAMPLE", secret_key: "s" } }));
+    expect(await expectValid("/aws/config/root", "get", 200, client.GET("/aws/config/root"))).not.toHaveProperty("data.secret_key");
+    expect(await expectValid("/aws/config/rotate-root", "post", 200, client.POST("/aws/config/rotate-root"))).toHaveProperty("data.access_key");
+    await expectValid("/aws/config/lease", "post", 204, client.POST("/aws/config/lease", { body: { lease: "30m", lease_max: "12h" } }));
+    expect(await expectValid("/aws/config/lease", "get", 200, client.GET("/aws/config/lease"))).toHaveProperty("data.lease", "30m0s");
+    await expectValid("/aws/roles/{name}", "post", 200, client.POST("/aws/roles/{name}", { ...name, body: { credential_type: "assumed_role", role_arns: ["arn:aws:iam::123456789012:role/deploy"] } }));
+    expect(await expectValid("/aws/roles/{name}", "get", 200, client.GET("/aws/roles/{name}", name))).toHaveProperty("data.credential_types");
+    expect(await expectValid("/aws/roles", "get", 200, client.GET("/aws/roles", { params: { query: { list: "true" } } }))).toHaveProperty("data.keys");
+    await expectValid("/aws/roles/{name}", "delete", 204, client.DELETE("/aws/roles/{name}", name));
+    expect(await expectValid("/aws/creds/{name}", "get", 200, client.GET("/aws/creds/{name}", { params: { path: { name: "deploy" }, query: {} } }))).toHaveProperty("data.security_token");
+    expect(await expectValid("/aws/sts/{name}", "put", 200, client.PUT("/aws/sts/{name}", { ...name, body: {} }))).toHaveProperty("lease_id");
+    const refused = await expectValid("/aws/config/rotate-root", "post", 400, client.POST("/aws/config/rotate-root", { headers: { Prefer: "code=400, example=anotherKey" } }));
+    expect((refused as { errors: string[] }).errors[0]).toMatch(/AccessKeysPerUser: 2/);
+    await expectValid("/aws/roles/{name}", "get", 404, client.GET("/aws/roles/{name}", { ...name, headers: { Prefer: "code=404" } }));
+  });
+
   it("answers with a named example on request, e.g. the completed update", async () => {
     const data = await expectValid(
       "/sys/rekey/update",

@@ -1,6 +1,6 @@
 // The engine-mount layout: engine paths are described once relative to the mount and placed at the
 // default mount; the server moves them to the mounts it serves. Checked here on a small document
-// with a stand-in engine (no real engine is described yet), and on the real bundle.
+// with a stand-in engine, and on the real bundle.
 import { describe, expect, it } from "vitest";
 import { composeMounts, enginesOf, mountProblems, mountsOf } from "../../server/secrets/domain/mounts.ts";
 import { OperationIndex } from "../../server/secrets/operations.ts";
@@ -48,9 +48,11 @@ describe("mounts", () => {
     expect(() => composeMounts(document, [{ path: "x", engine: "nope" }])).toThrow(/unknown engine "nope"/);
   });
 
-  it("places no engine in this version of the service description", () => {
+  it("places each engine of the service description at its default mount, where the server serves it by default", () => {
     const bundle = loadBundle("secrets");
-    expect(mountsOf(bundle)).toEqual([]);
-    expect(composeMounts(bundle, [])).toEqual(bundle);
+    expect(mountsOf(bundle)).toEqual(expect.arrayContaining([{ path: "consul", engine: "discovery-token" }, { path: "aws", engine: "cloud-credentials" }]));
+    const composed = composeMounts(bundle, mountsOf(bundle));
+    expect(Object.keys(composed.paths)).toEqual(expect.arrayContaining(Object.keys(bundle.paths)));
+    expect(Object.keys(composed.paths)).toHaveLength(Object.keys(bundle.paths).length);
   });
 });

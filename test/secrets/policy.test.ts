@@ -74,7 +74,7 @@ describe("parseWorld", () => {
   });
 
   it("refuses mistakes, naming them", () => {
-    expect(() => parseWorld({ ...world, users: [] }, "w")).toThrow('w: unknown keys "users" (known: policies, tokens)');
+    expect(() => parseWorld({ ...world, users: [] }, "w")).toThrow('w: unknown keys "users" (known: policies, tokens, ');
     expect(() => parseWorld({ ...world, tokens: [{ id: "t1", policies: ["nope"] }] }, "w")).toThrow('w: token [0]: unknown policy "nope"');
     expect(() => parseWorld({ ...world, tokens: [{ policies: [] }] }, "w")).toThrow('w: token [0] needs an "id"');
     expect(() => parseWorld({ ...world, tokens: [{ id: "a" }, { id: "a" }] }, "w")).toThrow('w: token [1]: id "a" is declared twice');

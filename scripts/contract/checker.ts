@@ -1,0 +1,485 @@
+// Checks one HTTP exchange (request and response, as they went over the wire) against a bundle:
+// the operation exists, parameters and body follow it, the status and content type are documented
+// and the response body and headers follow their schemas. Pure apart from compiling validators.
+// Used by traffic validation (HAR), the property-based test and the mock test.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import {
+  deref,
+  escapePointer,
+  isJsonMediaType,
+  isObject,
+  matchMediaType,
+  mediaTypeOf,
+  operationsOf,
+  pointer,
+  type Json,
+  type JsonObject,
+  type OpenApiDoc,
+  type Operation,
+  type Parameter,
+} from "./document.ts";
+
+export type ViolationKind =
+  | "undocumented-operation"
+  | "request-parameter"
+  | "request-body"
+  | "response-status"
+  | "response-content-type"
+  | "response-header"
+  | "response-body";
+
+export interface Violation {
+  kind: ViolationKind;
+  /** "PUT /config (applyConfigEntry)", or "PUT /nope" when no operation matched. */
+  operation: string;
+  operationId?: string;
+  /** JSON pointer into the exchange: /request/query/index, /response/body/Chain/Nodes, ... */
+  pointer: string;
+  reason: string;
+}
+
+/** A request as sent: path below the API's base path, still percent-encoded. */
+export interface WireRequest {
+  method: string;
+  path: string;
+  /** Decoded name/value pairs, in order. */
+  query: [string, string][];
+  /** The query string as sent (without "?"), when known: reserved characters are checked in it. */
+  rawQuery?: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** Undefined or "" when there was none. */
+  body?: string;
+}
+
+export interface WireResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface MatchedOperation {
+  operation: Operation;
+  pathParams: Record<string, string>;
+}
+
+export interface ContractChecker {
+  operations: Operation[];
+  /** The operation a method and path (below the base path) call, as a server would route it. */
+  match(method: string, path: string): MatchedOperation | undefined;
+  checkRequest(matched: MatchedOperation, request: WireRequest): Violation[];
+  checkResponse(operation: Operation, response: WireResponse): Violation[];
+  /** Request and response; an unmatched request is one "undocumented-operation" violation. */
+  checkExchange(request: WireRequest, response?: WireResponse): Violation[];
+  /** A response whose body is already decoded (JSON value, or text). */
+  checkResponseValue(operation: Operation, status: number, contentType: string, body: unknown): Violation[];
+}
+
+const BUNDLE_ID = "bundle";
+
+export interface CheckerOptions {
+  /**
+   * OpenAPI lets a server ignore query parameters it does not document; the servers here refuse
+   * them (a misspelt parameter is a client bug), so by default they are violations.
+   */
+  unknownQueryParameters?: "refuse" | "allow";
+}
+
+export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): ContractChecker {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema({ ...(discriminatorsAsConditionals(doc) as object), $id: BUNDLE_ID });
+  const validators = new Map<string, ValidateFunction>();
+  /** The validator of the schema at a JSON pointer of the bundle. */
+  const validatorAt = (at: string): ValidateFunction => {
+    let validate = validators.get(at);
+    if (!validate) {
+      validate = ajv.compile({ $ref: `${BUNDLE_ID}#${at}` });
+      validators.set(at, validate);
+    }
+    return validate;
+  };
+
+  const operations = operationsOf(doc);
+  const routes = operations
+    .map((operation) => ({ operation, ...templateRegExp(operation.template) }))
+    // A concrete path wins over a templated one (OpenAPI), then the longest literal part.
+    .sort((a, b) => a.params.length - b.params.length || b.literalLength - a.literalLength);
+
+  function match(method: string, path: string): MatchedOperation | undefined {
+    const m = method.toLowerCase();
+    for (const route of routes) {
+      if (route.operation.method !== m) continue;
+      const found = route.regexp.exec(path);
+      if (!found) continue;
+      const pathParams: Record<string, string> = {};
+      route.params.forEach((name, i) => (pathParams[name] = found[i + 1]!));
+      return { operation: route.operation, pathParams };
+    }
+    return undefined;
+  }
+
+  function violation(operation: Operation, kind: ViolationKind, at: string, reason: string): Violation {
+    return { kind, operation: operation.label, operationId: operation.operationId, pointer: at, reason };
+  }
+
+  function schemaViolations(operation: Operation, kind: ViolationKind, schemaAt: string, value: unknown, base: string): Violation[] {
+    const validate = validatorAt(schemaAt);
+    if (validate(value)) return [];
+    return describeErrors(validate.errors ?? []).map(({ at, reason }) => violation(operation, kind, base + at, reason));
+  }
+
+  function checkParameters(matched: MatchedOperation, request: WireRequest): Violation[] {
+    const { operation, pathParams } = matched;
+    const found: Violation[] = [];
+    const queryValues = new Map<string, string[]>();
+    for (const [name, value] of request.query) queryValues.set(name, [...(queryValues.get(name) ?? []), value]);
+    const documentedQuery = new Set<string>();
+    for (const p of operation.parameters) {
+      if (p.in === "cookie") continue;
+      const at = pointer("/request", p.in, p.name);
+      let raw: string[] | undefined;
+      if (p.in === "path") {
+        const encoded = pathParams[p.name];
+        try {
+          raw = encoded === undefined ? undefined : [decodeURIComponent(encoded)];
+        } catch {
+          found.push(violation(operation, "request-parameter", at, "is not valid percent-encoding"));
+          continue;
+        }
+      } else if (p.in === "query" && p.raw.style === "deepObject") {
+        // name[key]=value pairs make one object; each value is parsed by its property's schema.
+        const members = [...queryValues].filter(([name]) => name.startsWith(`${p.name}[`) && name.endsWith("]"));
+        members.forEach(([name]) => documentedQuery.add(name));
+        if (!members.length) {
+          if (p.required) found.push(violation(operation, "request-parameter", at, "required query parameter is missing"));
+          continue;
+        }
+        const value = deepObject(doc, p, members);
+        found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
+        continue;
+      } else if (p.in === "query") {
+        documentedQuery.add(p.name);
+        raw = queryValues.get(p.name);
+      } else {
+        const value = request.headers[p.name.toLowerCase()];
+        raw = value === undefined ? undefined : [value];
+      }
+      if (raw === undefined) {
+        if (p.required) found.push(violation(operation, "request-parameter", at, `required ${p.in} parameter is missing`));
+        continue;
+      }
+      if (p.in === "query") {
+        const problem = queryValueProblem(p, raw, rawQueryValues(request.rawQuery).get(p.name));
+        if (problem) {
+          found.push(violation(operation, "request-parameter", at, problem));
+          continue;
+        }
+      }
+      const value = deserialize(doc, p, raw);
+      if (value === TOO_MANY) {
+        found.push(violation(operation, "request-parameter", at, `given ${raw.length} times but is not an array`));
+        continue;
+      }
+      found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
+    }
+    for (const name of queryValues.keys()) {
+      if (options.unknownQueryParameters !== "allow" && !documentedQuery.has(name)) {
+        found.push(violation(operation, "request-parameter", pointer("/request/query", name), "is not a documented query parameter"));
+      }
+    }
+    return found;
+  }
+
+  function checkRequestBody(operation: Operation, request: WireRequest): Violation[] {
+    const hasBody = request.body !== undefined && request.body !== "";
+    if (operation.operation.requestBody === undefined) {
+      return hasBody ? [violation(operation, "request-body", "/request/body", "the operation documents no request body")] : [];
+    }
+    const { value: requestBody, ref } = deref<JsonObject>(doc, operation.operation.requestBody);
+    const bodyAt = ref ? ref.slice(1) : operation.pointer + "/requestBody";
+    if (!hasBody) {
+      return requestBody.required === true ? [violation(operation, "request-body", "/request/body", "request body is required")] : [];
+    }
+    const content = isObject(requestBody.content) ? requestBody.content : {};
+    const actual = mediaTypeOf(request.headers["content-type"]);
+    const key = actual ? matchMediaType(content, actual) : undefined;
+    if (!key) {
+      const reason = `content type ${actual || "(none)"} is not documented (documented: ${Object.keys(content).join(", ") || "none"})`;
+      return [violation(operation, "request-body", "/request/headers/content-type", reason)];
+    }
+    const decoded = decodeBody(actual, request.body!);
+    if ("error" in decoded) return [violation(operation, "request-body", "/request/body", decoded.error)];
+    if (decoded.value === undefined || !isObject(content[key]) || content[key].schema === undefined) return [];
+    return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), decoded.value, "/request/body");
+  }
+
+  /** The documented response of a status: exact, then 4XX-style ranges, then default. */
+  function responseFor(operation: Operation, status: number): { response: JsonObject; at: string } | undefined {
+    const responses = isObject(operation.operation.responses) ? operation.operation.responses : {};
+    const key = [String(status), `${Math.floor(status / 100)}XX`, "default"].find((k) => responses[k] !== undefined);
+    if (!key) return undefined;
+    const { value, ref } = deref<JsonObject>(doc, responses[key]);
+    return { response: value, at: ref ? ref.slice(1) : pointer(operation.pointer, "responses", key) };
+  }
+
+  function undocumentedStatus(operation: Operation, status: number): Violation {
+    const documented = Object.keys(isObject(operation.operation.responses) ? operation.operation.responses : {});
+    return violation(operation, "response-status", "/response/status", `status ${status} is not documented (documented: ${documented.join(", ")})`);
+  }
+
+  function checkBodyValue(operation: Operation, found: { response: JsonObject; at: string }, contentType: string, body: unknown): Violation[] {
+    const content = isObject(found.response.content) ? found.response.content : {};
+    const actual = mediaTypeOf(contentType);
+    const key = actual ? matchMediaType(content, actual) : undefined;
+    if (!key) {
+      const reason = `content type ${actual || "(none)"} is not documented (documented: ${Object.keys(content).join(", ") || "no body"})`;
+      return [violation(operation, "response-content-type", "/response/headers/content-type", reason)];
+    }
+    if (!isObject(content[key]) || content[key].schema === undefined) return [];
+    return schemaViolations(operation, "response-body", pointer(found.at, "content", key, "schema"), body, "/response/body");
+  }
+
+  function checkResponse(operation: Operation, response: WireResponse): Violation[] {
+    const found = responseFor(operation, response.status);
+    if (!found) return [undocumentedStatus(operation, response.status)];
+    const violations = checkResponseHeaders(operation, found, response.headers);
+    const hasBody = response.body !== undefined && response.body !== "";
+    const content = isObject(found.response.content) ? found.response.content : {};
+    if (!Object.keys(content).length) {
+      if (hasBody) violations.push(violation(operation, "response-body", "/response/body", `status ${response.status} documents no body`));
+      return violations;
+    }
+    const contentType = response.headers["content-type"] ?? "";
+    if (!hasBody && !contentType) {
+      violations.push(violation(operation, "response-body", "/response/body", `status ${response.status} documents a body and there is none`));
+      return violations;
+    }
+    const decoded = decodeBody(mediaTypeOf(contentType), response.body ?? "");
+    if ("error" in decoded) {
+      violations.push(violation(operation, "response-body", "/response/body", decoded.error));
+      return violations;
+    }
+    violations.push(...checkBodyValue(operation, found, contentType, decoded.value));
+    return violations;
+  }
+
+  function checkResponseHeaders(operation: Operation, found: { response: JsonObject; at: string }, headers: Record<string, string>): Violation[] {
+    const violations: Violation[] = [];
+    const documented = isObject(found.response.headers) ? found.response.headers : {};
+    for (const [name, rawHeader] of Object.entries(documented)) {
+      // OpenAPI: a Content-Type response header definition is ignored.
+      if (name.toLowerCase() === "content-type") continue;
+      const { value: header, ref } = deref<JsonObject>(doc, rawHeader);
+      const at = pointer("/response/headers", name);
+      const actual = headers[name.toLowerCase()];
+      if (actual === undefined) {
+        if (header.required === true) violations.push(violation(operation, "response-header", at, "required header is missing"));
+        continue;
+      }
+      if (header.schema === undefined) continue;
+      const headerAt = ref ? ref.slice(1) : pointer(found.at, "headers", name);
+      const asParameter = { name, in: "header", required: false, schema: header.schema, pointer: headerAt, raw: header } as Parameter;
+      violations.push(...schemaViolations(operation, "response-header", headerAt + "/schema", deserialize(doc, asParameter, [actual]), at));
+    }
+    return violations;
+  }
+
+  return {
+    operations,
+    match,
+    checkRequest: (matched, request) => [...checkParameters(matched, request), ...checkRequestBody(matched.operation, request)],
+    checkResponse,
+    checkExchange(request, response) {
+      const matched = match(request.method, request.path);
+      if (!matched) {
+        const label = `${request.method.toUpperCase()} ${request.path}`;
+        return [{ kind: "undocumented-operation", operation: label, pointer: "/request", reason: `no operation is documented for ${label}` }];
+      }
+      const violations = [...checkParameters(matched, request), ...checkRequestBody(matched.operation, request)];
+      if (response) violations.push(...checkResponse(matched.operation, response));
+      return violations;
+    },
+    checkResponseValue(operation, status, contentType, body) {
+      const found = responseFor(operation, status);
+      return found ? checkBodyValue(operation, found, contentType, body) : [undocumentedStatus(operation, status)];
+    },
+  };
+}
+
+/** A regexp for a path template, and its parameter names in order. */
+function templateRegExp(template: string): { regexp: RegExp; params: string[]; literalLength: number } {
+  const params: string[] = [];
+  let literalLength = 0;
+  const source = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const param = /^\{([^}]+)\}$/.exec(part);
+      if (param) {
+        params.push(param[1]!);
+        return "([^/]+)";
+      }
+      literalLength += part.length;
+      return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
+    .join("");
+  return { regexp: new RegExp(`^${source}/?$`), params, literalLength };
+}
+
+/** RFC 3986 reserved characters; a query value must percent-encode them unless allowReserved. */
+const RESERVED = /[:/?#[\]@!$&'()*+,;=]/;
+
+/**
+ * OpenAPI rules on how a query value is written: empty only with allowEmptyValue, reserved
+ * characters percent-encoded unless allowReserved (a comma may separate non-exploded array items).
+ */
+function queryValueProblem(p: Parameter, decoded: string[], raw: string[] | undefined): string | undefined {
+  if (p.raw.allowEmptyValue !== true && decoded.some((v) => v === "")) return "empty value (allowEmptyValue is not set)";
+  if (p.raw.allowReserved === true || !raw) return undefined;
+  const separatedByComma = p.raw.explode === false;
+  const written = separatedByComma ? raw.flatMap((v) => v.split(",")) : raw;
+  const bad = written.find((v) => RESERVED.test(v));
+  return bad === undefined ? undefined : `reserved character not percent-encoded in ${JSON.stringify(bad)} (allowReserved is not set)`;
+}
+
+/** The undecoded values of each name in a raw query string. */
+function rawQueryValues(rawQuery: string | undefined): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  for (const pair of (rawQuery ?? "").split("&")) {
+    if (!pair) continue;
+    const eq = pair.indexOf("=");
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    let name: string;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, " "));
+    } catch {
+      name = rawName;
+    }
+    values.set(name, [...(values.get(name) ?? []), eq < 0 ? "" : pair.slice(eq + 1)]);
+  }
+  return values;
+}
+
+const TOO_MANY = Symbol("too many values");
+
+/**
+ * A parameter's wire value as the JSON value its schema describes (style form/simple, the
+ * defaults): numbers and booleans are parsed when the schema allows them, repeated query
+ * parameters make an array. A value that does not parse stays a string, so the schema refuses it.
+ */
+function deserialize(doc: OpenApiDoc, p: Parameter, raw: string[]): unknown {
+  const schema = deref<JsonObject>(doc, p.schema).value;
+  const types = typesOf(schema);
+  if (types.has("array")) {
+    const items = deref<JsonObject>(doc, schema.items ?? {}).value;
+    const explode = p.raw.explode ?? p.in === "query";
+    const values = explode ? raw : raw.flatMap((v) => v.split(","));
+    return values.map((v) => coerce(v, typesOf(items)));
+  }
+  if (raw.length > 1) return TOO_MANY;
+  return coerce(raw[0]!, types);
+}
+
+/** The object a deepObject parameter's name[key]=value pairs stand for. */
+function deepObject(doc: OpenApiDoc, p: Parameter, members: [string, string[]][]): Record<string, unknown> {
+  const schema = deref<JsonObject>(doc, p.schema).value;
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const value: Record<string, unknown> = {};
+  for (const [name, values] of members) {
+    const key = name.slice(p.name.length + 1, -1);
+    const propertySchema = deref<JsonObject>(doc, properties[key] ?? {}).value;
+    value[key] = coerce(values[values.length - 1]!, typesOf(propertySchema));
+  }
+  return value;
+}
+
+function typesOf(schema: JsonObject): Set<string> {
+  const type = schema.type;
+  if (Array.isArray(type)) return new Set(type.map(String));
+  if (typeof type === "string") return new Set([type]);
+  if (Array.isArray(schema.enum)) return new Set(schema.enum.map((v) => (Number.isInteger(v) ? "integer" : typeof v)));
+  return new Set();
+}
+
+function coerce(value: string, types: Set<string>): unknown {
+  if ((types.has("integer") || types.has("number")) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
+  if (types.has("boolean") && (value === "true" || value === "false")) return value === "true";
+  if (types.has("null") && value === "") return null;
+  return value;
+}
+
+function decodeBody(mediaType: string, text: string): { value: unknown } | { error: string } {
+  if (isJsonMediaType(mediaType)) {
+    try {
+      return { value: JSON.parse(text) };
+    } catch (error) {
+      return { error: `body is not valid JSON: ${(error as Error).message}` };
+    }
+  }
+  if (mediaType.startsWith("text/")) return { value: text };
+  // Other media types (forms, binary) are not decoded: their schema is not checked.
+  return { value: undefined };
+}
+
+/** Ajv's errors as pointers and reasons; a missing or extra property is named in the pointer. */
+function describeErrors(errors: ErrorObject[]): { at: string; reason: string }[] {
+  return errors
+    .filter((e) => e.keyword !== "if")
+    .map((e) => {
+      const params = e.params as Record<string, unknown>;
+      if (e.keyword === "required") return { at: `${e.instancePath}/${escapePointer(String(params.missingProperty))}`, reason: "is required" };
+      if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") {
+        const name = String(params.additionalProperty ?? params.unevaluatedProperty);
+        return { at: `${e.instancePath}/${escapePointer(name)}`, reason: "is not allowed (not a documented property)" };
+      }
+      if (e.keyword === "enum") return { at: e.instancePath, reason: `${e.message}: ${JSON.stringify(params.allowedValues)}` };
+      if (e.keyword === "const") return { at: e.instancePath, reason: `must be ${JSON.stringify(params.allowedValue)}` };
+      return { at: e.instancePath, reason: e.message ?? e.keyword };
+    });
+}
+
+/**
+ * A copy of the bundle where each oneOf/anyOf with a discriminator becomes if/then on the
+ * discriminator's value, as OpenAPI means it: the value picks the schema. Errors then name the
+ * wrong field of the chosen schema instead of every alternative's.
+ */
+export function discriminatorsAsConditionals(doc: OpenApiDoc): unknown {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!isObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = rewrite(v);
+    const discriminator = node.discriminator;
+    const keyword = Array.isArray(node.oneOf) ? "oneOf" : Array.isArray(node.anyOf) ? "anyOf" : undefined;
+    if (!keyword || !isObject(discriminator) || typeof discriminator.propertyName !== "string") return out;
+    const mapping = discriminatorMapping(node[keyword] as Json[], discriminator);
+    if (!mapping) return out;
+    const property = discriminator.propertyName;
+    delete out[keyword];
+    let chain: Record<string, unknown> = {
+      required: [property],
+      properties: { [property]: { enum: mapping.map(([value]) => value) } },
+    };
+    for (const [value, ref] of [...mapping].reverse()) {
+      chain = { if: { required: [property], properties: { [property]: { const: value } } }, then: { $ref: ref }, else: chain };
+    }
+    return { ...out, allOf: [...((out.allOf as unknown[]) ?? []), chain] };
+  };
+  return rewrite(doc);
+}
+
+/** [value, $ref] pairs: the explicit mapping, then each $ref alternative by its component name. */
+export function discriminatorMapping(alternatives: Json[], discriminator: JsonObject): [string, string][] | undefined {
+  const pairs: [string, string][] = [];
+  const explicit = isObject(discriminator.mapping) ? discriminator.mapping : {};
+  // A mapping value is a reference or a bare schema name.
+  for (const [value, ref] of Object.entries(explicit)) pairs.push([value, String(ref).includes("/") ? String(ref) : `#/components/schemas/${ref}`]);
+  for (const alternative of alternatives) {
+    if (!isObject(alternative) || typeof alternative.$ref !== "string") return undefined;
+    const ref = alternative.$ref;
+    if (!pairs.some(([, r]) => r === ref)) pairs.push([ref.split("/").pop()!, ref]);
+  }
+  return pairs;
+}

@@ -1,0 +1,573 @@
+// Breaking-change detection between two versions of one API's bundle. Pure: two documents in, a
+// list of changes out, each marked breaking for clients or not. A change is breaking when a client
+// written against the old description can fail against the new one: requests must accept at least
+// what they accepted (narrowing is breaking), responses must send at most what they sent (widening
+// is breaking). $refs are followed inside each document.
+import {
+  deref,
+  isObject,
+  operationsOf,
+  parameterKey,
+  pointer,
+  type Json,
+  type JsonObject,
+  type OpenApiDoc,
+  type Operation,
+  type Parameter,
+} from "./document.ts";
+
+export type ChangeKind =
+  | "operation-removed"
+  | "operation-added"
+  | "operation-id-changed"
+  | "operation-deprecated"
+  | "parameter-added-required"
+  | "parameter-added-optional"
+  | "parameter-removed"
+  | "parameter-became-required"
+  | "parameter-became-optional"
+  | "parameter-style-changed"
+  | "request-body-added"
+  | "request-body-removed"
+  | "request-body-became-required"
+  | "request-body-became-optional"
+  | "request-media-type-removed"
+  | "request-media-type-added"
+  | "request-property-added-required"
+  | "request-property-added-optional"
+  | "request-property-removed"
+  | "request-property-became-required"
+  | "request-property-became-optional"
+  | "request-additional-properties-forbidden"
+  | "request-additional-properties-allowed"
+  | "request-enum-narrowed"
+  | "request-enum-widened"
+  | "request-type-changed"
+  | "request-constraint-tightened"
+  | "request-constraint-relaxed"
+  | "request-variant-removed"
+  | "request-variant-added"
+  | "response-status-removed"
+  | "response-status-added"
+  | "response-media-type-removed"
+  | "response-media-type-added"
+  | "response-property-removed"
+  | "response-property-added"
+  | "response-property-became-optional"
+  | "response-property-became-required"
+  | "response-additional-properties-allowed"
+  | "response-enum-widened"
+  | "response-enum-narrowed"
+  | "response-type-changed"
+  | "response-constraint-relaxed"
+  | "response-constraint-tightened"
+  | "response-variant-added"
+  | "response-variant-removed"
+  | "response-header-removed"
+  | "response-header-added"
+  | "response-header-became-optional";
+
+export interface Change {
+  kind: ChangeKind;
+  breaking: boolean;
+  /** "PUT /config (applyConfigEntry)" */
+  operation: string;
+  /** Logical JSON pointer from the operation, through $refs (in the new document; the old one for removals). */
+  pointer: string;
+  /** Where the changed schema is defined when a $ref led there: "#/components/schemas/ServiceSplit". */
+  definedIn?: string;
+  message: string;
+}
+
+type Direction = "request" | "response";
+
+interface Context {
+  before: OpenApiDoc;
+  after: OpenApiDoc;
+  operation: string;
+  out: Change[];
+}
+
+export function diffDocuments(before: OpenApiDoc, after: OpenApiDoc): Change[] {
+  const out: Change[] = [];
+  const key = (o: Operation) => `${o.method} ${o.template.replace(/\{[^}]*\}/g, "{}")}`;
+  const old = new Map(operationsOf(before).map((o) => [key(o), o]));
+  const current = new Map(operationsOf(after).map((o) => [key(o), o]));
+  for (const [k, o] of old) {
+    if (!current.has(k)) push(out, "operation-removed", true, o.label, o.pointer, "the operation was removed");
+  }
+  for (const [k, o] of current) {
+    const was = old.get(k);
+    if (!was) {
+      push(out, "operation-added", false, o.label, o.pointer, "the operation was added");
+      continue;
+    }
+    const ctx: Context = { before, after, operation: o.label, out };
+    if (was.operationId !== o.operationId) {
+      add(ctx, "operation-id-changed", false, o.pointer + "/operationId", `operationId ${was.operationId} is now ${o.operationId}`);
+    }
+    if (was.operation.deprecated !== true && o.operation.deprecated === true) {
+      add(ctx, "operation-deprecated", false, o.pointer + "/deprecated", "the operation is now deprecated");
+    }
+    compareParameters(ctx, was, o);
+    compareRequestBody(ctx, was, o);
+    compareResponses(ctx, was, o);
+  }
+  return out;
+}
+
+export interface Verdict {
+  versionBefore?: string;
+  versionAfter?: string;
+  breaking: number;
+  /** Breaking changes without a new info.version. */
+  fails: boolean;
+}
+
+export function verdict(before: OpenApiDoc, after: OpenApiDoc, changes: Change[]): Verdict {
+  const breaking = changes.filter((c) => c.breaking).length;
+  const versionBefore = before.info?.version;
+  const versionAfter = after.info?.version;
+  return { versionBefore, versionAfter, breaking, fails: breaking > 0 && versionBefore === versionAfter };
+}
+
+function push(out: Change[], kind: ChangeKind, breaking: boolean, operation: string, at: string, message: string, definedIn?: string) {
+  out.push({ kind, breaking, operation, pointer: at, ...(definedIn ? { definedIn } : {}), message });
+}
+
+function add(ctx: Context, kind: ChangeKind, breaking: boolean, at: string, message: string, definedIn?: string) {
+  push(ctx.out, kind, breaking, ctx.operation, at, message, definedIn);
+}
+
+// ---- parameters -------------------------------------------------------------------------------
+
+function compareParameters(ctx: Context, was: Operation, now: Operation) {
+  // Path parameters are matched by position: renaming one changes nothing on the wire.
+  const keyOf = (p: Parameter, list: Parameter[]) =>
+    p.in === "path" ? `path#${list.filter((q) => q.in === "path").indexOf(p)}` : parameterKey(p);
+  const old = new Map(was.parameters.map((p) => [keyOf(p, was.parameters), p]));
+  const current = new Map(now.parameters.map((p) => [keyOf(p, now.parameters), p]));
+  for (const [k, p] of old) {
+    if (current.has(k)) continue;
+    // Servers here refuse unknown query parameters, so a client still sending it fails.
+    add(ctx, "parameter-removed", true, paramPointer(was, p), `${p.in} parameter "${p.name}" was removed`);
+  }
+  for (const [k, p] of current) {
+    const at = paramPointer(now, p);
+    const previous = old.get(k);
+    if (!previous) {
+      if (p.required) add(ctx, "parameter-added-required", true, at, `new required ${p.in} parameter "${p.name}"`);
+      else add(ctx, "parameter-added-optional", false, at, `new optional ${p.in} parameter "${p.name}"`);
+      continue;
+    }
+    if (!previous.required && p.required) add(ctx, "parameter-became-required", true, at, `${p.in} parameter "${p.name}" is now required`);
+    if (previous.required && !p.required) add(ctx, "parameter-became-optional", false, at, `${p.in} parameter "${p.name}" is now optional`);
+    if (previous.raw.style !== p.raw.style || previous.raw.explode !== p.raw.explode) {
+      add(ctx, "parameter-style-changed", true, at, `${p.in} parameter "${p.name}" is serialized differently (style/explode)`);
+    }
+    compareSchema(ctx, "request", previous.schema, p.schema, at + "/schema", []);
+  }
+}
+
+function paramPointer(o: Operation, p: Parameter): string {
+  return pointer(o.pointer, "parameters", `${p.in}:${p.name}`);
+}
+
+// ---- request body -----------------------------------------------------------------------------
+
+function compareRequestBody(ctx: Context, was: Operation, now: Operation) {
+  const at = now.pointer + "/requestBody";
+  const before = was.operation.requestBody === undefined ? undefined : deref<JsonObject>(ctx.before, was.operation.requestBody).value;
+  const after = now.operation.requestBody === undefined ? undefined : deref<JsonObject>(ctx.after, now.operation.requestBody).value;
+  if (!before && !after) return;
+  if (before && !after) return add(ctx, "request-body-removed", true, at, "the request body was removed");
+  if (!before && after) {
+    const required = after.required === true;
+    return add(ctx, "request-body-added", required, at, `a ${required ? "required" : "optional"} request body was added`);
+  }
+  if (before!.required !== true && after!.required === true) add(ctx, "request-body-became-required", true, at, "the request body is now required");
+  if (before!.required === true && after!.required !== true) add(ctx, "request-body-became-optional", false, at, "the request body is now optional");
+  compareContent(ctx, "request", before!.content, after!.content, at + "/content");
+}
+
+function compareContent(ctx: Context, dir: Direction, before: Json | undefined, after: Json | undefined, at: string) {
+  const old = isObject(before) ? before : {};
+  const current = isObject(after) ? after : {};
+  for (const type of Object.keys(old)) {
+    if (!(type in current)) {
+      add(ctx, dir === "request" ? "request-media-type-removed" : "response-media-type-removed", true, pointer(at, type), `media type ${type} was removed`);
+    }
+  }
+  for (const [type, media] of Object.entries(current)) {
+    const was = old[type];
+    if (was === undefined) {
+      add(ctx, dir === "request" ? "request-media-type-added" : "response-media-type-added", false, pointer(at, type), `media type ${type} was added`);
+      continue;
+    }
+    const beforeSchema = isObject(was) ? was.schema : undefined;
+    const afterSchema = isObject(media) ? media.schema : undefined;
+    if (beforeSchema !== undefined || afterSchema !== undefined) {
+      compareSchema(ctx, dir, beforeSchema ?? {}, afterSchema ?? {}, pointer(at, type, "schema"), []);
+    }
+  }
+}
+
+// ---- responses --------------------------------------------------------------------------------
+
+function compareResponses(ctx: Context, was: Operation, now: Operation) {
+  const old = isObject(was.operation.responses) ? was.operation.responses : {};
+  const current = isObject(now.operation.responses) ? now.operation.responses : {};
+  for (const status of Object.keys(old)) {
+    if (!(status in current)) {
+      add(ctx, "response-status-removed", true, pointer(was.pointer, "responses", status), `response status ${status} was removed`);
+    }
+  }
+  for (const [status, raw] of Object.entries(current)) {
+    const at = pointer(now.pointer, "responses", status);
+    if (!(status in old)) {
+      add(ctx, "response-status-added", false, at, `response status ${status} was added`);
+      continue;
+    }
+    const before = deref<JsonObject>(ctx.before, old[status]).value;
+    const after = deref<JsonObject>(ctx.after, raw).value;
+    compareContent(ctx, "response", before.content, after.content, at + "/content");
+    compareResponseHeaders(ctx, before.headers, after.headers, at + "/headers");
+  }
+}
+
+function compareResponseHeaders(ctx: Context, before: Json | undefined, after: Json | undefined, at: string) {
+  const lower = (headers: Json | undefined) =>
+    new Map(Object.entries(isObject(headers) ? headers : {}).map(([name, h]) => [name.toLowerCase(), { name, h }]));
+  const old = lower(before);
+  const current = lower(after);
+  for (const [k, { name }] of old) {
+    if (!current.has(k)) add(ctx, "response-header-removed", true, pointer(at, name), `response header ${name} was removed`);
+  }
+  for (const [k, { name, h }] of current) {
+    const previous = old.get(k);
+    if (!previous) {
+      add(ctx, "response-header-added", false, pointer(at, name), `response header ${name} was added`);
+      continue;
+    }
+    const b = deref<JsonObject>(ctx.before, previous.h).value;
+    const a = deref<JsonObject>(ctx.after, h).value;
+    if (b.required === true && a.required !== true) {
+      add(ctx, "response-header-became-optional", true, pointer(at, name), `response header ${name} is no longer always sent`);
+    }
+    if (b.schema !== undefined || a.schema !== undefined) compareSchema(ctx, "response", b.schema ?? {}, a.schema ?? {}, pointer(at, name, "schema"), []);
+  }
+}
+
+// ---- schemas ----------------------------------------------------------------------------------
+
+interface Effective {
+  schema: JsonObject;
+  ref?: string;
+}
+
+/** The schema after $refs, with allOf parts merged into it (properties, required, type). */
+function effective(doc: OpenApiDoc, node: Json | undefined): Effective {
+  const { value, ref } = deref<Json>(doc, node ?? {});
+  const schema: JsonObject = isObject(value) ? value : value === false ? { not: {} } : {};
+  if (!Array.isArray(schema.allOf)) return { schema, ref };
+  const merged: JsonObject = { ...schema };
+  delete merged.allOf;
+  for (const part of schema.allOf) {
+    const p = effective(doc, part).schema;
+    for (const [k, v] of Object.entries(p)) {
+      if (k === "properties" && isObject(v)) merged.properties = { ...(isObject(merged.properties) ? merged.properties : {}), ...v };
+      else if (k === "required" && Array.isArray(v)) merged.required = [...new Set([...(Array.isArray(merged.required) ? merged.required : []), ...v])];
+      else if (!(k in merged)) merged[k] = v;
+    }
+  }
+  return { schema: merged, ref };
+}
+
+/**
+ * Compares two schemas at a logical pointer (from the operation, through $refs). `literal` is
+ * where the new schema is written in the document, reported as definedIn when a $ref led there.
+ */
+function compareSchema(ctx: Context, dir: Direction, beforeNode: Json | undefined, afterNode: Json | undefined, at: string, stack: string[], literal = at) {
+  const b = effective(ctx.before, beforeNode);
+  const a = effective(ctx.after, afterNode);
+  // Recursive schemas: stop when this pair of definitions is already being compared above.
+  if (b.ref || a.ref) {
+    const key = `${b.ref}|${a.ref}`;
+    if (stack.includes(key)) return;
+    stack = [...stack, key];
+  }
+  const here = (a.ref ?? b.ref)?.slice(1) ?? literal;
+  const before = b.schema;
+  const after = a.schema;
+  const report: Report = (kind, breaking, message, ...tokens) =>
+    add(ctx, kind, breaking, pointer(at, ...tokens), message, here !== at ? `#${pointer(here, ...tokens)}` : undefined);
+  const child = (beforeChild: Json | undefined, afterChild: Json | undefined, ...tokens: string[]) =>
+    compareSchema(ctx, dir, beforeChild, afterChild, pointer(at, ...tokens), stack, pointer(here, ...tokens));
+
+  const bVariants = variantsOf(before);
+  const aVariants = variantsOf(after);
+  // A union on one side only: its alternatives are what compares, not the union's own keywords.
+  if (!bVariants !== !aVariants) return compareUnionWithSingle(ctx, dir, before, after, bVariants, aVariants, child, report);
+  compareTypes(dir, before, after, report);
+  compareEnums(dir, before, after, report);
+  compareConstraints(dir, before, after, report);
+  compareProperties(dir, before, after, report, child);
+  if (isObject(before.items) || isObject(after.items)) child(before.items ?? {}, after.items ?? {}, "items");
+  if (bVariants && aVariants) compareVariants(dir, bVariants, aVariants, report, child);
+}
+
+type Child = (beforeChild: Json | undefined, afterChild: Json | undefined, ...tokens: string[]) => void;
+
+/** Reports a change at this schema, or at a child of it named by pointer tokens. */
+type Report = (kind: ChangeKind, breaking: boolean, message: string, ...tokens: string[]) => void;
+
+function typesOf(schema: JsonObject): Set<string> | undefined {
+  if (Array.isArray(schema.type)) return new Set(schema.type.map(String));
+  if (typeof schema.type === "string") return new Set([schema.type]);
+  return undefined;
+}
+
+/** Does a type set accept values of type t? (undefined accepts everything; number accepts integers) */
+function accepts(types: Set<string> | undefined, t: string): boolean {
+  return !types || types.has(t) || (t === "integer" && types.has("number"));
+}
+
+function compareTypes(dir: Direction, before: JsonObject, after: JsonObject, report: Report) {
+  const b = typesOf(before);
+  const a = typesOf(after);
+  const show = (s: Set<string> | undefined) => (s ? [...s].join("|") : "any");
+  if (show(b) === show(a)) return;
+  const message = `type ${show(b)} is now ${show(a)}`;
+  if (dir === "request") {
+    // Breaking when a value the old schema accepted is refused now.
+    const lost = !b ? !!a : [...b].some((t) => !accepts(a, t));
+    report("request-type-changed", lost, message);
+  } else {
+    // Breaking when the server may now send a value the old schema did not allow.
+    const gained = !a ? !!b : [...a].some((t) => !accepts(b, t));
+    report("response-type-changed", gained, message);
+  }
+}
+
+function enumOf(schema: JsonObject): Map<string, Json> | undefined {
+  if ("const" in schema) return new Map([[JSON.stringify(schema.const), schema.const!]]);
+  if (Array.isArray(schema.enum)) return new Map(schema.enum.map((v) => [JSON.stringify(v), v]));
+  return undefined;
+}
+
+function compareEnums(dir: Direction, before: JsonObject, after: JsonObject, report: Report) {
+  const b = enumOf(before);
+  const a = enumOf(after);
+  if (!b && !a) return;
+  const list = (keys: string[]) => keys.join(", ");
+  // "Narrowed" means some value allowed before is not allowed now.
+  let removed: string[];
+  let added: string[];
+  if (!b) {
+    removed = ["(any value)"];
+    added = [];
+  } else if (!a) {
+    removed = [];
+    added = ["(any value)"];
+  } else {
+    removed = [...b.keys()].filter((k) => !a.has(k));
+    added = [...a.keys()].filter((k) => !b.has(k));
+  }
+  if (removed.length) {
+    const message = b ? `enum value(s) ${list(removed)} removed` : `now limited to ${list([...a!.keys()])}`;
+    if (dir === "request") report("request-enum-narrowed", true, message);
+    else report("response-enum-narrowed", false, message);
+  }
+  if (added.length) {
+    const message = a ? `enum value(s) ${list(added)} added` : "no longer limited to a list of values";
+    if (dir === "request") report("request-enum-widened", false, message);
+    else report("response-enum-widened", true, message);
+  }
+}
+
+const LOWER_BOUNDS = ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"];
+const UPPER_BOUNDS = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"];
+/** Keywords whose values cannot be ordered: any change may refuse what was accepted and the converse. */
+const OPAQUE = ["pattern", "format", "multipleOf"];
+
+function compareConstraints(dir: Direction, before: JsonObject, after: JsonObject, report: Report) {
+  const tightened = (message: string) =>
+    dir === "request" ? report("request-constraint-tightened", true, message) : report("response-constraint-tightened", false, message);
+  const relaxed = (message: string) =>
+    dir === "request" ? report("request-constraint-relaxed", false, message) : report("response-constraint-relaxed", true, message);
+  for (const keyword of [...LOWER_BOUNDS, ...UPPER_BOUNDS]) {
+    const b = before[keyword];
+    const a = after[keyword];
+    if (b === a) continue;
+    const lower = LOWER_BOUNDS.includes(keyword);
+    const message = `${keyword} ${b ?? "(none)"} is now ${a ?? "(none)"}`;
+    if (typeof a !== "number") relaxed(message);
+    else if (typeof b !== "number") tightened(message);
+    else if (lower ? a > b : a < b) tightened(message);
+    else relaxed(message);
+  }
+  for (const keyword of OPAQUE) {
+    const b = before[keyword];
+    const a = after[keyword];
+    if (JSON.stringify(b) === JSON.stringify(a)) continue;
+    const message = `${keyword} ${JSON.stringify(b) ?? "(none)"} is now ${JSON.stringify(a) ?? "(none)"}`;
+    if (a === undefined) relaxed(message);
+    else if (b === undefined) tightened(message);
+    else report(dir === "request" ? "request-constraint-tightened" : "response-constraint-relaxed", true, message);
+  }
+  if (before.uniqueItems !== true && after.uniqueItems === true) tightened("items must now be unique");
+  if (before.uniqueItems === true && after.uniqueItems !== true) relaxed("items no longer need to be unique");
+}
+
+/** Is a property not listed in properties refused by this object schema? */
+function forbidsOthers(schema: JsonObject): boolean {
+  return schema.additionalProperties === false || schema.unevaluatedProperties === false;
+}
+
+function compareProperties(dir: Direction, before: JsonObject, after: JsonObject, report: Report, child: Child) {
+  const bProps = isObject(before.properties) ? before.properties : {};
+  const aProps = isObject(after.properties) ? after.properties : {};
+  const bRequired = new Set(Array.isArray(before.required) ? before.required.map(String) : []);
+  const aRequired = new Set(Array.isArray(after.required) ? after.required.map(String) : []);
+  const names = new Set([...Object.keys(bProps), ...Object.keys(aProps), ...bRequired, ...aRequired]);
+  for (const name of names) {
+    const wasThere = name in bProps || bRequired.has(name);
+    const isThere = name in aProps || aRequired.has(name);
+    if (wasThere && !isThere) {
+      if (dir === "request") {
+        const refused = forbidsOthers(after);
+        report("request-property-removed", refused, `field "${name}" was removed${refused ? " and is now refused" : " (still accepted, no longer documented)"}`, "properties", name);
+      } else {
+        report("response-property-removed", true, `field "${name}" was removed`, "properties", name);
+      }
+      continue;
+    }
+    if (!wasThere && isThere) {
+      if (dir === "request") {
+        if (aRequired.has(name)) report("request-property-added-required", true, `new required field "${name}"`, "properties", name);
+        else report("request-property-added-optional", false, `new optional field "${name}"`, "properties", name);
+      } else {
+        report("response-property-added", false, `new field "${name}"`, "properties", name);
+      }
+      continue;
+    }
+    if (!bRequired.has(name) && aRequired.has(name)) {
+      if (dir === "request") report("request-property-became-required", true, `field "${name}" is now required`, "properties", name);
+      else report("response-property-became-required", false, `field "${name}" is now always sent`, "properties", name);
+    }
+    if (bRequired.has(name) && !aRequired.has(name)) {
+      if (dir === "request") report("request-property-became-optional", false, `field "${name}" is now optional`, "properties", name);
+      else report("response-property-became-optional", true, `field "${name}" is no longer always sent`, "properties", name);
+    }
+    if (name in bProps && name in aProps) child(bProps[name], aProps[name], "properties", name);
+  }
+  const bForbids = forbidsOthers(before);
+  const aForbids = forbidsOthers(after);
+  if (dir === "request" && !bForbids && aForbids) report("request-additional-properties-forbidden", true, "fields not listed are now refused");
+  if (dir === "request" && bForbids && !aForbids) report("request-additional-properties-allowed", false, "fields not listed are now accepted");
+  if (dir === "response" && bForbids && !aForbids) report("response-additional-properties-allowed", false, "the object may now carry fields not listed");
+  if (isObject(before.additionalProperties) && isObject(after.additionalProperties)) {
+    child(before.additionalProperties, after.additionalProperties, "additionalProperties");
+  }
+}
+
+/** oneOf/anyOf alternatives keyed by discriminator value, else $ref, else position. */
+function variantsOf(schema: JsonObject): Map<string, Json> | undefined {
+  const list = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
+  if (!list) return undefined;
+  const mapping = isObject(schema.discriminator) && isObject(schema.discriminator.mapping) ? schema.discriminator.mapping : {};
+  const byRef = new Map(Object.entries(mapping).map(([value, ref]) => [String(ref), value]));
+  return new Map(
+    list.map((v, i) => {
+      const ref = isObject(v) && typeof v.$ref === "string" ? v.$ref : undefined;
+      return [ref ? (byRef.get(ref) ?? ref) : `#${i}`, v];
+    }),
+  );
+}
+
+function compareVariants(dir: Direction, b: Map<string, Json>, a: Map<string, Json>, report: Report, child: Child) {
+  for (const [key] of b) {
+    if (a.has(key)) continue;
+    if (dir === "request") report("request-variant-removed", true, `alternative ${key} was removed`);
+    else report("response-variant-removed", false, `alternative ${key} was removed`);
+  }
+  for (const [key, variant] of a) {
+    const was = b.get(key);
+    if (was === undefined) {
+      if (dir === "request") report("request-variant-added", false, `alternative ${key} was added`);
+      else report("response-variant-added", true, `alternative ${key} was added`);
+      continue;
+    }
+    child(was, variant, "oneOf", key);
+  }
+}
+
+/**
+ * One side is a union and the other is not. Every old value must still be accepted (requests),
+ * every new value must have been possible (responses): for the side whose values must be covered,
+ * each alternative is compared; for the side that must cover, the closest alternative is enough.
+ */
+function compareUnionWithSingle(
+  ctx: Context,
+  dir: Direction,
+  before: JsonObject,
+  after: JsonObject,
+  b: Map<string, Json> | undefined,
+  a: Map<string, Json> | undefined,
+  child: Child,
+  report: Report,
+) {
+  const alternatives = (b ?? a)!;
+  const compareWith = (key: string, variant: Json) => child(b ? variant : before, b ? after : variant, "oneOf", key);
+  // Alternatives that must each be covered: the old ones in a request, the new ones in a response.
+  if ((dir === "request") === !!b) {
+    for (const [key, variant] of alternatives) compareWith(key, variant);
+    return;
+  }
+  let best: Change[] | undefined;
+  for (const [key, variant] of alternatives) {
+    const start = ctx.out.length;
+    compareWith(key, variant);
+    const changes = ctx.out.splice(start);
+    if (!best || changes.filter((c) => c.breaking).length < best.filter((c) => c.breaking).length) best = changes;
+  }
+  if (best && !best.some((c) => c.breaking)) {
+    if (dir === "request") report("request-variant-added", false, "the schema became a union that still accepts the old values");
+    else report("response-variant-removed", false, "the schema is now one of the old alternatives");
+    return;
+  }
+  ctx.out.push(...(best ?? []));
+}
+
+// ---- report -----------------------------------------------------------------------------------
+
+export interface ApiDiff {
+  api: string;
+  /** Absent at the baseline: every operation is new and nothing can break. */
+  isNew: boolean;
+  changes: Change[];
+  verdict: Verdict;
+}
+
+/** Compares one API; before is undefined when the API did not exist at the baseline. */
+export function diffApi(api: string, before: OpenApiDoc | undefined, after: OpenApiDoc): ApiDiff {
+  if (!before) return { api, isNew: true, changes: [], verdict: { versionAfter: after.info?.version, breaking: 0, fails: false } };
+  const changes = diffDocuments(before, after);
+  return { api, isNew: false, changes, verdict: verdict(before, after, changes) };
+}
+
+/** Lines for a terminal: breaking changes first, grouped by kind. */
+export function formatApiDiff({ api, isNew, changes, verdict: v }: ApiDiff): string[] {
+  if (isNew) return [`${api}: new (${v.versionAfter ?? "no version"}), nothing to compare with`];
+  const version = v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} -> ${v.versionAfter}`;
+  if (!changes.length) return [`${api} ${version}: no changes`];
+  const lines = [`${api} ${version}: ${v.breaking} breaking, ${changes.length - v.breaking} other`];
+  const sorted = [...changes].sort((a, b) => Number(b.breaking) - Number(a.breaking) || a.kind.localeCompare(b.kind));
+  for (const c of sorted) {
+    lines.push(`  ${c.breaking ? "BREAKING" : "ok      "} ${c.kind}  ${c.operation}: ${c.message}`);
+    lines.push(`           at ${c.pointer}${c.definedIn ? ` (defined in ${c.definedIn})` : ""}`);
+  }
+  if (v.fails) lines.push(`  FAIL: ${v.breaking} breaking change(s) and info.version is still ${v.versionAfter}: change the version or the description`);
+  else if (v.breaking) lines.push(`  passes: info.version changed (${version})`);
+  return lines;
+}

@@ -1,0 +1,170 @@
+// Reading an OpenAPI 3.1 bundle: $refs inside the document, JSON pointers, and the list of
+// operations with their parameters merged. Pure: no I/O. Shared by the diff, the traffic checker
+// and the request generator.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** A bundle as these tools read it: anything beyond paths and components is optional. */
+export interface OpenApiDoc {
+  openapi?: string;
+  info?: { version?: string; title?: string; [key: string]: unknown };
+  paths?: Record<string, JsonObject>;
+  components?: JsonObject;
+  [key: string]: unknown;
+}
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function escapePointer(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+export function unescapePointer(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/** Joins JSON-pointer tokens: pointer("/paths", "/config", "put") is "/paths/~1config/put". */
+export function pointer(base: string, ...tokens: (string | number)[]): string {
+  return base + tokens.map((t) => "/" + escapePointer(String(t))).join("");
+}
+
+/** The value at a local reference ("#/components/schemas/X"); undefined if there is none. */
+export function resolvePointer(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith("#")) return undefined;
+  const tokens = ref.slice(1).split("/").slice(1).map(unescapePointer);
+  let at: unknown = doc;
+  for (const token of tokens) {
+    if (Array.isArray(at)) at = at[Number(token)];
+    else if (isObject(at)) at = at[token];
+    else return undefined;
+  }
+  return at;
+}
+
+export interface Resolved<T> {
+  value: T;
+  /** The last $ref followed, if any: where the value is defined. */
+  ref?: string;
+}
+
+/**
+ * Follows $ref chains inside the bundle. A bundle only has local refs; an external or dangling one
+ * is an error here because every tool would otherwise silently check nothing. OpenAPI 3.1 allows
+ * siblings next to $ref (description, summary): they are kept over the target's.
+ */
+export function deref<T = JsonObject>(doc: unknown, node: unknown): Resolved<T> {
+  let value = node;
+  let ref: string | undefined;
+  const seen = new Set<string>();
+  while (isObject(value) && typeof value.$ref === "string") {
+    const next = value.$ref;
+    if (seen.has(next)) throw new Error(`circular $ref ${next}`);
+    seen.add(next);
+    const target = resolvePointer(doc, next);
+    if (target === undefined) throw new Error(`cannot resolve $ref ${next}`);
+    const { $ref: _, ...siblings } = value;
+    value = Object.keys(siblings).length && isObject(target) ? { ...target, ...siblings } : target;
+    ref = next;
+  }
+  return { value: value as T, ref };
+}
+
+export interface Parameter {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required: boolean;
+  schema: Json;
+  /** Where the parameter is defined (after $refs). */
+  pointer: string;
+  raw: JsonObject;
+}
+
+export interface Operation {
+  method: HttpMethod;
+  template: string;
+  operationId?: string;
+  /** "PUT /config (applyConfigEntry)" */
+  label: string;
+  /** JSON pointer of the operation in the document. */
+  pointer: string;
+  operation: JsonObject;
+  /** Path-level and operation-level parameters; the operation's win (same name and location). */
+  parameters: Parameter[];
+}
+
+/** Every operation of the document, in document order. */
+export function operationsOf(doc: OpenApiDoc): Operation[] {
+  const operations: Operation[] = [];
+  for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
+    const item = deref<JsonObject>(doc, rawItem).value;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const opPointer = pointer("/paths", template, method);
+      const byKey = new Map<string, Parameter>();
+      const add = (list: Json | undefined, base: string) => {
+        if (!Array.isArray(list)) return;
+        list.forEach((raw, i) => {
+          const { value, ref } = deref<JsonObject>(doc, raw);
+          const p: Parameter = {
+            name: String(value.name),
+            in: value.in as Parameter["in"],
+            required: value.required === true,
+            schema: (value.schema ?? {}) as Json,
+            pointer: ref ? ref.slice(1) : pointer(base, "parameters", i),
+            raw: value,
+          };
+          byKey.set(parameterKey(p), p);
+        });
+      };
+      add(item.parameters, pointer("/paths", template));
+      add(operation.parameters, opPointer);
+      const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined;
+      operations.push({
+        method,
+        template,
+        operationId,
+        label: `${method.toUpperCase()} ${template}${operationId ? ` (${operationId})` : ""}`,
+        pointer: opPointer,
+        operation,
+        parameters: [...byKey.values()],
+      });
+    }
+  }
+  return operations;
+}
+
+/** Header names are case-insensitive; other parameter names are not. */
+export function parameterKey(p: { in: string; name: string }): string {
+  return `${p.in}:${p.in === "header" ? p.name.toLowerCase() : p.name}`;
+}
+
+/** Media types are compared without parameters and case. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** application/json and every +json type carry JSON. */
+export function isJsonMediaType(mediaType: string): boolean {
+  return mediaType === "application/json" || /^[a-z]+\/[^;]+\+json$/.test(mediaType);
+}
+
+/**
+ * The documented media type that covers an actual one: exact, then "type/*", then "*\/*".
+ * Returns the key as written in the description.
+ */
+export function matchMediaType(content: JsonObject, actual: string): string | undefined {
+  const keys = Object.keys(content);
+  const [type] = actual.split("/");
+  return (
+    keys.find((k) => mediaTypeOf(k) === actual) ??
+    keys.find((k) => mediaTypeOf(k) === `${type}/*`) ??
+    keys.find((k) => mediaTypeOf(k) === "*/*")
+  );
+}

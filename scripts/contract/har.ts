@@ -1,0 +1,167 @@
+// Traffic validation: HAR 1.2 entries checked against a bundle with the contract checker, and a
+// fetch wrapper that records HAR entries (tests record real traffic with it).
+import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
+import type { OpenApiDoc } from "./document.ts";
+
+export interface HarHeader {
+  name: string;
+  value: string;
+}
+
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    headers: HarHeader[];
+    queryString: HarHeader[];
+    cookies: unknown[];
+    headersSize: number;
+    bodySize: number;
+    postData?: { mimeType: string; text?: string };
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    headers: HarHeader[];
+    cookies: unknown[];
+    content: { size: number; mimeType: string; text?: string; encoding?: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+  };
+  cache: Record<string, never>;
+  timings: { send: number; wait: number; receive: number };
+}
+
+export interface Har {
+  log: { version: string; creator: { name: string; version: string }; entries: HarEntry[] };
+}
+
+export interface HarViolation extends Violation {
+  /** Index of the entry in log.entries. */
+  entry: number;
+  /** "PUT http://127.0.0.1:8500/v1/config -> 400" */
+  exchange: string;
+}
+
+export interface HarReport {
+  checked: number;
+  /** Entries whose URL is outside the base path. */
+  skipped: number;
+  violations: HarViolation[];
+}
+
+/** Checks every entry whose URL path is under basePath ("/v1"; "" or "/" for all). */
+export function validateHar(doc: OpenApiDoc, har: Har, options: { basePath: string } & CheckerOptions): HarReport {
+  const checker = contractChecker(doc, options);
+  const basePath = options.basePath.replace(/\/+$/, "");
+  const report: HarReport = { checked: 0, skipped: 0, violations: [] };
+  (har.log?.entries ?? []).forEach((entry, index) => {
+    const exchange = exchangeOf(entry, basePath);
+    if (!exchange) {
+      report.skipped++;
+      return;
+    }
+    report.checked++;
+    const label = `${entry.request.method} ${entry.request.url} -> ${entry.response?.status}`;
+    for (const v of checker.checkExchange(exchange.request, exchange.response)) {
+      report.violations.push({ ...v, entry: index, exchange: label });
+    }
+  });
+  return report;
+}
+
+/** The wire request and response of an entry, or undefined when it is not under basePath. */
+export function exchangeOf(entry: HarEntry, basePath: string): { request: WireRequest; response?: WireResponse } | undefined {
+  const url = new URL(entry.request.url);
+  const inside = basePath === "" || url.pathname === basePath || url.pathname.startsWith(basePath + "/");
+  if (!inside) return undefined;
+  const requestHeaders = headerMap(entry.request.headers);
+  // Some recorders keep the request's media type only in postData.
+  if (entry.request.postData?.mimeType && !requestHeaders["content-type"]) requestHeaders["content-type"] = entry.request.postData.mimeType;
+  const request: WireRequest = {
+    method: entry.request.method,
+    path: url.pathname.slice(basePath.length) || "/",
+    query: [...url.searchParams.entries()],
+    rawQuery: url.search.slice(1),
+    headers: requestHeaders,
+    body: entry.request.postData?.text,
+  };
+  // Status 0: no answer was recorded (aborted request); only the request is checked.
+  if (!entry.response || entry.response.status === 0) return { request };
+  const content = entry.response.content ?? {};
+  const responseHeaders = headerMap(entry.response.headers);
+  if (content.mimeType && !responseHeaders["content-type"]) responseHeaders["content-type"] = content.mimeType;
+  const body = content.text !== undefined && content.encoding === "base64" ? Buffer.from(content.text, "base64").toString("utf8") : content.text;
+  return { request, response: { status: entry.response.status, headers: responseHeaders, body } };
+}
+
+function headerMap(headers: HarHeader[] | undefined): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const { name, value } of headers ?? []) {
+    const key = name.toLowerCase();
+    // HTTP/2 pseudo-headers (":authority") are not headers of the message.
+    if (key.startsWith(":")) continue;
+    map[key] = key in map ? `${map[key]}, ${value}` : value;
+  }
+  return map;
+}
+
+/** One line per violation: where in the HAR, the operation, the pointer and the reason. */
+export function formatHarViolation(v: HarViolation): string {
+  return `entry ${v.entry} (${v.exchange}): ${v.operationId ?? v.operation} ${v.pointer}: ${v.reason} [${v.kind}]`;
+}
+
+/**
+ * A fetch that records every exchange as a HAR entry. Give it to a generated client
+ * (createMeshClient({ baseUrl, fetch: recorder.fetch })) and read recorder.har() afterwards.
+ */
+export function harRecorder(inner: typeof fetch = fetch) {
+  const entries: HarEntry[] = [];
+  const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const requestText = request.body ? await request.clone().text() : undefined;
+    const started = new Date();
+    const response = await inner(request);
+    const responseText = await response.clone().text();
+    const requestHeaders = [...request.headers].map(([name, value]) => ({ name, value }));
+    const url = new URL(request.url);
+    entries.push({
+      startedDateTime: started.toISOString(),
+      time: Date.now() - started.getTime(),
+      request: {
+        method: request.method,
+        url: request.url,
+        httpVersion: "HTTP/1.1",
+        headers: requestHeaders,
+        queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
+        cookies: [],
+        headersSize: -1,
+        bodySize: requestText === undefined ? 0 : Buffer.byteLength(requestText),
+        ...(requestText === undefined ? {} : { postData: { mimeType: request.headers.get("content-type") ?? "", text: requestText } }),
+      },
+      response: {
+        status: response.status,
+        statusText: response.statusText,
+        httpVersion: "HTTP/1.1",
+        headers: [...response.headers].map(([name, value]) => ({ name, value })),
+        cookies: [],
+        content: { size: Buffer.byteLength(responseText), mimeType: response.headers.get("content-type") ?? "", text: responseText },
+        redirectURL: response.headers.get("location") ?? "",
+        headersSize: -1,
+        bodySize: Buffer.byteLength(responseText),
+      },
+      cache: {},
+      timings: { send: 0, wait: Date.now() - started.getTime(), receive: 0 },
+    });
+    return response;
+  };
+  return {
+    fetch: recordingFetch,
+    har: (): Har => ({ log: { version: "1.2", creator: { name: "contract-first-api-toolkit", version: "1" }, entries: structuredClone(entries) } }),
+  };
+}

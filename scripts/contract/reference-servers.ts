@@ -1,0 +1,133 @@
+// The reference servers the contract tools run against in-process: the property-based test sends
+// generated requests to them, `npm run workflows` runs the Arazzo workflows against them. One entry
+// per served API; an API without an entry is simply not exercised yet.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+import { createMeshApp, MESH_BASE_PATH } from "../../server/mesh/app.ts";
+import type { WireResponse } from "./checker.ts";
+import type { GeneratedRequest } from "./arbitrary.ts";
+import { mediaTypeOf, type OpenApiDoc } from "./document.ts";
+
+export interface RunningReferenceServer {
+  /** With the base path: http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export interface ReferenceServer {
+  /** The API's name in scripts/apis.ts (its bundle is generated/<api>/openapi.json). */
+  api: string;
+  /** Starts the server on 127.0.0.1, any free port. */
+  start(): Promise<RunningReferenceServer>;
+  /** The description as served, when it is not the bundle as it is (e.g. engines composed at their mounts). */
+  description?(): OpenApiDoc;
+  /** Whether the server refuses query parameters the description does not name (OpenAPI lets it ignore them). */
+  refusesUnknownQueryParameters: boolean;
+  /** Headers every generated request carries: the dev credentials that let it reach the handlers. */
+  headers: Record<string, string>;
+  /** Arazzo inputs for this API's workflows (`redocly respect --input name=value`). */
+  workflowInputs: Record<string, string>;
+  /** What is wrong with an error answer, judged by the service's error envelope; [] when it follows it. */
+  errorEnvelope(response: WireResponse): string[];
+  /** Adjusts a generated request before it is sent (e.g. keeps blocking queries short). */
+  prepare?(request: GeneratedRequest): GeneratedRequest;
+  /**
+   * Mismatches between server and description that were reported and are not fixed yet. Invalid
+   * requests broken this way are not generated, and a test checks that each one still happens:
+   * when it fails, the issue is fixed and its entry must go.
+   */
+  knownIssues?: KnownIssue[];
+}
+
+export interface KnownIssue {
+  operationId: string;
+  /** The description of the mutation (scripts/contract/arbitrary.ts) that shows it. */
+  mutation: string;
+  issue: string;
+}
+
+async function listenOnFreePort(app: Express, basePath: string): Promise<RunningReferenceServer> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    s.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}${basePath}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Plain-text errors (the mesh): a text/plain body that says something. */
+export function plainTextEnvelope(response: WireResponse): string[] {
+  const problems: string[] = [];
+  if (mediaTypeOf(response.headers["content-type"]) !== "text/plain") problems.push(`content type is ${response.headers["content-type"]}, not text/plain`);
+  if (!response.body?.trim()) problems.push("the error body is empty");
+  return problems;
+}
+
+/**
+ * JSON errors whose body is {"errors": [...]}, each item accepted by isItem: the secrets service
+ * (strings, application/json) and the org platform (JSON:API error objects, application/vnd.api+json).
+ */
+export function jsonErrorsEnvelope(mediaType: string, isItem: (item: unknown) => boolean) {
+  return (response: WireResponse): string[] => {
+    if (mediaTypeOf(response.headers["content-type"]) !== mediaType) return [`content type is ${response.headers["content-type"]}, not ${mediaType}`];
+    try {
+      const errors = (JSON.parse(response.body ?? "") as { errors?: unknown })?.errors;
+      if (!Array.isArray(errors) || !errors.length) return ['the body has no "errors" list'];
+      return errors.every(isItem) ? [] : ['an item of "errors" has the wrong shape'];
+    } catch {
+      return ["the error body is not JSON"];
+    }
+  };
+}
+
+const MESH_MANAGEMENT_TOKEN = "contract-tests-management-token";
+
+export const REFERENCE_SERVERS: ReferenceServer[] = [
+  {
+    api: "mesh",
+    // ACLs on, so that the ACL API does real work; 1.10 still has the legacy token API.
+    start: () => listenOnFreePort(createMeshApp({ managementToken: MESH_MANAGEMENT_TOKEN, version: "1.10.0" }).app, MESH_BASE_PATH),
+    refusesUnknownQueryParameters: true,
+    headers: { "X-Mesh-Token": MESH_MANAGEMENT_TOKEN },
+    workflowInputs: { meshToken: MESH_MANAGEMENT_TOKEN },
+    errorEnvelope: plainTextEnvelope,
+    prepare(request) {
+      // A read with `index` blocks until a change or `wait` (default 5 minutes): keep it to 1ms,
+      // unless `wait` itself is the broken part of an invalid request.
+      if (request.params.query.index !== undefined && request.mutation?.pointer !== "/request/query/wait") {
+        request.params.query.wait = "1ms";
+      }
+      // `stale` with `consistent` is refused whatever else the request says (the description says
+      // so in words): a valid request keeps one of them, so that it reaches the handler.
+      if (!request.mutation && "stale" in request.params.query && "consistent" in request.params.query) {
+        delete request.params.query.consistent;
+      }
+      return request;
+    },
+    knownIssues: [
+      {
+        operationId: "createAclToken",
+        mutation: "required body missing",
+        issue: "PUT /v1/acl/token without a body answers 200 and creates a token; the description says the body is required",
+      },
+      {
+        operationId: "createLegacyAclToken",
+        mutation: "required body missing",
+        issue: "PUT /v1/acl/create without a body answers 200 and creates a token; the description says the body is required",
+      },
+      {
+        operationId: "readAgentSelf",
+        mutation: "undocumented query parameter",
+        issue: "GET /v1/agent/self?foo=1 answers 400, a status readAgentSelf does not document (only 200 and 403)",
+      },
+    ],
+  },
+];

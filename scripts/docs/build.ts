@@ -1,0 +1,75 @@
+// Builds the docs site: for every API a docs bundle (the generated bundle plus code samples) and a
+// self-contained Redoc page, then the index page. The committed bundles are only read.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { APIS, type ApiInfo } from "../apis.ts";
+import { operationsOf, type OpenApiDoc } from "../contract/document.ts";
+import { SAMPLE_LANGUAGES, withCodeSamples } from "./code-samples.ts";
+import { indexPage } from "./index-page.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+/** Redoc options: show only our two sample languages (Redoc would otherwise generate nine more). */
+export const REDOC_OPTIONS = { codeSamples: { languages: SAMPLE_LANGUAGES } };
+
+export interface BuiltPage {
+  api: ApiInfo;
+  /** File name in the output folder: mesh.html */
+  file: string;
+  /** The docs bundle the page shows (with x-codeSamples). */
+  doc: OpenApiDoc;
+  operations: number;
+}
+
+export interface DocsBuild {
+  outDir: string;
+  pages: BuiltPage[];
+  milliseconds: number;
+}
+
+export async function buildDocs({ outDir = path.join(root, "dist", "docs"), apis = APIS } = {}): Promise<DocsBuild> {
+  const started = performance.now();
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(path.join(outDir, "openapi"), { recursive: true });
+  const pages = await Promise.all(
+    apis.map(async (api): Promise<BuiltPage> => {
+      const bundle = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8")) as OpenApiDoc;
+      const doc = withCodeSamples(bundle, api);
+      const docPath = path.join(outDir, "openapi", `${api.name}.json`);
+      writeFileSync(docPath, JSON.stringify(doc, null, 2) + "\n");
+      const file = `${api.name}.html`;
+      await redocly([
+        "build-docs",
+        docPath,
+        "--output",
+        path.join(outDir, file),
+        "--title",
+        `${api.title} reference`,
+        // Embed Redoc itself: the page must work without Redocly's CDN.
+        "--inlineBundle",
+        "--openapi",
+        JSON.stringify(REDOC_OPTIONS),
+      ]);
+      return { api, file, doc, operations: operationsOf(doc).length };
+    }),
+  );
+  writeFileSync(path.join(outDir, "index.html"), indexPage(pages.map(({ api, doc }) => ({ api, doc }))));
+  return { outDir, pages, milliseconds: Math.round(performance.now() - started) };
+}
+
+/** Runs the Redocly CLI quietly; its output is only shown when it fails. */
+function redocly(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(root, "node_modules", ".bin", "redocly"), args, {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`redocly ${args.slice(0, 2).join(" ")} exited with ${code}:\n${output}`))));
+  });
+}

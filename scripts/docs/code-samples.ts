@@ -1,0 +1,161 @@
+// Code samples for every operation of a bundle, in curl and in TypeScript with the generated
+// openapi-fetch client, built from the operation's examples. They go into the docs bundle as
+// `x-codeSamples` (Redoc shows them next to the operation). Pure: no I/O.
+import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc } from "../contract/document.ts";
+import type { ApiInfo } from "../apis.ts";
+import { bodyText, exampleRequest, filledPath, queryString, type ExampleRequest } from "./requests.ts";
+
+export interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
+
+/** The languages of the samples, as Redoc's `codeSamples.languages` option names them. */
+export const SAMPLE_LANGUAGES = [
+  { lang: "curl", label: "curl" },
+  { lang: "TypeScript", label: "TypeScript" },
+] as const;
+
+/** The reference server's base URL, the one the generated client defaults to. */
+export function baseUrlOf(api: ApiInfo): string {
+  return `http://127.0.0.1:${api.serverPort}${api.basePath}`;
+}
+
+/** The environment variable the samples read the token from: MESH_TOKEN, ORG_PLATFORM_TOKEN... */
+export function tokenVariable(api: ApiInfo): string {
+  return `${api.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_TOKEN`;
+}
+
+export interface OperationSamples {
+  operationId: string;
+  /** "PUT /config (applyConfigEntry)" */
+  label: string;
+  curl: string;
+  typescript: string;
+}
+
+/** The samples of every operation that has an operationId, in document order. */
+export function codeSamples(doc: OpenApiDoc, api: ApiInfo): OperationSamples[] {
+  return operationsOf(doc)
+    .filter((operation) => operation.operationId)
+    .map((operation) => {
+      const request = exampleRequest(doc, operation);
+      return { operationId: operation.operationId!, label: operation.label, curl: curlSample(request, api), typescript: typescriptSample(request, api) };
+    });
+}
+
+/**
+ * A copy of the bundle whose operations carry `x-codeSamples` (curl, then TypeScript). Samples the
+ * description already has are kept; ours only fill the languages it has none for.
+ */
+export function withCodeSamples(doc: OpenApiDoc, api: ApiInfo): OpenApiDoc {
+  const copy = structuredClone(doc);
+  const samples = new Map(codeSamples(copy, api).map((s) => [s.operationId, s]));
+  for (const operation of operationsOf(copy)) {
+    const ours = operation.operationId ? samples.get(operation.operationId) : undefined;
+    if (!ours) continue;
+    const existing = (Array.isArray(operation.operation["x-codeSamples"]) ? operation.operation["x-codeSamples"] : []) as unknown as CodeSample[];
+    const added: CodeSample[] = [
+      { ...SAMPLE_LANGUAGES[0], source: ours.curl },
+      { ...SAMPLE_LANGUAGES[1], source: ours.typescript },
+    ].filter((s) => !existing.some((e) => e.label?.toLowerCase() === s.label.toLowerCase()));
+    operation.operation["x-codeSamples"] = [...existing, ...added] as unknown as Json;
+  }
+  return copy;
+}
+
+/** Single-quotes a string for a POSIX shell. */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export function curlSample(request: ExampleRequest, api: ApiInfo): string {
+  const method = request.operation.method.toUpperCase();
+  const token = "$" + tokenVariable(api);
+  const query = { ...request.query };
+  const lines: string[] = [];
+  for (const credential of request.credentials) {
+    if (credential.kind === "apiKey" && credential.in === "query") query[credential.name] = token;
+  }
+  let url = shellQuote(baseUrlOf(api) + filledPath(request) + queryString(query));
+  // A token in the query goes in double quotes so that the shell expands it.
+  if (url.includes(encodeURIComponent(token))) url = `"${url.slice(1, -1).replace(encodeURIComponent(token), token)}"`;
+  lines.push(method === "GET" ? `curl ${url}` : `curl -X ${method} ${url}`);
+  for (const credential of request.credentials) {
+    if (credential.kind === "apiKey" && credential.in === "header") lines.push(`-H "${credential.name}: ${token}"`);
+    else if (credential.kind === "apiKey" && credential.in === "cookie") lines.push(`--cookie "${credential.name}=${token}"`);
+    else if (credential.kind === "bearer") lines.push(`-H "Authorization: Bearer ${token}"`);
+    else if (credential.kind === "basic") lines.push(`-u "${token}"`);
+  }
+  for (const [name, value] of Object.entries(request.header)) lines.push(`-H ${shellQuote(`${name}: ${typeof value === "string" ? value : JSON.stringify(value)}`)}`);
+  if (request.body) {
+    lines.push(`-H ${shellQuote(`Content-Type: ${request.body.mediaType}`)}`);
+    const json = isJsonMediaType(mediaTypeOf(request.body.mediaType)) || typeof request.body.value !== "string";
+    const compact = bodyText(request.body);
+    const text = json && compact.length > 72 ? literal(request.body.value, 1, JSON.stringify) : compact;
+    lines.push(`--data ${shellQuote(text)}`);
+  }
+  return lines.join(" \\\n  ");
+}
+
+export function typescriptSample(request: ExampleRequest, api: ApiInfo): string {
+  const method = request.operation.method.toUpperCase();
+  const token = `process.env.${tokenVariable(api)}`;
+  const clientHeaders: [string, string][] = [];
+  for (const credential of request.credentials) {
+    if (credential.kind === "apiKey" && credential.in === "header") clientHeaders.push([credential.name, token]);
+    else if (credential.kind === "bearer") clientHeaders.push(["Authorization", `\`Bearer \${${token}}\``]);
+    else if (credential.kind === "basic") clientHeaders.push(["Authorization", `\`Basic \${btoa(${token} ?? "")}\``]);
+  }
+  const headers = `headers: { ${clientHeaders.map(([k, v]) => `${propertyKey(k)}: ${v}`).join(", ")} }`;
+  const factoryCall = `${api.clientFactory}(${clientHeaders.length ? `{ ${headers} }` : ""})`;
+  const client = `const client = ${factoryCall};`.length <= 100 ? factoryCall : `${api.clientFactory}({\n  ${headers},\n})`;
+
+  const params: Record<string, Json> = {};
+  for (const where of ["path", "query", "header"] as const) if (Object.keys(request[where]).length) params[where] = request[where];
+  const init: string[] = [];
+  if (Object.keys(params).length) init.push(`params: ${literal(params, 1)}`);
+  if (request.body) {
+    const mediaType = mediaTypeOf(request.body.mediaType);
+    init.push(`body: ${literal(request.body.value, 1)}`);
+    if (mediaType !== "application/json") {
+      // openapi-fetch sends application/json unless told otherwise; a non-JSON body goes as it is.
+      init.push(`headers: { "Content-Type": ${JSON.stringify(request.body.mediaType)} }`);
+      if (!isJsonMediaType(mediaType)) init.push("bodySerializer: (body) => String(body)");
+    }
+  }
+  const path = JSON.stringify(request.operation.template);
+  const call = init.length ? `client.${method}(${path}, {\n${init.map((line) => `  ${line},`).join("\n")}\n})` : `client.${method}(${path})`;
+  return [
+    `import { ${api.clientFactory} } from "./generated/${api.name}/client.ts";`,
+    "",
+    `const client = ${client};`,
+    `const { data, error } = await ${call};`,
+    "console.log(error ?? data);",
+    "",
+  ].join("\n");
+}
+
+/**
+ * A JSON value as a TypeScript literal (identifier keys unquoted), or as JSON with `key` set to
+ * JSON.stringify; short arrays and objects stay on one line.
+ */
+export function literal(value: Json, depth = 0, key: (name: string) => string = propertyKey): string {
+  const indent = "  ".repeat(depth);
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const entries = Array.isArray(value)
+    ? value.map((item) => literal(item, depth + 1, key))
+    : Object.entries(value).map(([name, item]) => `${key(name)}: ${literal(item, depth + 1, key)}`);
+  if (!entries.length) return Array.isArray(value) ? "[]" : "{}";
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{ ", " }"];
+  const inline = open + entries.join(", ") + close;
+  if (inline.length <= 72 - indent.length && !inline.includes("\n")) return inline;
+  const comma = key === propertyKey ? "," : "";
+  const last = entries.length - 1;
+  return `${open.trim()}\n${entries.map((e, i) => `${indent}  ${e}${i < last ? "," : comma}`).join("\n")}\n${indent}${close.trim()}`;
+}
+
+function propertyKey(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+}

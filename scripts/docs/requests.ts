@@ -1,0 +1,115 @@
+// The request an operation's examples describe: path, required query and header parameters, the
+// first request-body example, and the credentials the operation asks for. The code samples print
+// it; the mock test sends it. Pure: no I/O.
+import { deref, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { mediaExamples, parameterExample, requestBodyOf } from "./examples.ts";
+
+/** How an operation's credentials travel. */
+export type Credential =
+  | { kind: "apiKey"; in: "header" | "query" | "cookie"; name: string; scheme: string }
+  | { kind: "bearer" | "basic"; scheme: string };
+
+export interface ExampleRequest {
+  operation: Operation;
+  /** Values by parameter name: every path parameter, and the required query and header ones. */
+  path: Record<string, Json>;
+  query: Record<string, Json>;
+  header: Record<string, Json>;
+  body?: { mediaType: string; value: Json; exampleName?: string };
+  /** The schemes of the first security requirement (empty when there is none). */
+  credentials: Credential[];
+  /** True when the operation may also be called without credentials (`{}` among its requirements). */
+  credentialsOptional: boolean;
+  /** Parameters the example request needs but the description gives no value for. */
+  missing: string[];
+}
+
+/**
+ * The request built from an operation's examples. Optional parameters are left out: a sample
+ * should work as shown (an optional `index` would turn a read into a blocking query).
+ */
+export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRequest {
+  const request: ExampleRequest = { operation, path: {}, query: {}, header: {}, credentials: [], credentialsOptional: false, missing: [] };
+  for (const parameter of operation.parameters) {
+    if (parameter.in === "cookie" || !(parameter.required || parameter.in === "path")) continue;
+    const example = parameterExample(doc, parameter);
+    if (!example) {
+      request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
+      continue;
+    }
+    request[parameter.in][parameter.name] = example.value;
+  }
+  const body = requestBodyOf(doc, operation);
+  if (body && isObject(body.content)) {
+    // Prefer a JSON media type: that is what the generated client sends.
+    const mediaTypes = Object.keys(body.content);
+    const mediaType = mediaTypes.find((m) => isJsonMediaType(mediaTypeOf(m))) ?? mediaTypes[0];
+    const media = mediaType === undefined ? undefined : body.content[mediaType];
+    const [example] = isObject(media) ? mediaExamples(doc, media) : [];
+    if (mediaType !== undefined && example) request.body = { mediaType, value: example.value, exampleName: example.name };
+    else if (body.required === true) request.missing.push("request body");
+  }
+  const requirements = (operation.operation.security ?? doc.security) as Json;
+  if (Array.isArray(requirements)) {
+    request.credentialsOptional = requirements.some((r) => isObject(r) && Object.keys(r).length === 0);
+    const first = requirements.find((r) => isObject(r) && Object.keys(r).length > 0);
+    const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+    for (const name of isObject(first) ? Object.keys(first) : []) {
+      const scheme = schemes[name] === undefined ? undefined : deref<JsonObject>(doc, schemes[name]).value;
+      if (!isObject(scheme)) continue;
+      if (scheme.type === "apiKey") {
+        request.credentials.push({ kind: "apiKey", in: scheme.in as "header" | "query" | "cookie", name: String(scheme.name), scheme: name });
+      } else if (scheme.type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
+        request.credentials.push({ kind: "basic", scheme: name });
+      } else {
+        // http bearer, oauth2 and openIdConnect all send "Authorization: Bearer <token>".
+        request.credentials.push({ kind: "bearer", scheme: name });
+      }
+    }
+  }
+  return request;
+}
+
+/** The operation's path with the path parameters filled in and percent-encoded. */
+export function filledPath(request: ExampleRequest): string {
+  return request.operation.template.replace(/\{([^}]+)\}/g, (whole, name: string) =>
+    name in request.path ? encodeURIComponent(scalar(request.path[name]!)) : whole,
+  );
+}
+
+/** Query pairs as they go on the wire: arrays repeat the name (form, exploded), objects are deepObject. */
+export function queryPairs(values: Record<string, Json>): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (Array.isArray(value)) for (const item of value) pairs.push([name, scalar(item)]);
+    else if (isObject(value)) for (const [key, item] of Object.entries(value)) pairs.push([`${name}[${key}]`, scalar(item)]);
+    else pairs.push([name, scalar(value)]);
+  }
+  return pairs;
+}
+
+/** "?a=1&b=2" with names and values percent-encoded (brackets too), or "". */
+export function queryString(values: Record<string, Json>): string {
+  const pairs = queryPairs(values);
+  return pairs.length ? "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&") : "";
+}
+
+/** The body as it goes on the wire. */
+export function bodyText(body: { mediaType: string; value: Json }): string {
+  return isJsonMediaType(mediaTypeOf(body.mediaType)) || typeof body.value !== "string" ? JSON.stringify(body.value) : body.value;
+}
+
+/** The headers that carry a token, for a given token value (for basic: "user:password"). */
+export function credentialHeaders(credentials: Credential[], token: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const credential of credentials) {
+    if (credential.kind === "apiKey" && credential.in === "header") headers[credential.name] = token;
+    else if (credential.kind === "bearer") headers.Authorization = `Bearer ${token}`;
+    else if (credential.kind === "basic") headers.Authorization = `Basic ${Buffer.from(token).toString("base64")}`;
+  }
+  return headers;
+}
+
+function scalar(value: Json): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

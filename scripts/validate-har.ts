@@ -1,0 +1,47 @@
+// npm run validate -- <api> <file.har> [--base-path /v1] [--allow-unknown-query]: checks every
+// recorded exchange whose URL is under the API's base path against generated/<api>/openapi.json and
+// prints each violation (entry, operationId, JSON pointer, reason). Exit 1 on any violation, 2 on
+// bad input. --allow-unknown-query: query parameters the description does not name are no violation.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { APIS } from "./apis.ts";
+import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const args = process.argv.slice(2);
+const basePathFlag = args.indexOf("--base-path");
+const basePathOverride = basePathFlag >= 0 ? args.splice(basePathFlag, 2)[1] : undefined;
+const allowFlag = args.indexOf("--allow-unknown-query");
+if (allowFlag >= 0) args.splice(allowFlag, 1);
+const [apiName, harFile] = args;
+
+const api = APIS.find((a) => a.name === apiName);
+if (!api || !harFile) {
+  console.error(`usage: npm run validate -- <${APIS.map((a) => a.name).join("|")}> <file.har> [--base-path /v1] [--allow-unknown-query]`);
+  process.exit(2);
+}
+
+let har: Har;
+try {
+  har = JSON.parse(readFileSync(harFile, "utf8"));
+} catch (error) {
+  console.error(`cannot read ${harFile}: ${(error as Error).message}`);
+  process.exit(2);
+}
+const bundle = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8"));
+const basePath = basePathOverride ?? api.basePath;
+const report = validateHar(bundle, har, { basePath, unknownQueryParameters: allowFlag >= 0 ? "allow" : "refuse" });
+
+for (const v of report.violations) console.log(formatHarViolation(v));
+const entries = new Set(report.violations.map((v) => v.entry)).size;
+console.log(
+  `${api.name}: ${report.checked} entries checked against generated/${api.name}/openapi.json` +
+    (report.skipped ? ` (${report.skipped} outside ${basePath || "/"} skipped)` : "") +
+    `: ${report.violations.length ? `${report.violations.length} violation(s) in ${entries} entries` : "no violations"}`,
+);
+if (report.checked === 0) {
+  // Checking nothing is not a pass: the base path or the file is probably wrong.
+  console.error(`no entry of ${harFile} is under ${basePath || "/"}: wrong API or --base-path?`);
+  process.exit(2);
+}
+process.exit(report.violations.length ? 1 : 0);

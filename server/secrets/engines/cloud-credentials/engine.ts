@@ -1,0 +1,439 @@
+// The cloud credentials engine: configuration, roles and credentials of each of its mounts, kept in
+// the cluster's storage under the mount's prefix (config/root, config/lease, role/<name>, and the
+// legacy policy/<name> entries of earlier versions), with credentials issued by the cloud provider.
+// Refusals are InvalidRequestError (400, one message) or Refusal (any status, several messages).
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import type { SecretsCluster } from "../../cluster.ts";
+import { InvalidRequestError } from "../../errors.ts";
+import { Refusal } from "../../refusal.ts";
+import type { Storage, StoredValue } from "../../store/storage.ts";
+import { combinePolicyDocuments } from "./arns.ts";
+import { localCredentials, NO_CREDENTIALS, regionOf, type ChainEnvironment, type CredentialSource } from "./credential-chain.ts";
+import { formatGoDuration, nsToSeconds, parseDurationSeconds, parseGoDuration, type Parsed } from "./durations.ts";
+import { MountStorage } from "./mount-storage.ts";
+import { federatedUserName, iamUserName, randomAlphanumeric, roleSessionName, type NameSource } from "./names.ts";
+import type { CloudProvider, ProviderClient } from "./provider.ts";
+import {
+  applyRoleWrite,
+  chooseRoleArn,
+  credentialTypeFor,
+  normalizeStoredRole,
+  roleResponse,
+  upgradeLegacyEntry,
+  type RoleEntry,
+  type RoleWrite,
+} from "./roles.ts";
+import { SimulatedCloud } from "./simulation.ts";
+import { iamUserLeaseTtl, stsTtl, type LeaseConfig } from "./ttl.ts";
+
+/** The stored root configuration (secret_key included: it never leaves this module). */
+export interface RootConfig {
+  access_key: string;
+  secret_key: string;
+  region: string;
+  iam_endpoint: string;
+  sts_endpoint: string;
+  max_retries: number;
+  [key: string]: string | number;
+}
+
+export interface RootConfigWrite {
+  access_key?: string;
+  secret_key?: string;
+  region?: string;
+  iam_endpoint?: string;
+  sts_endpoint?: string;
+  max_retries?: number;
+}
+
+/** What a credentials request may carry (query of /creds, body of /sts). */
+export interface CredentialsRequest {
+  role_arn?: string;
+  role_session_name?: string;
+  ttl?: string | number;
+}
+
+export interface IssuedCredentials {
+  data: { access_key: string; secret_key: string; security_token: string | null; arn: string };
+  lease_id: string;
+  lease_duration: number;
+  renewable: boolean;
+}
+
+export interface CloudCredentialsOptions {
+  /** The cloud provider; a simulation of the default account when absent. */
+  provider?: CloudProvider;
+  /** The environment the root credentials and region may come from; process.env when absent. */
+  env?: Record<string, string | undefined>;
+  /** The home directory of the default shared credentials file; $HOME, else the user's. */
+  homeDir?: string;
+  /** Milliseconds since the epoch; Date.now when absent. */
+  now?: () => number;
+}
+
+const CONFIG_ROOT = "config/root";
+const CONFIG_LEASE = "config/lease";
+const ROLE = "role/";
+const LEGACY = "policy/";
+
+export class CloudCredentialsEngine {
+  readonly provider: CloudProvider;
+  readonly #storage: Storage;
+  readonly #env: Record<string, string | undefined>;
+  readonly #homeDir: string | undefined;
+  readonly #now: () => number;
+
+  constructor(storage: Storage, options: CloudCredentialsOptions = {}) {
+    this.#storage = storage;
+    this.provider = options.provider ?? new SimulatedCloud({ ...(options.now ? { now: options.now } : {}) });
+    this.#env = options.env ?? process.env;
+    this.#homeDir = options.homeDir;
+    this.#now = options.now ?? Date.now;
+  }
+
+  #mount(mount: string): MountStorage {
+    return new MountStorage(this.#storage, mount);
+  }
+
+  // ---- config/root ----
+
+  writeRootConfig(mount: string, body: RootConfigWrite): void {
+    const config: RootConfig = {
+      access_key: body.access_key ?? "",
+      secret_key: body.secret_key ?? "",
+      region: body.region ?? "",
+      iam_endpoint: body.iam_endpoint ?? "",
+      sts_endpoint: body.sts_endpoint ?? "",
+      max_retries: body.max_retries ?? -1,
+    };
+    this.#mount(mount).put(CONFIG_ROOT, config);
+  }
+
+  /** The configuration as it may be shown: everything but the secret key. */
+  readRootConfig(mount: string) {
+    const config = this.#rootConfig(this.#mount(mount));
+    if (!config) return undefined;
+    return { access_key: config.access_key, region: config.region, iam_endpoint: config.iam_endpoint, sts_endpoint: config.sts_endpoint, max_retries: config.max_retries };
+  }
+
+  /** Rotates the static root credentials; returns the new access key id. */
+  async rotateRoot(mount: string): Promise<string> {
+    const storage = this.#mount(mount);
+    const config = this.#rootConfig(storage);
+    if (!config) throw new InvalidRequestError("no configuration found for config/root");
+    if (config.access_key === "" || config.secret_key === "") {
+      throw new InvalidRequestError("Cannot call config/rotate-root when either access_key or secret_key is empty");
+    }
+    const client = (await this.#client(storage, "iam")).client;
+    const user = await this.#step("error calling GetUser", () => this.provider.getUser(client));
+    const key = await this.#step("error calling CreateAccessKey", () => this.provider.createAccessKey(client, user.userName));
+    const old = config.access_key;
+    storage.put(CONFIG_ROOT, { ...config, access_key: key.accessKeyId, secret_key: key.secretAccessKey });
+    await this.#step("error deleting old access key", () => this.provider.deleteAccessKey(client, old, user.userName));
+    return key.accessKeyId;
+  }
+
+  /** Where the root credentials of a mount come from now (for the README's curious, and tests). */
+  async rootCredentialSource(mount: string): Promise<CredentialSource> {
+    return (await this.#client(this.#mount(mount), "iam")).source;
+  }
+
+  // ---- config/lease ----
+
+  writeLeaseConfig(mount: string, body: { lease: string; lease_max: string }): void {
+    const problems: string[] = [];
+    const parse = (field: "lease" | "lease_max"): bigint => {
+      const text = body[field];
+      if (text === "") {
+        problems.push(`'${field}' is a required parameter`);
+        return 0n;
+      }
+      const parsed = parseGoDuration(text);
+      const label = field === "lease" ? "lease" : "lease_max";
+      if ("error" in parsed) problems.push(`Invalid ${label}: ${parsed.error}`);
+      else if (parsed.value < 0n) problems.push(`Invalid ${label}: negative duration ${JSON.stringify(text)}`);
+      else return parsed.value;
+      return 0n;
+    };
+    const lease = parse("lease");
+    const leaseMax = parse("lease_max");
+    if (problems.length > 0) throw new Refusal(400, problems);
+    this.#mount(mount).put(CONFIG_LEASE, { lease: String(lease), lease_max: String(leaseMax) });
+  }
+
+  readLeaseConfig(mount: string): { lease: string; lease_max: string } | undefined {
+    const stored = this.#leaseConfig(this.#mount(mount));
+    if (!stored) return undefined;
+    return { lease: formatGoDuration(stored.lease), lease_max: formatGoDuration(stored.leaseMax) };
+  }
+
+  // ---- roles ----
+
+  /** Writes a role; returns the warnings (none for a plain write). */
+  writeRole(mount: string, name: string, body: RoleWrite): string[] {
+    const storage = this.#mount(mount);
+    const result = applyRoleWrite(this.#role(storage, name), body);
+    if ("errors" in result) throw new Refusal(400, result.errors);
+    storage.put(ROLE + name, result.role as never);
+    if (storage.get(LEGACY + name) !== undefined) storage.delete(LEGACY + name);
+    return result.warnings;
+  }
+
+  readRole(mount: string, name: string) {
+    const role = this.#role(this.#mount(mount), name);
+    return role ? roleResponse(role) : undefined;
+  }
+
+  /** Deletes a role; false when there was none. */
+  deleteRole(mount: string, name: string): boolean {
+    const storage = this.#mount(mount);
+    const exists = storage.get(ROLE + name) !== undefined || storage.get(LEGACY + name) !== undefined;
+    storage.delete(ROLE + name);
+    storage.delete(LEGACY + name);
+    return exists;
+  }
+
+  listRoles(mount: string): string[] {
+    const storage = this.#mount(mount);
+    return [...new Set([...storage.list(ROLE), ...storage.list(LEGACY)])].sort();
+  }
+
+  // ---- credentials ----
+
+  async generate(mount: string, roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
+    const storage = this.#mount(mount);
+    const role = this.#role(storage, roleName);
+    if (!role) throw new InvalidRequestError(`Role ${JSON.stringify(roleName)} not found`);
+    let requested: number | undefined;
+    if (request.ttl !== undefined && request.ttl !== "") requested = value(parseDurationSeconds(request.ttl, "ttl"));
+    const ttl = stsTtl({ requested, defaultStsTtl: role.default_sts_ttl, maxStsTtl: role.max_sts_ttl });
+    const type = credentialTypeFor(role, path);
+    if ("error" in type) throw new InvalidRequestError(type.error);
+    const names: NameSource = { unixTime: Math.floor(this.#now() / 1000), random: randomAlphanumeric };
+    const leaseId = `${mount}/${path}/${roleName}/${randomAlphanumeric(24)}`;
+
+    if (type.type === "iam_user") {
+      const data = await this.#createIamUser(storage, role, roleName, displayName, names);
+      return { data, lease_id: leaseId, lease_duration: iamUserLeaseTtl(this.#leaseSeconds(storage)), renewable: true };
+    }
+
+    let roleArn = "";
+    if (type.type === "assumed_role") {
+      const chosen = chooseRoleArn(role, roleName, request.role_arn || undefined);
+      if ("error" in chosen) throw new InvalidRequestError(chosen.error);
+      roleArn = chosen.arn;
+    }
+    const { policy, policyArns } = await this.#sessionPolicies(storage, role);
+    const sts = (await this.#client(storage, "sts")).client;
+    if (type.type === "assumed_role") {
+      const sessionName = roleSessionName(request.role_session_name, displayName, roleName, names);
+      const result = await this.#step("Error assuming role", () =>
+        this.provider.assumeRole(sts, {
+          roleArn,
+          roleSessionName: sessionName,
+          durationSeconds: ttl,
+          ...(policy ? { policy } : {}),
+          ...(policyArns.length > 0 ? { policyArns } : {}),
+        }),
+      );
+      return this.#stsAnswer(result.credentials, result.assumedRoleUser.arn, leaseId);
+    }
+    if (policy === "" && policyArns.length === 0) {
+      throw new InvalidRequestError("must specify at least one of policy_arns or policy_document with federation_token credential_type");
+    }
+    const result = await this.#step("Error generating STS keys", () =>
+      this.provider.getFederationToken(sts, {
+        name: federatedUserName(names),
+        durationSeconds: ttl,
+        ...(policy ? { policy } : {}),
+        ...(policyArns.length > 0 ? { policyArns } : {}),
+      }),
+    );
+    return this.#stsAnswer(result.credentials, result.federatedUser.arn, leaseId);
+  }
+
+  async #createIamUser(storage: MountStorage, role: RoleEntry, roleName: string, displayName: string, names: NameSource) {
+    const client = (await this.#client(storage, "iam")).client;
+    const userName = iamUserName(displayName, roleName, names);
+    const user = await this.#step("Error creating IAM user", () =>
+      this.provider.createUser(client, {
+        userName,
+        path: role.user_path || "/",
+        ...(role.permissions_boundary_arn ? { permissionsBoundary: role.permissions_boundary_arn } : {}),
+      }),
+    );
+    try {
+      for (const arn of role.policy_arns) await this.#step("Error attaching user policy", () => this.provider.attachUserPolicy(client, userName, arn));
+      if (role.policy_document !== "") {
+        await this.#step("Error putting user policy", () => this.provider.putUserPolicy(client, userName, roleName, role.policy_document));
+      }
+      for (const group of role.iam_groups) await this.#step("Error adding user to group", () => this.provider.addUserToGroup(client, userName, group));
+      if (Object.keys(role.iam_tags).length > 0) await this.#step("Error adding tags to user", () => this.provider.tagUser(client, userName, role.iam_tags));
+      const key = await this.#step("Error creating access keys", () => this.provider.createAccessKey(client, userName));
+      return { access_key: key.accessKeyId, secret_key: key.secretAccessKey, security_token: null, arn: user.arn };
+    } catch (error) {
+      // The real engine's write-ahead log removes a half-made user; here it is removed at once.
+      await this.#removeUser(client, userName);
+      throw error;
+    }
+  }
+
+  /** Removes an IAM user and everything attached to it, as far as the provider lets it. */
+  async #removeUser(client: ProviderClient, userName: string): Promise<void> {
+    const p = this.provider;
+    try {
+      for (const id of await p.listAccessKeys(client, userName)) await p.deleteAccessKey(client, id, userName);
+      for (const arn of await p.listAttachedUserPolicies(client, userName)) await p.detachUserPolicy(client, userName, arn);
+      for (const name of await p.listUserPolicies(client, userName)) await p.deleteUserPolicy(client, userName, name);
+      for (const group of await p.listGroupsForUser(client, userName)) await p.removeUserFromGroup(client, userName, group);
+      await p.deleteUser(client, userName);
+    } catch {
+      // Left for the operator, as the real engine leaves it to a later rollback.
+    }
+  }
+
+  /** The session policies of STS credentials: the role's, combined with its groups' policies. */
+  async #sessionPolicies(storage: MountStorage, role: RoleEntry): Promise<{ policy: string; policyArns: string[] }> {
+    let policy = role.policy_document;
+    const policyArns = [...role.policy_arns];
+    if (role.iam_groups.length === 0) return { policy, policyArns };
+    const client = (await this.#client(storage, "iam")).client;
+    const documents: string[] = [];
+    await this.#step("", async () => {
+      for (const group of role.iam_groups) {
+        policyArns.push(...(await this.provider.listAttachedGroupPolicies(client, group)));
+        for (const name of await this.provider.listGroupPolicies(client, group)) documents.push(await this.provider.getGroupPolicy(client, group, name));
+      }
+    });
+    if (documents.length > 0) {
+      try {
+        policy = combinePolicyDocuments([...documents, policy]);
+      } catch (error) {
+        throw new InvalidRequestError(`cannot combine the groups' policies: ${(error as Error).message}`);
+      }
+    }
+    return { policy, policyArns };
+  }
+
+  #stsAnswer(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }, arn: string, leaseId: string): IssuedCredentials {
+    return {
+      data: { access_key: credentials.accessKeyId, secret_key: credentials.secretAccessKey, security_token: credentials.sessionToken, arn },
+      lease_id: leaseId,
+      lease_duration: Math.max(0, Math.round((credentials.expiration.getTime() - this.#now()) / 1000)),
+      renewable: false,
+    };
+  }
+
+  // ---- inside ----
+
+  /** A provider call; its refusal becomes a 400 with what the engine was doing in front. */
+  async #step<T>(doing: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof InvalidRequestError || error instanceof Refusal) throw error;
+      const text = error instanceof Error && typeof (error as { code?: unknown }).code === "string" ? String(error) : (error as Error)?.message ?? String(error);
+      throw new InvalidRequestError(doing ? `${doing}: ${text}` : text);
+    }
+  }
+
+  /** The client the engine calls the provider with: the root credentials of the chain, region, endpoint. */
+  async #client(storage: MountStorage, service: "iam" | "sts"): Promise<{ client: ProviderClient; source: CredentialSource }> {
+    const config = this.#rootConfig(storage);
+    const chain: ChainEnvironment = { env: this.#env, homeDir: this.#homeDir ?? this.#env.HOME ?? homedir(), readFile: readTextFile };
+    const found = localCredentials(config, chain);
+    if ("error" in found) throw new InvalidRequestError(found.error);
+    let credentials;
+    let source: CredentialSource;
+    if ("next" in found) {
+      credentials = await this.provider.assignedRoleCredentials();
+      if (!credentials) throw new Refusal(400, [NO_CREDENTIALS, ...found.next, "no role is assigned to the machine or container the service runs on"]);
+      source = "assigned-role";
+    } else {
+      credentials = found.credentials;
+      source = found.source;
+    }
+    const endpoint = (service === "iam" ? config?.iam_endpoint : config?.sts_endpoint) ?? "";
+    return {
+      client: { credentials, region: regionOf(config?.region, this.#env), endpoint, maxRetries: config?.max_retries ?? -1 },
+      source,
+    };
+  }
+
+  #rootConfig(storage: MountStorage): RootConfig | undefined {
+    const raw = storage.get<{ [key: string]: StoredValue }>(CONFIG_ROOT);
+    if (!raw) return undefined;
+    const text = (v: unknown) => (typeof v === "string" ? v : "");
+    return {
+      access_key: text(raw.access_key),
+      secret_key: text(raw.secret_key),
+      region: text(raw.region),
+      iam_endpoint: text(raw.iam_endpoint),
+      sts_endpoint: text(raw.sts_endpoint),
+      max_retries: typeof raw.max_retries === "number" ? raw.max_retries : -1,
+    };
+  }
+
+  #leaseConfig(storage: MountStorage): { lease: bigint; leaseMax: bigint } | undefined {
+    const raw = storage.get<{ lease: string; lease_max: string }>(CONFIG_LEASE);
+    if (!raw) return undefined;
+    const ns = (value: unknown) => (typeof value === "string" && /^\d+$/.test(value) ? BigInt(value) : 0n);
+    return { lease: ns(raw.lease), leaseMax: ns(raw.lease_max) };
+  }
+
+  /** The lease configuration in whole seconds, if any. */
+  #leaseSeconds(storage: MountStorage): LeaseConfig | undefined {
+    const config = this.#leaseConfig(storage);
+    return config && { lease: nsToSeconds(config.lease), leaseMax: nsToSeconds(config.leaseMax) };
+  }
+
+  /** A role, also one stored by an earlier version (a legacy policy/ entry, read as the role it stands for). */
+  #role(storage: MountStorage, name: string): RoleEntry | undefined {
+    const stored = storage.get(ROLE + name);
+    if (stored !== undefined) return normalizeStoredRole(stored);
+    const legacy = storage.get(LEGACY + name);
+    if (legacy === undefined) return undefined;
+    return upgradeLegacyEntry(typeof legacy === "string" ? legacy : JSON.stringify(legacy));
+  }
+}
+
+function value<T>(parsed: Parsed<T>): T {
+  if ("error" in parsed) throw new InvalidRequestError(parsed.error);
+  return parsed.value;
+}
+
+function readTextFile(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- One engine per cluster. ----
+
+const engines = new WeakMap<SecretsCluster, CloudCredentialsEngine>();
+
+/** The engine of a cluster; made on first use, with the simulated provider of the cluster's world. */
+export function cloudCredentialsEngine(cluster: SecretsCluster): CloudCredentialsEngine {
+  let engine = engines.get(cluster);
+  if (!engine) {
+    const world = cluster.world.cloud;
+    engine = new CloudCredentialsEngine(cluster.storage, { provider: new SimulatedCloud(world ? { world } : {}) });
+    engines.set(cluster, engine);
+  }
+  return engine;
+}
+
+/** Gives a cluster's engine another provider, environment or clock (tests; embedding a real provider). */
+export function configureCloudCredentials(cluster: SecretsCluster, options: CloudCredentialsOptions): CloudCredentialsEngine {
+  const engine = new CloudCredentialsEngine(cluster.storage, options);
+  engines.set(cluster, engine);
+  return engine;
+}
+
+/** Stores a role the way an earlier version did (a legacy `policy/<name>` entry holding the raw data), for tests and migrations. */
+export function storeLegacyRole(storage: Storage, mount: string, name: string, data: string): void {
+  new MountStorage(storage, mount).put(LEGACY + name, data);
+}

@@ -1,0 +1,121 @@
+// Handlers of the cloud credentials engine's eleven operations, at whatever mount the request reached.
+import type { Request, Response } from "express";
+import type { operations } from "../../../../generated/secrets/schema.ts";
+import type { RequestContext } from "../../app.ts";
+import type { SecretsCluster } from "../../cluster.ts";
+import { envelope, noContent, type Handler } from "../../handlers/types.ts";
+import { answerRefusal } from "../../refusal.ts";
+import { cloudCredentialsEngine, type CredentialsRequest, type RootConfigWrite } from "./engine.ts";
+import type { RoleWrite } from "./roles.ts";
+
+type CloudCredentialsOperation =
+  | "writeCloudCredentialsRootConfig"
+  | "readCloudCredentialsRootConfig"
+  | "rotateCloudCredentialsRoot"
+  | "writeCloudCredentialsLeaseConfig"
+  | "readCloudCredentialsLeaseConfig"
+  | "listCloudCredentialsRoles"
+  | "writeCloudCredentialsRole"
+  | "readCloudCredentialsRole"
+  | "deleteCloudCredentialsRole"
+  | "generateCloudCredentials"
+  | "generateCloudStsCredentials";
+
+type Body<O extends CloudCredentialsOperation> = operations[O] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+
+function context(res: Response): RequestContext {
+  return res.locals.secrets as RequestContext;
+}
+
+function mountOf(res: Response): string {
+  return context(res).operation.mount!;
+}
+
+/** The real system's answer for nothing there: 404 with an empty error list. */
+function nothing(res: Response): void {
+  res.status(404).json({ errors: [] });
+}
+
+/** Runs a handler's work; refusals with several messages (or another status) become their answer. */
+async function answering(res: Response, work: () => void | Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    answerRefusal(res, error);
+  }
+}
+
+async function issue(cluster: SecretsCluster, req: Request, res: Response, path: "creds" | "sts", request: CredentialsRequest): Promise<void> {
+  const displayName = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
+  const issued = await cloudCredentialsEngine(cluster).generate(mountOf(res), String(req.params.name), path, request, displayName);
+  res.json({ ...envelope(cluster, issued.data), lease_id: issued.lease_id, renewable: issued.renewable, lease_duration: issued.lease_duration });
+}
+
+export const cloudCredentialsHandlers = {
+  writeCloudCredentialsRootConfig: (cluster, req, res) => {
+    cloudCredentialsEngine(cluster).writeRootConfig(mountOf(res), req.body as Body<"writeCloudCredentialsRootConfig"> as RootConfigWrite);
+    noContent(res);
+  },
+
+  readCloudCredentialsRootConfig: (cluster, _req, res) => {
+    const config = cloudCredentialsEngine(cluster).readRootConfig(mountOf(res));
+    if (!config) return nothing(res);
+    res.json(envelope(cluster, config));
+  },
+
+  rotateCloudCredentialsRoot: async (cluster, _req, res) => {
+    const accessKey = await cloudCredentialsEngine(cluster).rotateRoot(mountOf(res));
+    res.json(envelope(cluster, { access_key: accessKey }));
+  },
+
+  writeCloudCredentialsLeaseConfig: (cluster, req, res) =>
+    answering(res, () => {
+      cloudCredentialsEngine(cluster).writeLeaseConfig(mountOf(res), req.body as Body<"writeCloudCredentialsLeaseConfig">);
+      noContent(res);
+    }),
+
+  readCloudCredentialsLeaseConfig: (cluster, _req, res) => {
+    const lease = cloudCredentialsEngine(cluster).readLeaseConfig(mountOf(res));
+    if (!lease) return nothing(res);
+    res.json(envelope(cluster, lease));
+  },
+
+  listCloudCredentialsRoles: (cluster, _req, res) => {
+    const keys = cloudCredentialsEngine(cluster).listRoles(mountOf(res));
+    if (keys.length === 0) return nothing(res);
+    res.json(envelope(cluster, { keys }));
+  },
+
+  writeCloudCredentialsRole: (cluster, req, res) =>
+    answering(res, () => {
+      const warnings = cloudCredentialsEngine(cluster).writeRole(mountOf(res), String(req.params.name), req.body as Body<"writeCloudCredentialsRole"> as RoleWrite);
+      if (warnings.length === 0) return noContent(res);
+      res.json({ ...envelope(cluster, null), warnings });
+    }),
+
+  readCloudCredentialsRole: (cluster, req, res) => {
+    const role = cloudCredentialsEngine(cluster).readRole(mountOf(res), String(req.params.name));
+    if (!role) return nothing(res);
+    res.json(envelope(cluster, role));
+  },
+
+  deleteCloudCredentialsRole: (cluster, req, res) => {
+    if (!cloudCredentialsEngine(cluster).deleteRole(mountOf(res), String(req.params.name))) return nothing(res);
+    noContent(res);
+  },
+
+  generateCloudCredentials: (cluster, req, res) =>
+    answering(res, () => {
+      const query = req.query as Record<string, unknown>;
+      const text = (value: unknown) => (typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined);
+      const request: CredentialsRequest = {};
+      for (const key of ["role_arn", "role_session_name", "ttl"] as const) {
+        const value = text(query[key]);
+        if (value !== undefined) request[key] = value;
+      }
+      return issue(cluster, req, res, "creds", request);
+    }),
+
+  generateCloudStsCredentials: (cluster, req, res) =>
+    answering(res, () => issue(cluster, req, res, "sts", (req.body ?? {}) as Body<"generateCloudStsCredentials"> as CredentialsRequest)),
+} satisfies Record<CloudCredentialsOperation, Handler>;

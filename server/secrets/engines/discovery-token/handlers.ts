@@ -1,0 +1,77 @@
+// Handlers of the discovery-token engine's six operations, at whatever mount the request reached.
+import type { Response } from "express";
+import type { RequestContext } from "../../app.ts";
+import type { SecretsCluster } from "../../cluster.ts";
+import { envelope, noContent, type Handler } from "../../handlers/types.ts";
+import { answerRefusal } from "../../refusal.ts";
+import type { AccessInput } from "./access.ts";
+import { DiscoveryTokenEngine } from "./engine.ts";
+import { roleView, type RoleInput } from "./role-rules.ts";
+
+type DiscoveryTokenOperation =
+  | "configureDiscoveryTokenAccess"
+  | "writeDiscoveryTokenRole"
+  | "readDiscoveryTokenRole"
+  | "listDiscoveryTokenRoles"
+  | "deleteDiscoveryTokenRole"
+  | "generateDiscoveryToken";
+
+function context(res: Response): RequestContext {
+  return res.locals.secrets as RequestContext;
+}
+
+function engine(cluster: SecretsCluster, res: Response): DiscoveryTokenEngine {
+  return new DiscoveryTokenEngine(cluster.storage, context(res).operation.mount!);
+}
+
+/** The real system's answer for nothing there: 404 with an empty error list. */
+function nothing(res: Response): void {
+  res.status(404).json({ errors: [] });
+}
+
+export const discoveryTokenHandlers = {
+  configureDiscoveryTokenAccess: async (cluster, req, res) => {
+    try {
+      await engine(cluster, res).configure(req.body as AccessInput);
+      noContent(res);
+    } catch (error) {
+      answerRefusal(res, error);
+    }
+  },
+
+  writeDiscoveryTokenRole: (cluster, req, res) => {
+    try {
+      engine(cluster, res).writeRole(String(req.params.name), req.body as RoleInput);
+      noContent(res);
+    } catch (error) {
+      answerRefusal(res, error);
+    }
+  },
+
+  readDiscoveryTokenRole: (cluster, req, res) => {
+    const role = engine(cluster, res).readRole(String(req.params.name));
+    if (!role) return nothing(res);
+    res.json(envelope(cluster, roleView(role)));
+  },
+
+  listDiscoveryTokenRoles: (cluster, _req, res) => {
+    const keys = engine(cluster, res).listRoles();
+    if (keys.length === 0) return nothing(res);
+    res.json(envelope(cluster, { keys }));
+  },
+
+  deleteDiscoveryTokenRole: (cluster, req, res) => {
+    engine(cluster, res).deleteRole(String(req.params.name));
+    noContent(res);
+  },
+
+  generateDiscoveryToken: async (cluster, req, res) => {
+    try {
+      const requester = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
+      const lease = await engine(cluster, res).issue(String(req.params.name), requester);
+      res.json({ ...envelope(cluster, lease.data), lease_id: lease.lease_id, lease_duration: lease.lease_duration, renewable: lease.renewable });
+    } catch (error) {
+      answerRefusal(res, error);
+    }
+  },
+} satisfies Record<DiscoveryTokenOperation, Handler>;

@@ -1,0 +1,188 @@
+// Push-MFA methods of the identity store: stored in the cluster's storage under
+// `identity/mfa/method/<id>` (with the namespace they belong to), read, listed, updated and deleted
+// with the real system's namespace rules; a method a login enforcement uses cannot be deleted.
+// Login enforcements come from the world file (SECRETS_WORLD `mfa_login_enforcements`).
+import { Refusal } from "../refusal.ts";
+import type { Storage, StoredValue } from "../store/storage.ts";
+import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
+import { usernameFormatProblems } from "./username-template.ts";
+
+/** A create or update body (after the description's schema check). */
+export interface PushMfaInput {
+  username_format?: string;
+  secret_key: string;
+  integration_key: string;
+  api_hostname: string;
+  push_info?: string;
+  use_passcode?: boolean;
+}
+
+export interface StoredPushMfaMethod {
+  id: string;
+  type: "pushmfa";
+  namespace_path: string;
+  api_hostname: string;
+  integration_key: string;
+  secret_key: string;
+  push_info: string;
+  username_format: string;
+  use_passcode: boolean;
+}
+
+/** A login enforcement: which MFA methods a login must pass, for which logins. */
+export interface MfaLoginEnforcement {
+  id: string;
+  name: string;
+  namespace_path: string;
+  mfa_method_ids: string[];
+  auth_method_accessors: string[];
+  auth_method_types: string[];
+  identity_group_ids: string[];
+  identity_entity_ids: string[];
+}
+
+/** A push-MFA method declared in the world file: the body of a create, with its id and namespace. */
+export interface WorldPushMfaMethod extends PushMfaInput {
+  id: string;
+  namespace_path: string;
+}
+
+export interface IdentitySettings {
+  /** Namespaces besides the root, canonical (`team-a/`), parents included. */
+  namespaces: string[];
+  methods: WorldPushMfaMethod[];
+  enforcements: MfaLoginEnforcement[];
+}
+
+export const METHOD_PREFIX = "identity/mfa/method/";
+
+/**
+ * The settings of a write checked: the method's fields, or every problem found. A `username_format`
+ * left out keeps `current`'s (the real system's update), everything else is replaced.
+ */
+export function checkPushMfaInput(
+  input: PushMfaInput,
+  current?: Pick<StoredPushMfaMethod, "username_format">,
+): { value: Omit<StoredPushMfaMethod, "id" | "type" | "namespace_path"> } | { problems: string[] } {
+  const problems: string[] = [];
+  for (const field of ["secret_key", "integration_key", "api_hostname"] as const) {
+    if (typeof input[field] !== "string" || input[field].trim() === "") problems.push(`${field} is empty`);
+  }
+  const usernameFormat = input.username_format ?? current?.username_format ?? "";
+  problems.push(...usernameFormatProblems(usernameFormat));
+  if (problems.length > 0) return { problems };
+  return {
+    value: {
+      api_hostname: input.api_hostname,
+      integration_key: input.integration_key,
+      secret_key: input.secret_key,
+      push_info: input.push_info ?? "",
+      username_format: usernameFormat,
+      use_passcode: input.use_passcode ?? false,
+    },
+  };
+}
+
+/** A method in the seed's read shape. */
+export function methodView(method: StoredPushMfaMethod) {
+  return {
+    id: method.id,
+    type: method.type,
+    api_hostname: method.api_hostname,
+    integration_key: method.integration_key,
+    secret_key: method.secret_key,
+    pushinfo: method.push_info,
+    username_format: method.username_format,
+    use_passcode: method.use_passcode,
+    namespace_path: method.namespace_path,
+  };
+}
+
+const NAMESPACE_MISMATCH = "request namespace does not match method namespace";
+
+export class PushMfaMethods {
+  readonly #namespaces: Set<string>;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly settings: IdentitySettings,
+    private readonly newId: () => string,
+  ) {
+    this.#namespaces = new Set(["", ...settings.namespaces]);
+    // The world's methods are stored at start, like methods created through the API.
+    for (const { id, namespace_path, ...input } of settings.methods) {
+      if (this.#get(id)) continue;
+      const checked = checkPushMfaInput(input);
+      if ("problems" in checked) throw new Error(`mfa method ${id}: ${checked.problems.join("; ")}`);
+      this.#put({ id, type: "pushmfa", namespace_path, ...checked.value });
+    }
+  }
+
+  /** The request's namespace, canonical; 400 when it is malformed or unknown. */
+  namespace(header: string | undefined): string {
+    const namespace = canonicalNamespace(header);
+    if (typeof namespace !== "string") throw new Refusal(400, [namespace.error]);
+    if (!this.#namespaces.has(namespace)) throw new Refusal(400, [`namespace ${JSON.stringify(namespace)} does not exist`]);
+    return namespace;
+  }
+
+  create(namespace: string, input: PushMfaInput): string {
+    const checked = checkPushMfaInput(input);
+    if ("problems" in checked) throw new Refusal(400, checked.problems);
+    const id = this.newId();
+    this.#put({ id, type: "pushmfa", namespace_path: namespace, ...checked.value });
+    return id;
+  }
+
+  update(namespace: string, id: string, input: PushMfaInput): void {
+    const current = this.#visible(id, namespace);
+    if (!current) throw new Refusal(404, []);
+    if (current.namespace_path !== namespace) throw new Refusal(400, [NAMESPACE_MISMATCH]);
+    const checked = checkPushMfaInput(input, current);
+    if ("problems" in checked) throw new Refusal(400, checked.problems);
+    this.#put({ ...current, ...checked.value });
+  }
+
+  /** The method when the namespace may read it: its own, a parent's or a child's. */
+  read(namespace: string, id: string): StoredPushMfaMethod | undefined {
+    return this.#visible(id, namespace);
+  }
+
+  delete(namespace: string, id: string): void {
+    const current = this.#visible(id, namespace);
+    if (!current) return;
+    if (current.namespace_path !== namespace) throw new Refusal(400, [NAMESPACE_MISMATCH]);
+    const enforcement = this.settings.enforcements.find((e) => e.mfa_method_ids.includes(id));
+    if (enforcement) {
+      throw new Refusal(400, [`methodID is still used by an enforcement configuration with ID: ${enforcement.id} (login enforcement ${JSON.stringify(enforcement.name)})`]);
+    }
+    this.storage.delete(METHOD_PREFIX + id);
+  }
+
+  /** Ids of the methods of the namespace and its parents, sorted. */
+  list(namespace: string): string[] {
+    const visible = new Set(withParents(namespace));
+    return this.storage
+      .list(METHOD_PREFIX)
+      .map((key) => this.storage.get(key) as unknown as StoredPushMfaMethod)
+      .filter((method) => method.type === "pushmfa" && visible.has(method.namespace_path))
+      .map((method) => method.id)
+      .sort();
+  }
+
+  #visible(id: string, namespace: string): StoredPushMfaMethod | undefined {
+    const method = this.#get(id);
+    if (!method) return undefined;
+    const own = method.namespace_path;
+    return own === namespace || isAncestor(own, namespace) || isAncestor(namespace, own) ? method : undefined;
+  }
+
+  #get(id: string): StoredPushMfaMethod | undefined {
+    const method = this.storage.get(METHOD_PREFIX + id) as unknown as StoredPushMfaMethod | undefined;
+    return method?.type === "pushmfa" ? method : undefined;
+  }
+
+  #put(method: StoredPushMfaMethod): void {
+    this.storage.put(METHOD_PREFIX + method.id, method as unknown as StoredValue);
+  }
+}

@@ -1,0 +1,147 @@
+// The cluster-to-cluster endpoints, described in openapi/secrets/internal/openapi.yaml (a
+// standalone, single-file description kept out of the public reference) and validated against it
+// like the public API, requests and responses:
+//
+// - on the API listener, `POST /v1/sys/wrapping/unwrap`: a secondary unwraps its activation
+//   credentials (apiRouter, mounted by the secrets app before its own routes);
+// - on the cluster listener (clusterApp), under /v1/replication/{mode}/: `connect` (handshake and
+//   merkle sync), `wal` (WAL long-poll, which is also the heartbeat) and `probe`.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { NextFunction, Request, Response, Router } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import { parse } from "yaml";
+import { express, validationProblems } from "../../shared/openapi.ts";
+import { isSecretsError } from "../errors.ts";
+import type { ReplicationMode } from "./domain/states.ts";
+import type { ReplicationManager } from "./manager.ts";
+import type { ClusterAnswer } from "./primary-role.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..", "..");
+export const INTERNAL_DESCRIPTION = path.join(root, "openapi", "secrets", "internal", "openapi.yaml");
+
+type Json = Record<string, unknown>;
+let loaded: Json | undefined;
+
+/**
+ * The internal description as one listener's validator reads it: only the paths served there (the
+ * API listener's have a path-level `servers` entry), with the base path /v1.
+ */
+export function internalDescription(listener: "api" | "cluster"): Json {
+  loaded ??= parse(readFileSync(INTERNAL_DESCRIPTION, "utf8")) as Json;
+  const document = structuredClone(loaded);
+  document.servers = [{ url: "/v1" }];
+  const paths: Record<string, Json> = {};
+  for (const [template, item] of Object.entries(document.paths as Record<string, Json>)) {
+    if ((item.servers !== undefined) !== (listener === "api")) continue;
+    delete item.servers;
+    paths[template] = item;
+  }
+  document.paths = paths;
+  return document;
+}
+
+function validator(listener: "api" | "cluster") {
+  return OpenApiValidator.middleware({
+    apiSpec: internalDescription(listener) as never,
+    validateRequests: { allErrors: true },
+    validateResponses: { allErrors: false },
+    validateSecurity: false,
+    validateFormats: true,
+  });
+}
+
+function bearer(req: Request): string | undefined {
+  const header = req.get("authorization") ?? "";
+  return header.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
+}
+
+function send(res: Response, answer: ClusterAnswer): void {
+  if (answer.status === 499 || res.destroyed) return; // the peer left before the answer
+  res.status(answer.status).json(answer.body);
+}
+
+function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  if (res.headersSent) return;
+  if (isSecretsError(error)) {
+    res.status(error.status).json({ errors: [error.message] });
+    return;
+  }
+  const { status = 500, message = "internal error" } = (error ?? {}) as { status?: number; message?: string };
+  const problems = validationProblems(error, req.path);
+  if (problems && (status === 400 || status === 415)) {
+    res.status(400).json({ errors: problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)) });
+    return;
+  }
+  if (status >= 500) console.error(`secrets cluster endpoint: ${req.method} ${req.path}: ${message}`);
+  res.status(status >= 400 && status < 600 ? status : 500).json({ errors: [status === 404 ? "not found" : message] });
+}
+
+/** `POST /v1/sys/wrapping/unwrap` for the API listener (mounted at /v1 before the public routes). */
+export function apiRouter(manager: ReplicationManager): Router {
+  const router = express.Router();
+  const validate = validator("api");
+  const unwrap = (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const { token, mode } = req.body as { token: string; mode: ReplicationMode };
+      const credentials = manager.unwrap(token, mode);
+      res.json({ data: credentials });
+    } catch (error) {
+      next(error);
+    }
+  };
+  router.post("/sys/wrapping/unwrap", validate, unwrap, renderError);
+  const asPost = (req: Request, _res: Response, next: NextFunction) => {
+    req.method = "POST";
+    next();
+  };
+  router.put("/sys/wrapping/unwrap", asPost, validate, unwrap, renderError);
+  return router;
+}
+
+/** The cluster listener's app. */
+export function clusterApp(manager: ReplicationManager): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(express.json({ limit: "256mb" }));
+  app.use(validator("cluster"));
+  const primaryOf = (req: Request) => {
+    const mode = req.params.mode as ReplicationMode;
+    return manager.mode(mode).primary;
+  };
+  const notPrimary = (req: Request): ClusterAnswer => ({
+    status: 410,
+    body: { errors: [`this cluster is not a ${req.params.mode === "dr" ? "DR" : "performance"} primary`] },
+  });
+
+  app.post("/v1/replication/:mode/connect", (req, res) => {
+    const primary = primaryOf(req);
+    send(res, primary ? primary.connect(bearer(req), req.body) : notPrimary(req));
+  });
+
+  app.post("/v1/replication/:mode/wal", async (req, res, next) => {
+    try {
+      const primary = primaryOf(req);
+      if (!primary) return send(res, notPrimary(req));
+      const left = new AbortController();
+      res.on("close", () => {
+        if (!res.writableFinished) left.abort();
+      });
+      send(res, await primary.wal(bearer(req), req.body, left.signal));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.post("/v1/replication/:mode/probe", (req, res) => {
+    const primary = primaryOf(req);
+    send(res, primary ? primary.probe(req.body) : { status: 200, body: { active: false } });
+  });
+
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ errors: ["not found"] });
+  });
+  app.use(renderError);
+  return app;
+}

@@ -1,0 +1,44 @@
+// The write-ahead log a cluster keeps of its replicated writes: every put and delete of a
+// replicated key gets the next index (`last_wal`), and the newest entries are kept so that a
+// secondary can ask for what came after the index it has applied. An older index than the log
+// still holds means the secondary must take a full copy (merkle sync) instead.
+import type { StoredValue } from "../../store/storage.ts";
+
+export interface WalEntry {
+  index: number;
+  key: string;
+  /** Undefined for a delete. */
+  value: StoredValue | undefined;
+}
+
+export type WalRead = { entries: WalEntry[] } | { truncated: true };
+
+export class WalLog {
+  readonly #entries: WalEntry[] = [];
+  #last = 0;
+
+  constructor(private readonly retain = 10_000) {
+    if (!Number.isInteger(retain) || retain < 1) throw new Error("a WAL keeps at least one entry");
+  }
+
+  /** Index of the newest entry (0 before the first). */
+  get last(): number {
+    return this.#last;
+  }
+
+  append(key: string, value: StoredValue | undefined): WalEntry {
+    const entry = { index: ++this.#last, key, value };
+    this.#entries.push(entry);
+    if (this.#entries.length > this.retain) this.#entries.splice(0, this.#entries.length - this.retain);
+    return entry;
+  }
+
+  /** Entries after `index` (at most `limit`), or `truncated` when some of them are gone. */
+  since(index: number, limit = Infinity): WalRead {
+    if (index >= this.#last) return { entries: [] };
+    const oldest = this.#entries[0]?.index ?? this.#last + 1;
+    if (index < oldest - 1) return { truncated: true };
+    const start = index - oldest + 1;
+    return { entries: this.#entries.slice(start, start + Math.min(limit, this.#entries.length)) };
+  }
+}

@@ -1,0 +1,153 @@
+// The schema-to-arbitrary converter: every value it draws is accepted by the schema (checked with
+// Ajv), for each keyword it handles; every mutated request is refused by the contract checker.
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { invalidRequestArbitrary, mutationsOf, schemaArbitrary, toWire, validRequestArbitrary } from "../../scripts/contract/arbitrary.ts";
+import { contractChecker, discriminatorsAsConditionals } from "../../scripts/contract/checker.ts";
+import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+
+const schemas: Record<string, JsonObject> = {
+  Enum: { type: "string", enum: ["tcp", "http"] },
+  Const: { const: "global" },
+  Pattern: { type: "string", pattern: "^[A-Za-z0-9_-]{1,16}$" },
+  Duration: { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h)$" },
+  Lengths: { type: "string", minLength: 3, maxLength: 5 },
+  DateTime: { type: "string", format: "date-time" },
+  Date: { type: "string", format: "date" },
+  Uuid: { type: "string", format: "uuid" },
+  Email: { type: "string", format: "email" },
+  Uri: { type: "string", format: "uri" },
+  Ipv4: { type: "string", format: "ipv4" },
+  Integer: { type: "integer", minimum: -3, exclusiveMaximum: 10 },
+  MultipleOf: { type: "integer", minimum: 0, maximum: 100, multipleOf: 5 },
+  Number: { type: "number", minimum: 0, maximum: 100 },
+  Nullable: { type: ["string", "null"], maxLength: 2 },
+  Array: { type: "array", minItems: 1, maxItems: 3, uniqueItems: true, items: { type: "integer", minimum: 0, maximum: 5 } },
+  Object: {
+    type: "object",
+    additionalProperties: false,
+    required: ["Name"],
+    properties: { Name: { type: "string" }, Weight: { $ref: "#/components/schemas/Number" }, Kind: { $ref: "#/components/schemas/Enum" } },
+  },
+  Map: { type: "object", additionalProperties: { $ref: "#/components/schemas/Object" } },
+  Open: { type: "object", properties: { protocol: { $ref: "#/components/schemas/Enum" } }, additionalProperties: true },
+  AllOf: { allOf: [{ $ref: "#/components/schemas/Object" }, { required: ["Weight"] }] },
+  Cat: { type: "object", required: ["pet", "lives"], properties: { pet: { type: "string" }, lives: { type: "integer", minimum: 1, maximum: 9 } } },
+  Dog: { type: "object", required: ["pet", "good"], properties: { pet: { type: "string" }, good: { type: "boolean" } } },
+  // Alternatives that do not fix the discriminator themselves: the generator must set it.
+  Discriminated: {
+    oneOf: [{ $ref: "#/components/schemas/Cat" }, { $ref: "#/components/schemas/Dog" }],
+    discriminator: { propertyName: "pet", mapping: { cat: "#/components/schemas/Cat", dog: "#/components/schemas/Dog" } },
+  },
+  AnyOf: { anyOf: [{ type: "integer" }, { type: "string", enum: ["auto"] }] },
+  // Keywords next to the union apply to every alternative.
+  UnionWithProperties: {
+    type: "object",
+    required: ["provider"],
+    properties: { provider: { type: "string", enum: ["a", "b"] }, key: { type: "string" }, secret: { type: "string" }, public: { type: "string" } },
+    dependentRequired: { public: ["secret"] },
+    anyOf: [{ properties: { provider: { const: "a" } } }, { required: ["key"] }],
+  },
+  Tree: { type: "object", required: ["Name"], properties: { Name: { type: "string" }, Children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } } },
+};
+const doc: OpenApiDoc = { openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {}, components: { schemas } };
+
+describe("schemaArbitrary", () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  ajv.addSchema({ ...(discriminatorsAsConditionals(doc) as object), $id: "doc" });
+
+  for (const name of Object.keys(schemas)) {
+    it(`draws only values that ${name} accepts`, () => {
+      const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+      fc.assert(
+        fc.property(schemaArbitrary(doc, { $ref: `#/components/schemas/${name}` }), (value) => {
+          expect(validate(value), JSON.stringify({ value, errors: validate.errors })).toBe(true);
+        }),
+        { numRuns: 100, seed: 42 },
+      );
+    });
+  }
+
+  it("mixes in the schema's own examples", () => {
+    const values = fc.sample(schemaArbitrary(doc, { type: "string", examples: ["15s"] }), { numRuns: 200, seed: 1 });
+    expect(values).toContain("15s");
+  });
+});
+
+describe("requests for an operation", () => {
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/things/{kind}": {
+        put: {
+          operationId: "putThing",
+          parameters: [
+            { name: "kind", in: "path", required: true, schema: { $ref: "#/components/schemas/Enum" } },
+            { name: "cas", in: "query", required: true, schema: { type: "integer", minimum: 0 } },
+            { name: "name", in: "query", schema: { $ref: "#/components/schemas/Pattern" } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Object" } } } },
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  const checker = contractChecker(api);
+  const operation = checker.operations[0]!;
+  const problemsOf = (request: ReturnType<typeof toWire>) => checker.checkRequest(checker.match(request.method, request.path)!, request);
+
+  it("valid requests pass the checker", () => {
+    fc.assert(
+      fc.property(validRequestArbitrary(api, operation), (request) => {
+        expect(problemsOf(toWire(request))).toEqual([]);
+      }),
+      { numRuns: 100, seed: 7 },
+    );
+  });
+
+  it("offers each kind of breakage the description allows", () => {
+    const [request] = fc.sample(validRequestArbitrary(api, operation), { numRuns: 1, seed: 3 });
+    const descriptions = new Set(mutationsOf(api, { ...request!, body: { mediaType: "application/json", value: { Name: "n", Weight: 1, Kind: "tcp" } } }).map((m) => m.description));
+    expect([...descriptions].sort()).toEqual(
+      [
+        "empty value",
+        "required body missing",
+        "required field missing",
+        "required parameter missing",
+        "undocumented field where none is allowed",
+        "undocumented query parameter",
+        "value not matching the pattern",
+        "value outside the enum",
+        "wrong type",
+        "wrong type (integer)",
+        "wrong type (string)",
+      ].sort(),
+    );
+  });
+
+  it("every mutated request is refused by the checker, at the pointer the mutation names", () => {
+    fc.assert(
+      fc.property(invalidRequestArbitrary(api, operation)!, (request) => {
+        const problems = problemsOf(toWire(request));
+        expect(problems.length, JSON.stringify(request.mutation)).toBeGreaterThan(0);
+        const pointer = request.mutation!.pointer;
+        expect(problems.some((p) => p.pointer === pointer || p.pointer.startsWith(pointer + "/") || pointer.startsWith(p.pointer))).toBe(true);
+      }),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
+  it("for the mesh description, the generated valid requests are accepted by the checker", () => {
+    const mesh = loadBundle("mesh") as OpenApiDoc;
+    const meshChecker = contractChecker(mesh);
+    for (const op of meshChecker.operations) {
+      const samples = fc.sample(validRequestArbitrary(mesh, op), { numRuns: 30, seed: 5 });
+      const refused = samples.map((r) => toWire(r)).filter((w) => meshChecker.checkRequest(meshChecker.match(w.method, w.path)!, w).length);
+      expect(refused, op.label).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,150 @@
+// The contract checker on a small hand-made description: routing, parameter rules of OpenAPI
+// (empty values, reserved characters, undocumented parameters), bodies, media types, status
+// ranges, and errors that name the discriminated alternative's field.
+import { describe, expect, it } from "vitest";
+import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
+import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+
+const doc: OpenApiDoc = {
+  openapi: "3.1.0",
+  info: { title: "t", version: "1" },
+  paths: {
+    "/pets/{id}": {
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+      get: {
+        operationId: "readPet",
+        parameters: [
+          { name: "fields", in: "query", schema: { type: "string" } },
+          { name: "flag", in: "query", allowEmptyValue: true, schema: { type: "string" } },
+          { name: "tags", in: "query", schema: { type: "array", items: { type: "string" } } },
+          { name: "X-Limit", in: "header", schema: { type: "integer", maximum: 10 } },
+        ],
+        responses: {
+          "200": { description: "ok", content: { "application/vnd.api+json": { schema: { $ref: "#/components/schemas/Pet" } } } },
+          "4XX": { description: "error", content: { "application/*": { schema: { type: "object", required: ["errors"] } } } },
+        },
+      },
+    },
+    "/pets/mine": {
+      get: { operationId: "readMyPet", responses: { "204": { description: "none" } } },
+    },
+    "/pets": {
+      put: {
+        operationId: "putPet",
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } },
+        responses: { default: { description: "any", content: { "text/plain": { schema: { type: "string", minLength: 1 } } } } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Pet: {
+        oneOf: [{ $ref: "#/components/schemas/Cat" }, { $ref: "#/components/schemas/Dog" }],
+        discriminator: { propertyName: "kind", mapping: { cat: "#/components/schemas/Cat", dog: "Dog" } },
+      },
+      Cat: { type: "object", additionalProperties: false, required: ["kind", "lives"], properties: { kind: { type: "string" }, lives: { type: "integer", maximum: 9 } } },
+      Dog: { type: "object", additionalProperties: false, required: ["kind", "good"], properties: { kind: { type: "string" }, good: { type: "boolean" } } },
+    },
+  },
+};
+
+const checker = contractChecker(doc);
+const get = (path: string, query: [string, string][] = [], headers: Record<string, string> = {}, rawQuery?: string): WireRequest => ({
+  method: "GET",
+  path,
+  query,
+  headers,
+  rawQuery: rawQuery ?? query.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&"),
+});
+const put = (body: string | undefined, contentType = "application/json"): WireRequest => ({
+  method: "PUT",
+  path: "/pets",
+  query: [],
+  headers: body === undefined ? {} : { "content-type": contentType },
+  body,
+});
+const pointersOf = (request: WireRequest, response?: WireResponse) => checker.checkExchange(request, response).map((v) => `${v.pointer}: ${v.reason}`);
+
+describe("routing", () => {
+  it("prefers a concrete path to a templated one, and decodes path parameters", () => {
+    expect(checker.match("GET", "/pets/mine")?.operation.operationId).toBe("readMyPet");
+    expect(checker.match("get", "/pets/7")).toMatchObject({ operation: { operationId: "readPet" }, pathParams: { id: "7" } });
+    expect(pointersOf(get("/pets/%37"))).toEqual([]);
+    expect(pointersOf(get("/pets/seven"))).toEqual(["/request/path/id: must be integer"]);
+  });
+
+  it("reports a method or path the description does not have", () => {
+    expect(checker.checkExchange({ method: "DELETE", path: "/pets/7", query: [], headers: {} })).toEqual([
+      { kind: "undocumented-operation", operation: "DELETE /pets/7", pointer: "/request", reason: "no operation is documented for DELETE /pets/7" },
+    ]);
+  });
+});
+
+describe("parameters", () => {
+  it("refuses an empty value unless allowEmptyValue, and undocumented query parameters", () => {
+    expect(pointersOf(get("/pets/1", [["flag", ""]]))).toEqual([]);
+    expect(pointersOf(get("/pets/1", [["fields", ""]]))).toEqual(["/request/query/fields: empty value (allowEmptyValue is not set)"]);
+    expect(pointersOf(get("/pets/1", [["debug", "1"]]))).toEqual(["/request/query/debug: is not a documented query parameter"]);
+  });
+
+  it("refuses reserved characters that are not percent-encoded, as allowReserved says", () => {
+    expect(pointersOf(get("/pets/1", [["fields", "a*b"]], {}, "fields=a%2Ab"))).toEqual([]);
+    expect(pointersOf(get("/pets/1", [["fields", "a*b"]], {}, "fields=a*b"))).toEqual([
+      '/request/query/fields: reserved character not percent-encoded in "a*b" (allowReserved is not set)',
+    ]);
+  });
+
+  it("reads repeated query parameters as an array, and a repeated scalar as a mistake", () => {
+    expect(pointersOf(get("/pets/1", [["tags", "a"], ["tags", "b"]]))).toEqual([]);
+    expect(pointersOf(get("/pets/1", [["fields", "a"], ["fields", "b"]]))).toEqual(["/request/query/fields: given 2 times but is not an array"]);
+  });
+
+  it("parses header parameters by their schema (names are case-insensitive)", () => {
+    expect(pointersOf(get("/pets/1", [], { "x-limit": "5" }))).toEqual([]);
+    expect(pointersOf(get("/pets/1", [], { "x-limit": "50" }))).toEqual(["/request/header/X-Limit: must be <= 10"]);
+  });
+});
+
+describe("request bodies", () => {
+  it("checks the alternative the discriminator names, and names its field", () => {
+    expect(pointersOf(put('{"kind":"cat","lives":7}'))).toEqual([]);
+    expect(pointersOf(put('{"kind":"cat","lives":70}'))).toEqual(["/request/body/lives: must be <= 9"]);
+    expect(pointersOf(put('{"kind":"dog","lives":7}'))).toEqual(["/request/body/good: is required", "/request/body/lives: is not allowed (not a documented property)"]);
+    expect(pointersOf(put('{"kind":"cow"}'))).toEqual(['/request/body/kind: must be equal to one of the allowed values: ["cat","dog"]']);
+  });
+
+  it("reports a missing required body, an undocumented media type and broken JSON", () => {
+    expect(pointersOf(put(undefined))).toEqual(["/request/body: request body is required"]);
+    expect(pointersOf(put("kind=cat", "application/x-www-form-urlencoded"))).toEqual([
+      "/request/headers/content-type: content type application/x-www-form-urlencoded is not documented (documented: application/json)",
+    ]);
+    expect(pointersOf(put("{"))[0]).toMatch(/^\/request\/body: body is not valid JSON/);
+  });
+});
+
+describe("responses", () => {
+  const answer = (status: number, contentType: string | undefined, body?: string): WireResponse => ({
+    status,
+    headers: contentType ? { "content-type": contentType } : {},
+    body,
+  });
+
+  it("matches statuses exactly, then by range, then default", () => {
+    expect(pointersOf(get("/pets/1"), answer(200, "application/vnd.api+json", '{"kind":"dog","good":true}'))).toEqual([]);
+    expect(pointersOf(get("/pets/1"), answer(404, "application/problem+json", '{"errors":[]}'))).toEqual([]);
+    expect(pointersOf(get("/pets/1"), answer(500, "text/plain", "boom"))).toEqual(["/response/status: status 500 is not documented (documented: 200, 4XX)"]);
+    expect(pointersOf(put('{"kind":"cat","lives":1}'), answer(201, "text/plain", "made"))).toEqual([]);
+    expect(pointersOf(put('{"kind":"cat","lives":1}'), answer(201, "text/plain; charset=utf-8", ""))).toEqual([
+      "/response/body: must NOT have fewer than 1 characters",
+    ]);
+  });
+
+  it("reports content types and bodies the status does not document", () => {
+    expect(pointersOf(get("/pets/1"), answer(200, "application/json", "{}"))).toEqual([
+      "/response/headers/content-type: content type application/json is not documented (documented: application/vnd.api+json)",
+    ]);
+    expect(pointersOf(get("/pets/mine"), answer(204, undefined, ""))).toEqual([]);
+    expect(pointersOf(get("/pets/mine"), answer(204, "text/plain", "x"))).toEqual(["/response/body: status 204 documents no body"]);
+    expect(pointersOf(get("/pets/1"), answer(200, undefined, ""))).toEqual(["/response/body: status 200 documents a body and there is none"]);
+  });
+});

@@ -1,0 +1,215 @@
+// Traffic validation: real traffic recorded as HAR from the mesh reference server through the
+// generated client (every operation, successes and errors) validates clean; hand-broken copies,
+// one per kind of violation, are each found with the operation, the pointer and the reason.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMeshClient } from "../../generated/mesh/client.ts";
+import { contractChecker } from "../../scripts/contract/checker.ts";
+import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+import { harRecorder, validateHar, type Har, type HarEntry } from "../../scripts/contract/har.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const bundle = loadBundle("mesh") as OpenApiDoc;
+const ROOT_TOKEN = "root-secret";
+let mesh: RunningMesh;
+let har: Har;
+let scratch: string;
+
+/** Drives every mesh operation, answers 200 and 4xx alike, through a recording fetch. */
+async function recordTraffic(baseUrl: string): Promise<Har> {
+  const recorder = harRecorder();
+  const admin = createMeshClient({ baseUrl, fetch: recorder.fetch, headers: { "X-Mesh-Token": ROOT_TOKEN } });
+  const anonymous = createMeshClient({ baseUrl, fetch: recorder.fetch });
+  const web = { params: { path: { service_name: "web" } } };
+
+  await admin.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } });
+  await admin.PUT("/config", { body: { Kind: "service-resolver", Name: "web", ConnectTimeout: "15s", Subsets: { v1: { Filter: "Service.Meta.version == v1" }, v2: { Filter: "Service.Meta.version == v2" } } } });
+  await admin.PUT("/config", { body: { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 90, ServiceSubset: "v1" }, { Weight: 10, ServiceSubset: "v2" }] } });
+  await admin.PUT("/config", { body: { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50 }] } }); // 400: weights
+  await admin.GET("/config/{kind}", { params: { path: { kind: "service-splitter" } } });
+  const { response: read } = await admin.GET("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "web" } } });
+  await admin.GET("/config/{kind}/{name}", { params: { path: { kind: "service-router", name: "web" } } }); // 404
+  await admin.GET("/discovery-chain/{service_name}", web);
+  await admin.GET("/discovery-chain/{service_name}", { params: { ...web.params, query: { index: Number(read.headers.get("X-Mesh-Index")) - 1, "compile-dc": "dc2" } } });
+  await admin.POST("/discovery-chain/{service_name}", { ...web, body: { OverrideProtocol: "tcp", OverrideConnectTimeout: "2s" } });
+  await anonymous.GET("/discovery-chain/{service_name}", web); // 403
+  await admin.DELETE("/config/{kind}/{name}", { params: { path: { kind: "service-splitter", name: "web" }, query: { cas: 1 } } });
+
+  const { data: policy } = await admin.PUT("/acl/policy", { body: { Name: "web-reader", Rules: 'service "web" { policy = "read" }' } });
+  await admin.GET("/acl/policy/{id}", { params: { path: { id: policy!.ID } } });
+  const { data: role } = await admin.PUT("/acl/role", { body: { Name: "readers", Policies: [{ Name: "web-reader" }] } });
+  await admin.GET("/acl/role/{id}", { params: { path: { id: role!.ID } } });
+  const { data: token } = await admin.PUT("/acl/token", { body: { Roles: [{ ID: role!.ID }], ExpirationTTL: "1h" } });
+  await admin.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: token!.AccessorID } } });
+  await admin.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: token!.AccessorID } } });
+  await admin.DELETE("/acl/role/{id}", { params: { path: { id: role!.ID } } });
+  await admin.DELETE("/acl/policy/{id}", { params: { path: { id: policy!.ID } } });
+  await admin.GET("/acl/policy/{id}", { params: { path: { id: policy!.ID } } }); // 404
+
+  const { data: legacy } = await admin.PUT("/acl/create", { body: { Name: "legacy", Type: "client", Rules: "" } });
+  await admin.GET("/acl/info/{id}", { params: { path: { id: legacy!.ID } } });
+  await admin.PUT("/acl/destroy/{id}", { params: { path: { id: legacy!.ID } } });
+  await admin.GET("/agent/self");
+  return recorder.har();
+}
+
+beforeAll(async () => {
+  mesh = await startMesh({ managementToken: ROOT_TOKEN, version: "1.10.0" });
+  har = await recordTraffic(mesh.baseUrl);
+  scratch = mkdtempSync(path.join(tmpdir(), "har-"));
+});
+afterAll(async () => {
+  await mesh?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A copy of the recorded HAR with one entry changed. */
+function broken(find: (e: HarEntry) => boolean, change: (e: HarEntry) => void): Har {
+  const copy = structuredClone(har);
+  const entry = copy.log.entries.find(find);
+  expect(entry, "the recorded traffic has the entry to break").toBeDefined();
+  change(entry!);
+  return copy;
+}
+
+const is = (method: string, pathEnd: string, status?: number) => (e: HarEntry) =>
+  e.request.method === method && new URL(e.request.url).pathname.endsWith(pathEnd) && (status === undefined || e.response.status === status);
+const header = (headers: { name: string; value: string }[], name: string) => headers.find((h) => h.name.toLowerCase() === name)!;
+
+describe("recorded traffic", () => {
+  it("covers every operation of the description, successes and refusals", () => {
+    const checker = contractChecker(bundle);
+    const called = new Set(har.log.entries.map((e) => checker.match(e.request.method, new URL(e.request.url).pathname.slice("/v1".length))?.operation.operationId));
+    expect([...called].sort()).toEqual(checker.operations.map((o) => o.operationId).sort());
+    const statuses = new Set(har.log.entries.map((e) => e.response.status));
+    expect([...statuses].sort()).toEqual([200, 400, 403, 404]);
+    expect(har.log.entries.every((e) => e.request.url.startsWith(mesh.baseUrl))).toBe(true);
+  });
+
+  it("validates clean against the description", () => {
+    const report = validateHar(bundle, har, { basePath: "/v1" });
+    expect(report.violations).toEqual([]);
+    expect(report).toMatchObject({ checked: har.log.entries.length, skipped: 0 });
+  });
+
+  it("skips entries outside the base path", () => {
+    const other = structuredClone(har);
+    other.log.entries.push({ ...structuredClone(har.log.entries[0]!), request: { ...har.log.entries[0]!.request, url: "http://127.0.0.1:1/elsewhere/config" } });
+    expect(validateHar(bundle, other, { basePath: "/v1" })).toMatchObject({ checked: har.log.entries.length, skipped: 1, violations: [] });
+  });
+});
+
+describe("hand-broken traffic, one violation of each kind", () => {
+  const cases: { name: string; har: () => Har; expected: { kind: string; operationId?: string; pointer: string; reason: RegExp } }[] = [
+    {
+      name: "undocumented path/method",
+      har: () => broken(is("GET", "/agent/self"), (e) => (e.request.url = e.request.url.replace("/agent/self", "/agent/members"))),
+      expected: { kind: "undocumented-operation", pointer: "/request", reason: /no operation is documented for GET \/agent\/members/ },
+    },
+    {
+      name: "request parameter of the wrong type",
+      har: () => broken(is("DELETE", "/config/service-splitter/web"), (e) => (e.request.url = e.request.url.replace("cas=1", "cas=first"))),
+      expected: { kind: "request-parameter", operationId: "deleteConfigEntry", pointer: "/request/query/cas", reason: /must be integer/ },
+    },
+    {
+      name: "request parameter outside its enum",
+      har: () => broken(is("GET", "/config/service-splitter"), (e) => (e.request.url = e.request.url.replace("service-splitter", "service-intentions"))),
+      expected: { kind: "request-parameter", operationId: "listConfigEntries", pointer: "/request/path/kind", reason: /must be equal to one of the allowed values/ },
+    },
+    {
+      name: "invalid request body",
+      har: () =>
+        broken(
+          (e) => is("PUT", "/config", 200)(e) && e.request.postData!.text!.includes("service-splitter"),
+          (e) => (e.request.postData!.text = e.request.postData!.text!.replace('"Weight":90', '"Weight":900')),
+        ),
+      expected: { kind: "request-body", operationId: "applyConfigEntry", pointer: "/request/body/Splits/0/Weight", reason: /must be <= 100/ },
+    },
+    {
+      name: "undocumented response status",
+      har: () => broken(is("GET", "/agent/self"), (e) => (e.response.status = 404)),
+      expected: { kind: "response-status", operationId: "readAgentSelf", pointer: "/response/status", reason: /status 404 is not documented \(documented: 200, 403\)/ },
+    },
+    {
+      name: "undocumented response content type",
+      har: () =>
+        broken(is("GET", "/config/service-router/web", 404), (e) => {
+          header(e.response.headers, "content-type").value = "text/html; charset=utf-8";
+          e.response.content.mimeType = "text/html";
+        }),
+      expected: { kind: "response-content-type", operationId: "readConfigEntry", pointer: "/response/headers/content-type", reason: /content type text\/html is not documented \(documented: text\/plain\)/ },
+    },
+    {
+      name: "invalid response body",
+      har: () =>
+        broken(
+          (e) => is("GET", "/discovery-chain/web", 200)(e) && e.request.method === "GET",
+          (e) => {
+            const body = JSON.parse(e.response.content.text!);
+            delete body.Chain.StartNode;
+            e.response.content.text = JSON.stringify(body);
+          },
+        ),
+      expected: { kind: "response-body", operationId: "readDiscoveryChain", pointer: "/response/body/Chain/StartNode", reason: /is required/ },
+    },
+    {
+      name: "invalid response header",
+      har: () => broken(is("GET", "/config/service-splitter", 200), (e) => (header(e.response.headers, "x-mesh-index").value = "latest")),
+      expected: { kind: "response-header", operationId: "listConfigEntries", pointer: "/response/headers/X-Mesh-Index", reason: /must match pattern/ },
+    },
+  ];
+
+  for (const c of cases) {
+    it(`finds ${c.name}`, () => {
+      const { violations } = validateHar(bundle, c.har(), { basePath: "/v1" });
+      expect(violations).toHaveLength(1);
+      expect(violations[0]).toMatchObject({ kind: c.expected.kind, pointer: c.expected.pointer, ...(c.expected.operationId ? { operationId: c.expected.operationId } : {}) });
+      expect(violations[0]!.reason).toMatch(c.expected.reason);
+    });
+  }
+
+  it("reads base64-encoded response bodies as recorders write them", () => {
+    const encoded = broken(is("GET", "/agent/self"), (e) => {
+      e.response.content.text = Buffer.from(e.response.content.text!).toString("base64");
+      e.response.content.encoding = "base64";
+    });
+    expect(validateHar(bundle, encoded, { basePath: "/v1" }).violations).toEqual([]);
+  });
+});
+
+describe("npm run validate", () => {
+  const run = (...args: string[]) =>
+    spawnSync(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "validate-har.ts"), ...args], { cwd: root, encoding: "utf8" });
+
+  it("exits 0 on clean traffic and 1 with one line per violation on broken traffic", () => {
+    const clean = path.join(scratch, "clean.har");
+    const bad = path.join(scratch, "broken.har");
+    writeFileSync(clean, JSON.stringify(har));
+    writeFileSync(bad, JSON.stringify(broken(is("GET", "/agent/self"), (e) => (e.response.status = 418))));
+
+    const ok = run("mesh", clean);
+    expect(ok.stdout).toContain(`mesh: ${har.log.entries.length} entries checked against generated/mesh/openapi.json: no violations`);
+    expect(ok.status).toBe(0);
+
+    const failed = run("mesh", bad);
+    const index = har.log.entries.findIndex(is("GET", "/agent/self"));
+    expect(failed.stdout).toContain(
+      `entry ${index} (GET ${mesh.baseUrl}/agent/self -> 418): readAgentSelf /response/status: status 418 is not documented (documented: 200, 403) [response-status]`,
+    );
+    expect(failed.stdout).toContain("1 violation(s) in 1 entries");
+    expect(failed.status).toBe(1);
+  });
+
+  it("exits 2 when nothing is under the base path", () => {
+    const clean = path.join(scratch, "clean.har");
+    writeFileSync(clean, JSON.stringify(har));
+    const result = run("mesh", clean, "--base-path", "/api/v2");
+    expect(result.stderr).toContain("is under /api/v2: wrong API or --base-path?");
+    expect(result.status).toBe(2);
+  });
+});

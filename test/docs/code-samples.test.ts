@@ -1,0 +1,168 @@
+// Code samples: derived from the examples, shown for every operation, and the TypeScript ones
+// compile against the generated clients.
+import { beforeAll, describe, expect, it } from "vitest";
+import { APIS, type ApiInfo } from "../../scripts/apis.ts";
+import { operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
+import { codeSamples, curlSample, literal, shellQuote, typescriptSample, withCodeSamples } from "../../scripts/docs/code-samples.ts";
+import { exampleRequest } from "../../scripts/docs/requests.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+import { typecheck, type VirtualSource } from "./typecheck.ts";
+
+const mesh = APIS.find((a) => a.name === "mesh")!;
+const api: ApiInfo = { ...mesh, name: "demo", clientFactory: "createDemoClient", serverPort: 9000, basePath: "/api" };
+
+/** A small description exercising what the samples have to handle. */
+const demo: OpenApiDoc = {
+  openapi: "3.1.0",
+  security: [{ token: [] }],
+  paths: {
+    "/orgs/{org}/teams": {
+      parameters: [{ $ref: "#/components/parameters/Org" }],
+      get: {
+        operationId: "listTeams",
+        parameters: [
+          { name: "page[size]", in: "query", required: true, schema: { type: "integer", default: 20 } },
+          { name: "q", in: "query", schema: { type: "string" }, example: "not sent: optional" },
+          { name: "X-Request", in: "header", required: true, schema: { type: "string", enum: ["true"] } },
+        ],
+        responses: { "200": { description: "ok" } },
+      },
+      post: {
+        operationId: "createTeam",
+        security: [{}, { bearer: [] }],
+        requestBody: {
+          content: {
+            "application/vnd.api+json": {
+              examples: { first: { $ref: "#/components/examples/Team" }, second: { value: { data: { name: "b" } } } },
+            },
+          },
+        },
+        responses: { "201": { description: "created" } },
+      },
+    },
+    "/things/{id}": {
+      delete: { operationId: "deleteThing", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: {} },
+    },
+  },
+  components: {
+    parameters: { Org: { name: "org", in: "path", required: true, schema: { type: "string" }, example: "acme & co" } },
+    examples: { Team: { value: { data: { name: "it's a team" } } } },
+    securitySchemes: { token: { type: "apiKey", in: "header", name: "X-Demo-Token" }, bearer: { type: "http", scheme: "bearer" } },
+  },
+};
+
+function request(operationId: string) {
+  const operation = operationsOf(demo).find((o) => o.operationId === operationId)!;
+  return exampleRequest(demo, operation);
+}
+
+describe("code samples from examples", () => {
+  it("put path parameters (encoded) and required query and header parameters, not optional ones", () => {
+    const listTeams = request("listTeams");
+    expect(listTeams).toMatchObject({ path: { org: "acme & co" }, query: { "page[size]": 20 }, header: { "X-Request": "true" }, missing: [] });
+    expect(curlSample(listTeams, api)).toBe(
+      [
+        "curl 'http://127.0.0.1:9000/api/orgs/acme%20%26%20co/teams?page%5Bsize%5D=20' \\",
+        '  -H "X-Demo-Token: $DEMO_TOKEN" \\',
+        "  -H 'X-Request: true'",
+      ].join("\n"),
+    );
+    expect(typescriptSample(listTeams, api)).toBe(
+      [
+        'import { createDemoClient } from "./generated/demo/client.ts";',
+        "",
+        'const client = createDemoClient({ headers: { "X-Demo-Token": process.env.DEMO_TOKEN } });',
+        'const { data, error } = await client.GET("/orgs/{org}/teams", {',
+        "  params: {",
+        '    path: { org: "acme & co" },',
+        '    query: { "page[size]": 20 },',
+        '    header: { "X-Request": "true" },',
+        "  },",
+        "});",
+        "console.log(error ?? data);",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("send the first body example with its media type, and the operation's own security", () => {
+    const createTeam = request("createTeam");
+    expect(createTeam.body).toEqual({ mediaType: "application/vnd.api+json", value: { data: { name: "it's a team" } }, exampleName: "first" });
+    expect(createTeam).toMatchObject({ credentials: [{ kind: "bearer" }], credentialsOptional: true });
+    expect(curlSample(createTeam, api)).toBe(
+      [
+        "curl -X POST 'http://127.0.0.1:9000/api/orgs/acme%20%26%20co/teams' \\",
+        '  -H "Authorization: Bearer $DEMO_TOKEN" \\',
+        "  -H 'Content-Type: application/vnd.api+json' \\",
+        `  --data '{"data":{"name":"it'\\''s a team"}}'`,
+      ].join("\n"),
+    );
+    const ts = typescriptSample(createTeam, api);
+    expect(ts).toContain('const client = createDemoClient({ headers: { Authorization: `Bearer ${process.env.DEMO_TOKEN}` } });');
+    expect(ts).toContain('  body: { data: { name: "it\'s a team" } },\n  headers: { "Content-Type": "application/vnd.api+json" },\n');
+  });
+
+  it("report the parameters the description gives no value for", () => {
+    expect(request("deleteThing").missing).toEqual(['path parameter "id"']);
+  });
+
+  it("quote for the shell and print literals compactly", () => {
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(literal({ a: [1, 2], "b-c": null, d: {} })).toBe('{ a: [1, 2], "b-c": null, d: {} }');
+    expect(literal({ long: "x".repeat(70) })).toBe(`{\n  long: "${"x".repeat(70)}",\n}`);
+    expect(literal({ long: "x".repeat(70) }, 0, JSON.stringify)).toBe(`{\n  "long": "${"x".repeat(70)}"\n}`);
+  });
+
+  it("are added to a copy of the bundle, keeping samples the description has", () => {
+    const own = structuredClone(demo);
+    (own.paths!["/things/{id}"]!.delete as Record<string, unknown>)["x-codeSamples"] = [{ lang: "Shell", label: "curl", source: "curl ..." }];
+    const docs = withCodeSamples(own, api);
+    const labels = operationsOf(docs).map((o) => [o.operationId, (o.operation["x-codeSamples"] as { label: string }[]).map((s) => s.label)]);
+    expect(labels).toEqual([
+      ["listTeams", ["curl", "TypeScript"]],
+      ["createTeam", ["curl", "TypeScript"]],
+      ["deleteThing", ["curl", "TypeScript"]],
+    ]);
+    expect(operationsOf(docs).at(-1)!.operation["x-codeSamples"]).toContainEqual({ lang: "Shell", label: "curl", source: "curl ..." });
+    expect(operationsOf(own).some((o) => o.operationId === "listTeams" && "x-codeSamples" in o.operation)).toBe(false);
+  });
+});
+
+describe("TypeScript samples of every API", () => {
+  const samples = APIS.map((api) => ({ api, samples: codeSamples(loadBundle(api.name) as OpenApiDoc, api) }));
+  const fileName = (apiName: string, operationId: string) => `docs-sample.${apiName}.${operationId}.ts`;
+  // A sample that must not compile: proves the check sees type errors in samples at all.
+  const broken: VirtualSource = {
+    name: "docs-sample.broken.ts",
+    text: 'import { createMeshClient } from "./generated/mesh/client.ts";\nawait createMeshClient().GET("/discovery-chain/{service_name}", { params: { path: { service: "web" } } });\n',
+  };
+  let diagnostics: Map<string, string[]>;
+
+  beforeAll(() => {
+    const sources = samples.flatMap(({ api, samples }) => samples.map((s) => ({ name: fileName(api.name, s.operationId), text: s.typescript })));
+    diagnostics = typecheck([...sources, broken]);
+  });
+
+  it("the check catches a sample that does not compile", () => {
+    expect(diagnostics.get(broken.name)!.join("\n")).toMatch(/service/);
+  });
+
+  describe.each(samples.map((s) => [s.api.name, s] as const))("%s", (_name, { api, samples }) => {
+    it("every operation has a curl and a TypeScript sample in the docs bundle", () => {
+      const docs = withCodeSamples(loadBundle(api.name) as OpenApiDoc, api);
+      const missing = operationsOf(docs)
+        .filter((o) => {
+          const labels = ((o.operation["x-codeSamples"] ?? []) as { label: string }[]).map((s) => s.label);
+          return !(labels.includes("curl") && labels.includes("TypeScript"));
+        })
+        .map((o) => o.label);
+      expect(missing).toEqual([]);
+      expect(samples.length).toBe(operationsOf(docs).length);
+    });
+
+    it("every TypeScript sample compiles against the generated client", () => {
+      const errors = samples.flatMap((s) => diagnostics.get(fileName(api.name, s.operationId))!.map((d) => `${s.label}: ${d}`));
+      expect(errors).toEqual([]);
+    });
+  });
+});

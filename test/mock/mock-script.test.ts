@@ -1,0 +1,100 @@
+// `npm run mock`: readable logs (the formatter, on Prism's real output), and the script itself
+// starting every API's mock, logging requests, and stopping cleanly on Ctrl-C.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { APIS } from "../../scripts/apis.ts";
+import { prismLogFormatter } from "../../scripts/mock/prism-log.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+// Prism 5.14.2's log for: start-up, a good request, a refused one, and an unknown path.
+const PRISM_LOG = `[6:11:27 PM] › [CLI] …  awaiting  Starting Prism…
+[6:11:27 PM] › [CLI] ℹ  info      GET        http://127.0.0.1:4931/discovery-chain/web
+[6:11:27 PM] › [CLI] ℹ  info      PUT        http://127.0.0.1:4931/config
+[6:11:27 PM] › [CLI] ▶  start     Prism is listening on http://127.0.0.1:4931
+[6:11:30 PM] › [HTTP SERVER] get /discovery-chain/web ℹ  info      Request received
+[6:11:30 PM] ›     [NEGOTIATOR] ℹ  info      Request contains an accept header: */*
+[6:11:30 PM] ›     [VALIDATOR] ✔  success   The request passed the validation rules. Looking for the best response
+[6:11:30 PM] ›     [NEGOTIATOR] ✔  success   Found a compatible content for */*
+[6:11:30 PM] ›     [NEGOTIATOR] ✔  success   Responding with the requested status code 200
+[6:11:30 PM] ›     [NEGOTIATOR] ℹ  info      > Responding with "200"
+[6:11:30 PM] › [HTTP SERVER] put /config ℹ  info      Request received
+[6:11:30 PM] ›     [NEGOTIATOR] ℹ  info      Request contains an accept header: */*
+[6:11:30 PM] ›     [VALIDATOR] ⚠  warning   Request did not pass the validation rules
+[6:11:30 PM] ›     [VALIDATOR] ✖  error     Request body must NOT have additional properties; found 'Protocol'
+[6:11:30 PM] ›     [VALIDATOR] ✖  error     Request body property Kind must be equal to constant
+[6:11:30 PM] ›     [VALIDATOR] ✖  error     Request body must NOT have additional properties; found 'Protocol'
+[6:11:30 PM] ›     [NEGOTIATOR] ✔  success   Found response 400. I'll try with it.
+[6:11:30 PM] ›     [NEGOTIATOR] ✔  success   The response 400 has an example. I'll keep going with this one
+[6:11:30 PM] ›     [NEGOTIATOR] ✔  success   Responding with the requested status code 400
+[6:11:30 PM] ›     [NEGOTIATOR] ℹ  info      > Responding with "400"
+[6:11:30 PM] ›     [VALIDATOR] ✖  error     Violation: request.body Request body must NOT have additional properties; found 'Protocol'
+[6:11:30 PM] ›     [VALIDATOR] ✖  error     Violation: request.body.Kind Request body property Kind must be equal to constant
+[6:11:30 PM] ›     [VALIDATOR] ✖  error     Violation: response.body.Chain Response body must have required property 'Nodes'
+[6:11:30 PM] › [HTTP SERVER] get /nope ℹ  info      Request received
+[6:11:30 PM] › [HTTP SERVER] get /nope ✖  error     Request terminated with error: https://stoplight.io/prism/errors#NO_PATH_MATCHED_ERROR: Route not resolved, no path matched
+TypeError: something Prism did not expect
+    at somewhere (file.js:1:1)`;
+
+describe("Prism log formatter", () => {
+  it("prints start-up as one line, one line per request, and the problems under it", () => {
+    const format = prismLogFormatter();
+    expect(PRISM_LOG.split("\n").flatMap((line) => format.push(line))).toEqual([
+      "listening on http://127.0.0.1:4931 (2 operations)",
+      "GET /discovery-chain/web → 200",
+      "PUT /config → 400",
+      "  ✖ Request body must NOT have additional properties; found 'Protocol'",
+      "  ✖ Request body property Kind must be equal to constant",
+      "  ✖ response.body.Chain: Response body must have required property 'Nodes'",
+      "GET /nope → error: Route not resolved, no path matched",
+      "TypeError: something Prism did not expect",
+      "    at somewhere (file.js:1:1)",
+    ]);
+  });
+
+  it("reads colored output too", () => {
+    const format = prismLogFormatter();
+    format.push("[6:11:30 PM] › [HTTP SERVER] get /x \x1b[34mℹ\x1b[39m  \x1b[34minfo\x1b[39m      Request received");
+    expect(format.push('[6:11:30 PM] ›     [NEGOTIATOR] \x1b[34mℹ\x1b[39m  info      > Responding with "204"')).toEqual(["GET /x → 204"]);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("npm run mock", () => {
+  it("starts every API's mock with prefixed, readable logs and stops on Ctrl-C", { timeout: 60_000 }, async () => {
+    const ports = await Promise.all(APIS.map(() => freePort()));
+    const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+    APIS.forEach((api, i) => (env[`${api.name.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`] = String(ports[i])));
+    delete env.MOCK_LOG;
+    const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const until = async (what: () => boolean) => {
+        for (let i = 0; i < 300 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
+        if (!what()) throw new Error(`timed out; output so far:\n${output}`);
+      };
+      await until(() => APIS.every((api, i) => output.includes(`[${api.name}] listening on http://127.0.0.1:${ports[i]} (`)));
+      for (const port of ports) expect((await fetch(`http://127.0.0.1:${port}/no/such/path`)).status).toBe(404);
+      await until(() => APIS.every((api) => output.includes(`[${api.name}] GET /no/such/path → error: Route not resolved, no path matched`)));
+      // Nothing but our own lines: no Prism timestamps, no negotiation chatter.
+      expect(output).not.toMatch(/NEGOTIATOR|Request received|\[\d+:\d+:\d+ [AP]M\]/);
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+    for (const port of ports) await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,150 @@
+// Prism, the stateless mock, on every API: each operation, called with the request its examples
+// describe, answers as documented; `Prefer: code=<status>` returns each documented answer, and
+// `Prefer: example=<name>` each named example. Generic over scripts/apis.ts: an API's operations
+// are covered as soon as they are in its bundle.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APIS } from "../../scripts/apis.ts";
+import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../../scripts/contract/document.ts";
+import { mediaExamples, responsesOf, type DocumentedResponse } from "../../scripts/docs/examples.ts";
+import { bodyText, credentialHeaders, exampleRequest, filledPath, queryString } from "../../scripts/docs/requests.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+import { responseChecker } from "../helpers/contract.ts";
+import { startPrism } from "../helpers/prism.ts";
+
+type Prism = Awaited<ReturnType<typeof startPrism>>;
+
+const apis = APIS.map((api) => {
+  const doc = loadBundle(api.name) as OpenApiDoc;
+  return { api, doc, operations: operationsOf(doc) };
+});
+// Every Prism starts at once (about 2.5 s each); each API's tests wait only for their own.
+const started = new Map<string, Promise<Prism>>();
+
+beforeAll(() => {
+  for (const { api, operations } of apis) {
+    if (!operations.length) continue;
+    const prism = startPrism(api.name);
+    prism.catch(() => undefined); // reported by that API's tests
+    started.set(api.name, prism);
+  }
+});
+
+afterAll(async () => {
+  for (const prism of started.values()) (await prism.catch(() => undefined))?.close();
+});
+
+interface Answer {
+  status: number;
+  contentType: string;
+  /** Parsed JSON for JSON media types, else the text. */
+  body: unknown;
+  text: string;
+}
+
+async function call(prism: Prism, doc: OpenApiDoc, operation: Operation, prefer?: string): Promise<Answer> {
+  const request = exampleRequest(doc, operation);
+  if (request.missing.length) throw new Error(`the description gives no value for ${request.missing.join(", ")}`);
+  const headers: Record<string, string> = { ...credentialHeaders(request.credentials, "mock-token") };
+  for (const [name, value] of Object.entries(request.header)) headers[name] = typeof value === "string" ? value : JSON.stringify(value);
+  if (request.body) headers["Content-Type"] = request.body.mediaType;
+  if (prefer) headers.Prefer = prefer;
+  const response = await fetch(prism.baseUrl + filledPath(request) + queryString(request.query), {
+    method: operation.method.toUpperCase(),
+    headers,
+    body: request.body ? bodyText(request.body) : undefined,
+  });
+  const text = await response.text();
+  const contentType = response.headers.get("content-type") ?? "";
+  let body: unknown = text;
+  if (text && isJsonMediaType(mediaTypeOf(contentType))) body = JSON.parse(text);
+  return { status: response.status, contentType, body, text };
+}
+
+/** Problems with an answer that should be `response` with the example `expected` (if given). */
+function judge(check: ReturnType<typeof responseChecker>, operation: Operation, response: DocumentedResponse, answer: Answer, expected?: Json): string[] {
+  const problems: string[] = [];
+  if (String(answer.status) !== response.status) return [`answered ${answer.status}, not ${response.status}: ${answer.text.slice(0, 200)}`];
+  if (!Object.keys(response.content).length) {
+    if (answer.text !== "") problems.push(`${response.status} has no documented body, got ${JSON.stringify(answer.text.slice(0, 100))}`);
+    return problems;
+  }
+  problems.push(...check(operation.template, operation.method, answer.status, answer.contentType, answer.body).map((p) => `${response.status} does not follow the description: ${p}`));
+  if (expected !== undefined) {
+    try {
+      expect(answer.body).toEqual(expected);
+    } catch {
+      problems.push(`${response.status} is not the documented example: got ${answer.text.slice(0, 200)}`);
+    }
+  }
+  return problems;
+}
+
+/** The examples of the media type the answer came in (the first documented one if it matches none). */
+function examplesFor(doc: OpenApiDoc, response: DocumentedResponse, contentType: string) {
+  const mediaType = Object.keys(response.content).find((m) => mediaTypeOf(m) === mediaTypeOf(contentType)) ?? Object.keys(response.content)[0];
+  return mediaType === undefined ? [] : mediaExamples(doc, response.content[mediaType]!);
+}
+
+describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock of %s", (name, { doc, operations }) => {
+  const check = responseChecker(doc as never);
+  const statusOf = (r: DocumentedResponse) => (/^\d{3}$/.test(r.status) ? Number(r.status) : undefined);
+  /** What Prism answers without a Prefer header: the lowest documented 2xx. */
+  const successOf = (operation: Operation) =>
+    responsesOf(doc, operation)
+      .filter((r) => (statusOf(r) ?? 0) >= 200 && (statusOf(r) ?? 0) < 300)
+      .sort((a, b) => statusOf(a)! - statusOf(b)!)[0];
+
+  it("answers every operation's example request with its documented success", { timeout: 60_000 }, async () => {
+    const problems: string[] = [];
+    if (!operations.length) return expect(Object.keys(doc.paths ?? {})).toEqual([]);
+    const prism = await started.get(name)!;
+    for (const operation of operations) {
+      const at = (p: string) => `${operation.label}: ${p}`;
+      const success = successOf(operation);
+      if (!success) {
+        problems.push(at("documents no 2xx answer"));
+        continue;
+      }
+      try {
+        const answer = await call(prism, doc, operation);
+        const examples = examplesFor(doc, success, answer.contentType);
+        problems.push(...judge(check, operation, success, answer, examples[0]?.value).map(at));
+        for (const example of examples.length > 1 ? examples : []) {
+          const named = await call(prism, doc, operation, `example=${example.name}`);
+          problems.push(...judge(check, operation, success, named, example.value).map((p) => at(`example ${example.name}: ${p}`)));
+        }
+      } catch (error) {
+        problems.push(at(String(error)));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("answers Prefer: code=<status> with each documented answer and example", { timeout: 60_000 }, async () => {
+    const problems: string[] = [];
+    if (!operations.length) return expect(Object.keys(doc.paths ?? {})).toEqual([]);
+    const prism = await started.get(name)!;
+    let asked = 0;
+    for (const operation of operations) {
+      const success = successOf(operation);
+      for (const response of responsesOf(doc, operation)) {
+        if (response === success || statusOf(response) === undefined) continue;
+        const at = (p: string) => `${operation.label} Prefer: code=${response.status}: ${p}`;
+        try {
+          const answer = await call(prism, doc, operation, `code=${response.status}`);
+          asked++;
+          const examples = examplesFor(doc, response, answer.contentType);
+          problems.push(...judge(check, operation, response, answer, examples[0]?.value).map(at));
+          for (const example of examples.length > 1 ? examples : []) {
+            const named = await call(prism, doc, operation, `code=${response.status}, example=${example.name}`);
+            problems.push(...judge(check, operation, response, named, example.value).map((p) => at(`example ${example.name}: ${p}`)));
+          }
+        } catch (error) {
+          problems.push(at(String(error)));
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(asked).toBeGreaterThan(0);
+  });
+});

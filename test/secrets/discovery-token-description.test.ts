@@ -1,0 +1,55 @@
+// The discovery-token engine in the service description: six operations at the default mount
+// `consul`, described relative to the mount, each with its capabilities and a handler, and movable
+// to any other mount.
+import { describe, expect, it } from "vitest";
+import { composeMounts } from "../../server/secrets/domain/mounts.ts";
+import { secretsHandlers } from "../../server/secrets/handlers/index.ts";
+import { OperationIndex } from "../../server/secrets/operations.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+
+const bundle = loadBundle("secrets");
+type Json = Record<string, any>;
+
+const expected: [string, string, string, string[]][] = [
+  ["/consul/config/access", "post", "configureDiscoveryTokenAccess", ["update"]],
+  ["/consul/roles/{name}", "post", "writeDiscoveryTokenRole", ["update"]],
+  ["/consul/roles/{name}", "get", "readDiscoveryTokenRole", ["read"]],
+  ["/consul/roles", "get", "listDiscoveryTokenRoles", ["list"]],
+  ["/consul/roles/{name}", "delete", "deleteDiscoveryTokenRole", ["delete"]],
+  ["/consul/creds/{name}", "get", "generateDiscoveryToken", ["read"]],
+];
+
+describe("the discovery-token engine's description", () => {
+  it("describes the six operations at the default mount, relative to it, each with its capabilities and a handler", () => {
+    for (const [template, method, operationId, capabilities] of expected) {
+      const item = bundle.paths[template] as Json;
+      expect(item["x-secrets-engine"]).toBe("discovery-token");
+      expect(template).toBe(`/consul${item["x-secrets-path"]}`);
+      expect(item[method].operationId).toBe(operationId);
+      expect(item[method]["x-secrets-capabilities"]).toEqual(capabilities);
+      expect(secretsHandlers).toHaveProperty(operationId);
+    }
+    expect((bundle.paths["/consul/roles"] as Json).get["x-http-method"]).toBe("LIST");
+    const engineOperations = Object.values(bundle.paths)
+      .filter((item) => item["x-secrets-engine"] === "discovery-token")
+      .flatMap((item) => ["get", "post", "put", "delete", "patch"].filter((m) => item[m]));
+    expect(engineOperations).toHaveLength(6);
+  });
+
+  it("documents a 403 on every operation, and the backend failure (502) of creds", () => {
+    for (const [template, method] of expected) expect((bundle.paths[template] as Json)[method].responses).toHaveProperty("403");
+    expect((bundle.paths["/consul/creds/{name}"] as Json).get.responses).toHaveProperty("502");
+  });
+
+  it("moves to other mounts, several times over", () => {
+    const composed = composeMounts(bundle, [
+      { path: "discovery", engine: "discovery-token" },
+      { path: "team-a/consul", engine: "discovery-token" },
+    ]);
+    expect(Object.keys(composed.paths).filter((p) => p.startsWith("/consul/"))).toEqual([]);
+    const index = new OperationIndex(composed);
+    expect(index.resolve("get", "/team-a/consul/creds/web")).toMatchObject({ operation: { operationId: "generateDiscoveryToken", mount: "team-a/consul" }, params: { name: "web" } });
+    expect(index.resolve("list", "/discovery/roles")).toMatchObject({ operation: { operationId: "listDiscoveryTokenRoles", mount: "discovery" } });
+    expect(index.resolve("put", "/discovery/roles/web")).toMatchObject({ operation: { operationId: "writeDiscoveryTokenRole" } });
+  });
+});
