@@ -16,6 +16,7 @@ const children: ChildProcess[] = [];
 let stopping = false;
 
 function stop(code: number) {
+  if (stopping) return;
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
   process.exitCode = code;
@@ -45,5 +46,6 @@ for (const api of APIS) {
   console.log(`[${api.name}] ${api.title}: Prism mock starting on http://${host}:${port}`);
 }
 
-process.once("SIGINT", () => stop(0));
-process.once("SIGTERM", () => stop(0));
+// Not `once`: a second Ctrl-C (or tsx relaying the first) must not kill this process before Prism.
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));

@@ -76,7 +76,11 @@ describe("npm run mock", () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     APIS.forEach((api, i) => (env[`${api.name.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`] = String(ports[i])));
     delete env.MOCK_LOG;
-    const child = spawn(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group, like a terminal's foreground job: Ctrl-C is SIGINT to the whole group.
+    // tsx as a loader, not as a parent process: its signal relay gives the child 30 ms to answer
+    // and SIGKILLs it otherwise (which a loaded machine can exceed, orphaning Prism).
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const group = -child.pid!;
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));
@@ -92,9 +96,11 @@ describe("npm run mock", () => {
       // Nothing but our own lines: no Prism timestamps, no negotiation chatter.
       expect(output).not.toMatch(/NEGOTIATOR|Request received|\[\d+:\d+:\d+ [AP]M\]/);
     } finally {
-      child.kill("SIGINT");
+      process.kill(group, "SIGINT");
     }
-    expect(await exited).toBe(0);
+    const code = await Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
+    if (code === "hung") process.kill(group, "SIGKILL");
+    expect(code, output).toBe(0);
     for (const port of ports) await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
   });
 });
