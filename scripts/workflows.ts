@@ -9,7 +9,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { APIS } from "./apis.ts";
 import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
-import { REFERENCE_SERVERS, type RunningReferenceServer } from "./contract/reference-servers.ts";
+import { REFERENCE_SERVERS, type ReferenceServer, type RunningReferenceServer } from "./contract/reference-servers.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -36,24 +36,26 @@ function apisOf(file: string): string[] {
   return (doc.sourceDescriptions ?? []).filter((s) => (s.type ?? "openapi") === "openapi").map((s) => s.name);
 }
 
-const needed = [...new Set(files.flatMap(apisOf))];
-for (const api of needed) {
+const needed = new Map<string, ReferenceServer>();
+for (const api of new Set(files.flatMap(apisOf))) {
+  const server = REFERENCE_SERVERS.find((s) => s.api === api);
   if (!APIS.some((a) => a.name === api)) {
     console.error(`a workflow has a source description "${api}", which is not an API of scripts/apis.ts`);
     process.exit(2);
   }
-  if (!REFERENCE_SERVERS.some((s) => s.api === api)) {
+  if (!server) {
     console.error(`no reference server for ${api} in scripts/contract/reference-servers.ts: add one to run its workflows`);
     process.exit(2);
   }
+  needed.set(api, server);
 }
 
 const running = new Map<string, RunningReferenceServer>();
 let status = 0;
 try {
-  for (const api of needed) running.set(api, await REFERENCE_SERVERS.find((s) => s.api === api)!.start());
+  for (const [api, server] of needed) running.set(api, await server.start());
   const servers = Object.fromEntries([...running].map(([api, r]) => [api, r.baseUrl]));
-  const inputs = Object.assign({}, ...needed.map((api) => REFERENCE_SERVERS.find((s) => s.api === api)!.workflowInputs));
+  const inputs = Object.assign({}, ...[...needed.values()].map((server) => server.workflowInputs));
   for (const [api, r] of running) console.log(`${api} reference server on ${r.baseUrl}`);
 
   // Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows.har
@@ -78,9 +80,13 @@ try {
   const har = JSON.parse(readFileSync(harFile, "utf8")) as Har;
   for (const [api, r] of running) {
     const entries = har.log.entries.filter((e) => e.request.url.startsWith(r.baseUrl));
-    const server = REFERENCE_SERVERS.find((s) => s.api === api)!;
+    const server = needed.get(api)!;
     const bundle = server.description?.() ?? JSON.parse(readFileSync(path.join(root, "generated", api, "openapi.json"), "utf8"));
-    const report = validateHar(bundle, { log: { ...har.log, entries } }, { basePath: new URL(r.baseUrl).pathname });
+    const report = validateHar(
+      bundle,
+      { log: { ...har.log, entries } },
+      { basePath: new URL(r.baseUrl).pathname, unknownQueryParameters: server.refusesUnknownQueryParameters ? "refuse" : "allow" },
+    );
     for (const v of report.violations) console.log(formatHarViolation(v));
     console.log(`${api}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
     if (report.violations.length || !report.checked) status ||= 1;

@@ -205,7 +205,7 @@ function arrayArbitrary(doc: OpenApiDoc, schema: JsonObject, channel: Channel, d
   const minLength = typeof schema.minItems === "number" ? schema.minItems : 0;
   const deep = depth >= MAX_DEPTH;
   const maxLength = Math.min(typeof schema.maxItems === "number" ? schema.maxItems : Infinity, minLength + (deep ? 0 : 3));
-  const items = schemaArbitrary(doc, schema.items, channel === "json" ? "json" : channel, depth + 1);
+  const items = schemaArbitrary(doc, schema.items, channel, depth + 1);
   if (schema.uniqueItems === true) return fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) });
   return fc.array(items, { minLength, maxLength });
 }

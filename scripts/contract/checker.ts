@@ -136,6 +136,7 @@ export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): 
     const found: Violation[] = [];
     const queryValues = new Map<string, string[]>();
     for (const [name, value] of request.query) queryValues.set(name, [...(queryValues.get(name) ?? []), value]);
+    const rawValues = rawQueryValues(request.rawQuery);
     const documentedQuery = new Set<string>();
     for (const p of operation.parameters) {
       if (p.in === "cookie") continue;
@@ -172,7 +173,7 @@ export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): 
         continue;
       }
       if (p.in === "query") {
-        const problem = queryValueProblem(p, raw, rawQueryValues(request.rawQuery).get(p.name));
+        const problem = queryValueProblem(p, raw, rawValues.get(p.name));
         if (problem) {
           found.push(violation(operation, "request-parameter", at, problem));
           continue;

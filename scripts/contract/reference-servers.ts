@@ -73,14 +73,15 @@ export function plainTextEnvelope(response: WireResponse): string[] {
 
 /**
  * JSON errors whose body is {"errors": [...]}, each item accepted by isItem: the secrets service
- * (strings, application/json) and the org platform (JSON:API error objects, application/vnd.api+json).
+ * (strings, application/json; its 404s may carry an empty list, as the real system's do) and the
+ * org platform (JSON:API error objects, application/vnd.api+json).
  */
-export function jsonErrorsEnvelope(mediaType: string, isItem: (item: unknown) => boolean) {
+export function jsonErrorsEnvelope(mediaType: string, isItem: (item: unknown) => boolean, { mayBeEmpty = false } = {}) {
   return (response: WireResponse): string[] => {
     if (mediaTypeOf(response.headers["content-type"]) !== mediaType) return [`content type is ${response.headers["content-type"]}, not ${mediaType}`];
     try {
       const errors = (JSON.parse(response.body ?? "") as { errors?: unknown })?.errors;
-      if (!Array.isArray(errors) || !errors.length) return ['the body has no "errors" list'];
+      if (!Array.isArray(errors) || (!errors.length && !mayBeEmpty)) return ['the body has no "errors" list'];
       return errors.every(isItem) ? [] : ['an item of "errors" has the wrong shape'];
     } catch {
       return ["the error body is not JSON"];
