@@ -1705,6 +1705,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentSelf"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
         };
     };

@@ -5,6 +5,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { createMeshApp, MESH_BASE_PATH } from "../../server/mesh/app.ts";
+import { createOrgPlatformApp, ORG_PLATFORM_BASE_PATH } from "../../server/org-platform/app.ts";
 import type { WireResponse } from "./checker.ts";
 import type { GeneratedRequest } from "./arbitrary.ts";
 import { mediaTypeOf, type OpenApiDoc } from "./document.ts";
@@ -113,22 +114,14 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
       }
       return request;
     },
-    knownIssues: [
-      {
-        operationId: "createAclToken",
-        mutation: "required body missing",
-        issue: "PUT /v1/acl/token without a body answers 200 and creates a token; the description says the body is required",
-      },
-      {
-        operationId: "createLegacyAclToken",
-        mutation: "required body missing",
-        issue: "PUT /v1/acl/create without a body answers 200 and creates a token; the description says the body is required",
-      },
-      {
-        operationId: "readAgentSelf",
-        mutation: "undocumented query parameter",
-        issue: "GET /v1/agent/self?foo=1 answers 400, a status readAgentSelf does not document (only 200 and 403)",
-      },
-    ],
+  },
+  {
+    api: "org-platform",
+    start: () => listenOnFreePort(createOrgPlatformApp().app, ORG_PLATFORM_BASE_PATH),
+    refusesUnknownQueryParameters: true,
+    // The owner of acme in the default world, so that requests reach the handlers.
+    headers: { Authorization: "Bearer alice.atlasv1.dev-user-token" },
+    workflowInputs: { orgPlatformToken: "alice.atlasv1.dev-user-token" },
+    errorEnvelope: jsonErrorsEnvelope("application/vnd.api+json", (e) => typeof e === "object" && e !== null && "status" in e),
   },
 ];

@@ -70,6 +70,12 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
     req.body = normalizeEntryInput(req.body);
     next();
   });
+  // The validator lets a request without any body through; the real decoder fails on it first.
+  for (const route of routesOf(bundle).filter((r) => r.bodyRequired)) {
+    app[route.method](MESH_BASE_PATH + route.path, (req, _res, next) => {
+      next(hasBody(req) ? undefined : new MeshHttpError(400, "Request decoding failed: EOF"));
+    });
+  }
   if (options.validate !== false) {
     app.use(openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false }));
   }
@@ -101,6 +107,10 @@ function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
       throw new Error(`configuration entry [${i}] (${Kind} ${Name}): ${(error as Error).message}`);
     }
   });
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
 /** Marks a request body as JSON so the validator checks it against the JSON schema. */

@@ -24,15 +24,22 @@ export interface Route {
   /** Express path, e.g. /discovery-chain/:service_name */
   path: string;
   operationId: string;
+  /** The description says the request must have a body. */
+  bodyRequired: boolean;
 }
 
 export function routesOf(bundle: OpenApiDocument): Route[] {
   const routes: Route[] = [];
   for (const [template, item] of Object.entries(bundle.paths)) {
     for (const method of METHODS) {
-      const operation = item[method] as { operationId?: string } | undefined;
+      const operation = item[method] as { operationId?: string; requestBody?: { required?: boolean } } | undefined;
       if (!operation?.operationId) continue;
-      routes.push({ method, path: template.replace(/\{([^}]+)\}/g, ":$1"), operationId: operation.operationId });
+      routes.push({
+        method,
+        path: template.replace(/\{([^}]+)\}/g, ":$1"),
+        operationId: operation.operationId,
+        bodyRequired: operation.requestBody?.required === true,
+      });
     }
   }
   return routes;

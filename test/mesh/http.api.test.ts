@@ -33,6 +33,21 @@ describe("content types", () => {
     expect(response.status).toBe(200);
   });
 
+  it("refuses a write without a body, as the real decoder does", async () => {
+    for (const path of ["/config", "/acl/token"]) {
+      const response = await fetch(`${mesh.baseUrl}${path}`, { method: "PUT" });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toBe("Request decoding failed: EOF");
+    }
+  });
+
+  it("treats an empty ns or compile-dc as absent", async () => {
+    const response = await fetch(`${mesh.baseUrl}/discovery-chain/web?ns=&compile-dc=`);
+    expect(response.status).toBe(200);
+    const { Chain } = await response.json();
+    expect([Chain.Namespace, Chain.Datacenter]).toEqual(["default", "dc1"]);
+  });
+
   it("answers malformed JSON with a plain-text 400", async () => {
     const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, { method: "POST", body: "{" });
     expect(response.status).toBe(400);
