@@ -186,14 +186,14 @@ export interface paths {
         };
         /**
          * Read DR replication status
-         * @description The cluster's DR replication status, measured: a primary lists the secondaries it issued
-         *     tokens to (`known_secondaries`) and, for those that connected, their addresses, whether they are
+         * @description The cluster's DR replication status, measured: a primary lists the secondaries it issued tokens
+         *     to (`known_secondaries`) and, for those that connected, their addresses, whether they are
          *     `connected` and their `last_heartbeat`; `last_wal` counts the writes to replicated data on this
          *     cluster. A secondary shows its primary, how far it has applied the primary's writes
          *     (`last_remote_wal`) and its `state`. `merkle_root` fingerprints the replicated data the cluster
-         *     holds: a primary and a secondary that hold the same data (no paths filter, in sync) show the same
-         *     root. `{"mode": "disabled"}` when DR replication is not enabled. The performance mode has its own
-         *     status. Answered on a DR secondary too.
+         *     holds: a primary and a secondary that hold the same data (no paths filter, in sync) show the
+         *     same root. `{"mode": "disabled"}` when DR replication is not enabled. The performance mode has
+         *     its own status. Answered on a DR secondary too.
          */
         get: operations["readDrReplicationStatus"];
         put?: never;
@@ -215,11 +215,11 @@ export interface paths {
         put?: never;
         /**
          * Enable DR primary
-         * @description Makes this cluster a DR primary (allowed when DR replication is disabled): a new
-         *     replication set with a new `cluster_id` (a UUID) starts, whose writes to replicated data are
-         *     streamed to the secondaries that join it. `primary_cluster_addr` is the cluster address given to
-         *     secondaries (for a primary behind a TCP load balancer); empty, the cluster's own cluster address
-         *     is given. The cluster must be served (it needs an API and a cluster address).
+         * @description Makes this cluster a DR primary (allowed when DR replication is disabled): a new replication set
+         *     with a new `cluster_id` (a UUID) starts, whose writes to replicated data are streamed to the
+         *     secondaries that join it. `primary_cluster_addr` is the cluster address given to secondaries
+         *     (for a primary behind a TCP load balancer); empty, the cluster's own cluster address is given.
+         *     The cluster must be served (it needs an API and a cluster address).
          */
         post: operations["enableDrPrimary"];
         delete?: never;
@@ -239,11 +239,11 @@ export interface paths {
         put?: never;
         /**
          * Demote the DR primary
-         * @description Makes this DR primary a DR secondary that connects to no primary (`state` `idle`). It
-         *     keeps its `cluster_id` and its data, so it can rejoin the same replication set without a wipe:
-         *     give it an activation token from the set's new primary with `secondary/update-primary`. Its
-         *     secondaries are disconnected at once (their polls are answered `410`) and forgotten.
-         *     As a DR secondary, the cluster then refuses every request outside `sys/replication/`.
+         * @description Makes this DR primary a DR secondary that connects to no primary (`state` `idle`). It keeps its
+         *     `cluster_id` and its data, so it can rejoin the same replication set without a wipe: give it an
+         *     activation token from the set's new primary with `secondary/update-primary`. Its secondaries are
+         *     disconnected at once (their polls are answered `410`) and forgotten. As a DR secondary, the
+         *     cluster then refuses every request outside `sys/replication/`.
          */
         post: operations["demoteDrPrimary"];
         delete?: never;
@@ -263,8 +263,8 @@ export interface paths {
         put?: never;
         /**
          * Disable the DR primary
-         * @description Turns DR replication off on this primary: its secondaries are disconnected at once and can
-         *     no longer connect (their credentials are forgotten). The data stays. Enabling the primary again
+         * @description Turns DR replication off on this primary: its secondaries are disconnected at once and can no
+         *     longer connect (their credentials are forgotten). The data stays. Enabling the primary again
          *     makes a new replication set with a new `cluster_id`: secondaries of the old set cannot rejoin
          *     with `update-primary` (it refuses a token of another set) and must be disabled and enabled
          *     again, which wipes their data.
@@ -290,17 +290,17 @@ export interface paths {
          * @description Generates the activation token of a new DR secondary with the opaque identifier `id`, unique
          *     among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT signed
          *     by the primary (ES512) whose claims are the real system's: `addr` (this primary's API address),
-         *     `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl` has passed
-         *     (default `30m`): after that the secondary refuses it and the primary refuses to unwrap it or to
-         *     accept the secondary's first connection.
+         *     `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl` has
+         *     passed (default `30m`): after that the secondary refuses it and the primary refuses to unwrap it
+         *     or to accept the secondary's first connection.
          *
          *     By default the answer is the wrapped-token envelope: `data` null and the token in
          *     `wrap_info.token`, with `ttl` in seconds, `creation_time` and an empty `wrapped_accessor`; the
          *     secondary unwraps its credentials (once) from this primary's API address when it is enabled.
          *     With `secondary_public_key` (from `secondary/generate-public-key` on the secondary) the
          *     credentials are instead encrypted to that key inside the token (ECDH on P-521, HKDF-SHA512,
-         *     AES-256-GCM), the token is in `data.token` and `wrap_info` is null: activation then needs no call
-         *     to this primary's API, only to its cluster address.
+         *     AES-256-GCM), the token is in `data.token` and `wrap_info` is null: activation then needs no
+         *     call to this primary's API, only to its cluster address.
          */
         post: operations["createDrSecondaryToken"];
         delete?: never;
@@ -320,10 +320,10 @@ export interface paths {
         put?: never;
         /**
          * Revoke a DR secondary
-         * @description Revokes the secondary `id`: its credential stops working and its open WAL poll is answered
-         *     `403` at once, so it is disconnected immediately and cannot connect again until it is given a
-         *     new activation token (its id is free again for `secondary-token`). An unused activation token
-         *     for that id stops working too. The secondary keeps its data and its `cluster_id`.
+         * @description Revokes the secondary `id`: its credential stops working and its open WAL poll is answered `403`
+         *     at once, so it is disconnected immediately and cannot connect again until it is given a new
+         *     activation token (its id is free again for `secondary-token`). An unused activation token for
+         *     that id stops working too. The secondary keeps its data and its `cluster_id`.
          */
         post: operations["revokeDrSecondary"];
         delete?: never;
@@ -343,12 +343,12 @@ export interface paths {
         put?: never;
         /**
          * Generate a DR secondary public key
-         * @description Makes a new key pair on this future (or current) DR secondary and answers the public key:
-         *     given to the primary's `secondary-token` as `secondary_public_key`, it makes the primary encrypt
-         *     the credentials into the activation token, so that `secondary/enable` (or `update-primary`)
-         *     needs no call to the primary's API. Each call replaces the previous key pair: tokens encrypted to
-         *     an older key can no longer be read. The private key never leaves the cluster. Refused on a
-         *     DR primary.
+         * @description Makes a new key pair on this future (or current) DR secondary and answers the public key: given
+         *     to the primary's `secondary-token` as `secondary_public_key`, it makes the primary encrypt the
+         *     credentials into the activation token, so that `secondary/enable` (or `update-primary`) needs no
+         *     call to the primary's API. Each call replaces the previous key pair: tokens encrypted to an
+         *     older key can no longer be read. The private key never leaves the cluster. Refused on a DR
+         *     primary.
          */
         post: operations["generateDrSecondaryPublicKey"];
         delete?: never;
@@ -369,16 +369,17 @@ export interface paths {
         /**
          * Enable DR secondary
          * @description Makes this cluster a DR secondary of the primary that issued `token` (allowed when DR
-         *     replication is disabled).
-         *     Performance replication must be disabled: a DR secondary serves no requests. The secondary reads the token; a response-wrapped one is
-         *     unwrapped from the primary's API address (`primary_api_addr` overrides the one in the token; for
-         *     an `https` address the CA certificates of `ca_file` or `ca_path` are used, the system roots when
-         *     both are empty), an encrypted one is decrypted with the key of `generate-public-key`. It then
-         *     fetches the primary's data from the primary's cluster address. When that succeeds, **all data of
-         *     this cluster is cleared at once** and replaced by the primary's, including the seal: from then on
-         *     the primary's unseal (or recovery) key shares are the ones that count on this cluster. The
-         *     secondary adopts the set's `cluster_id`, streams the primary's writes from then on, and
-         *     refuses every request outside `sys/replication/` (`400 path disabled in replication DR secondary mode`) until it is promoted. If anything fails (expired or used token, unreachable primary, TLS failure), nothing
+         *     replication is disabled). Performance replication must be disabled: a DR secondary serves no
+         *     requests. The secondary reads the token; a response-wrapped one is unwrapped from the primary's
+         *     API address (`primary_api_addr` overrides the one in the token; for an `https` address the CA
+         *     certificates of `ca_file` or `ca_path` are used, the system roots when both are empty), an
+         *     encrypted one is decrypted with the key of `generate-public-key`. It then fetches the primary's
+         *     data from the primary's cluster address. When that succeeds, **all data of this cluster is
+         *     cleared at once** and replaced by the primary's, including the seal: from then on the primary's
+         *     unseal (or recovery) key shares are the ones that count on this cluster. The secondary adopts
+         *     the set's `cluster_id`, streams the primary's writes from then on, and refuses every request
+         *     outside `sys/replication/` (`400 path disabled in replication DR secondary mode`) until it is
+         *     promoted. If anything fails (expired or used token, unreachable primary, TLS failure), nothing
          *     changes.
          */
         post: operations["enableDrSecondary"];
@@ -399,18 +400,19 @@ export interface paths {
         put?: never;
         /**
          * Promote the DR secondary
-         * @description Makes this DR secondary the primary of its replication set: it keeps the set's `cluster_id`
-         *     and its data, stops streaming, and starts with no secondaries (the others need new activation
-         *     tokens from it). `primary_cluster_addr` is the cluster address it gives to secondaries.
-         *     It is authorized by a DR operation token of this secondary (`dr_operation_token`), besides the request token.
+         * @description Makes this DR secondary the primary of its replication set: it keeps the set's `cluster_id` and
+         *     its data, stops streaming, and starts with no secondaries (the others need new activation tokens
+         *     from it). `primary_cluster_addr` is the cluster address it gives to secondaries. It is
+         *     authorized by a DR operation token of this secondary (`dr_operation_token`), besides the request
+         *     token.
          *
          *     Without `force`, the safety checks of the real system are made first, each refused with `400`:
          *     the old primary must not still be the active primary of the set (the secondary asks it; an
-         *     unreachable, demoted or disabled primary passes), so that only one primary is active; the
-         *     secondary must have completed a sync with it; and it must have applied every write it heard the
-         *     primary make (`last_remote_wal` equal to the primary's `last_wal` as last heard). A demoted
-         *     primary (`idle`, no primary) has nothing to check. With `force` the checks are skipped: several
-         *     primaries may then be active and writes may be lost.
+         *     unreachable, demoted or disabled primary passes), so that only one primary is active; and the
+         *     secondary must have applied every write it heard the primary make (`last_remote_wal` equal to
+         *     the primary's `last_wal` as last heard). A demoted primary (`idle`, no primary) has nothing to
+         *     check. With `force` the checks are skipped: several primaries may then be active and writes may
+         *     be lost.
          */
         post: operations["promoteDrSecondary"];
         delete?: never;
@@ -430,10 +432,12 @@ export interface paths {
         put?: never;
         /**
          * Disable the DR secondary
-         * @description Turns DR replication off on this secondary: it stops streaming and can no longer connect
-         *     to its primary (it forgets its credentials and `cluster_id`). It keeps its data and serves it as
-         *     a cluster of its own. Enabling it as a secondary again clears its data (as every
-         *     `secondary/enable` does); enabling it as a primary starts a new replication set.
+         * @description Turns DR replication off on this secondary: it stops streaming and can no longer connect to its
+         *     primary (it forgets its credentials and `cluster_id`). It keeps its data and serves it as a
+         *     cluster of its own. Enabling it as a secondary again clears its data (as every
+         *     `secondary/enable` does); enabling it as a primary starts a new replication set. It takes no DR
+         *     operation token: the seed lists no parameter (newer releases of the real system ask for one
+         *     here).
          */
         post: operations["disableDrSecondary"];
         delete?: never;
@@ -454,13 +458,14 @@ export interface paths {
         /**
          * Change the DR secondary's primary
          * @description Points this DR secondary (or demoted primary) at the primary that issued `token`, without a
-         *     wipe: the token is read as by `secondary/enable` (`primary_api_addr`, `ca_file`, `ca_path` alike),
-         *     and it must be of the replication set the secondary belongs to (same `cluster_id`; a set made by
-         *     disabling and enabling a primary again is another set, which the secondary can only join by
-         *     being disabled and enabled again, with a wipe). The secondary then compares merkle roots with
+         *     wipe: the token is read as by `secondary/enable` (`primary_api_addr`, `ca_file`, `ca_path`
+         *     alike), and it must be of the replication set the secondary belongs to (same `cluster_id`; a set
+         *     made by disabling and enabling a primary again is another set, which the secondary can only join
+         *     by being disabled and enabled again, with a wipe). The secondary then compares merkle roots with
          *     the primary and takes the primary's data where it differs. A blank `token` keeps the secondary
-         *     (its data and `cluster_id`) but forgets its primary: it stops connecting (`state` `idle`).
-         *     It is authorized by a DR operation token of this secondary (`dr_operation_token`). If the new primary cannot be reached, nothing changes.
+         *     (its data and `cluster_id`) but forgets its primary: it stops connecting (`state` `idle`). It is
+         *     authorized by a DR operation token of this secondary (`dr_operation_token`). If the new primary
+         *     cannot be reached, nothing changes.
          */
         post: operations["updateDrSecondaryPrimary"];
         delete?: never;
@@ -489,8 +494,8 @@ export interface paths {
          * Start a DR operation token generation
          * @description Starts a generation attempt with a new nonce (one attempt at a time: cancel it to change the OTP
          *     or PGP key). Without `pgp_key` the answer carries the OTP (`otp`, 26 base62 characters, as long
-         *     as a token; `otp_length` 26) that the finished token will be encoded with; this answer is the only
-         *     place it appears. With `pgp_key` (base64 of a binary OpenPGP public key) the token will be
+         *     as a token; `otp_length` 26) that the finished token will be encoded with; this answer is the
+         *     only place it appears. With `pgp_key` (base64 of a binary OpenPGP public key) the token will be
          *     encrypted to that key instead, `otp` is empty and `pgp_fingerprint` names the key.
          */
         put: operations["startDrOperationTokenAttempt"];
@@ -522,10 +527,10 @@ export interface paths {
          *     seal's key: a mismatch is `400` `root key verification failed: ...` and clears the progress (the
          *     attempt stays); a match makes a new DR operation token and ends the attempt. The answer then has
          *     `complete` true and `encoded_token`: with an OTP, the base64 (without padding) of the token's
-         *     bytes XOR the OTP's bytes, which the OTP decodes (`token = base64decode(encoded_token) XOR otp`);
-         *     with a PGP key, the token encrypted to it (a binary OpenPGP message, base64). The token has no TTL:
-         *     it authorizes `secondary/promote`, `secondary/update-primary` and `secondary/operation-token/delete`
-         *     on this cluster until it is deleted.
+         *     bytes XOR the OTP's bytes, which the OTP decodes (`token = base64decode(encoded_token) XOR
+         *     otp`); with a PGP key, the token encrypted to it (a binary OpenPGP message, base64). The token
+         *     has no TTL: it authorizes `secondary/promote`, `secondary/update-primary` and
+         *     `secondary/operation-token/delete` on this cluster until it is deleted.
          *
          *     Refused with `400` and no progress made: no attempt, a wrong nonce, a share that is neither hex
          *     nor base64 or not one share long, a share already given to this attempt.
@@ -569,14 +574,14 @@ export interface paths {
         };
         /**
          * Read performance replication status
-         * @description The cluster's performance replication status, measured: a primary lists the secondaries it issued
-         *     tokens to (`known_secondaries`) and, for those that connected, their addresses, whether they are
-         *     `connected` and their `last_heartbeat`; `last_wal` counts the writes to replicated data on this
-         *     cluster. A secondary shows its primary, how far it has applied the primary's writes
+         * @description The cluster's performance replication status, measured: a primary lists the secondaries it
+         *     issued tokens to (`known_secondaries`) and, for those that connected, their addresses, whether
+         *     they are `connected` and their `last_heartbeat`; `last_wal` counts the writes to replicated data
+         *     on this cluster. A secondary shows its primary, how far it has applied the primary's writes
          *     (`last_remote_wal`) and its `state`. `merkle_root` fingerprints the replicated data the cluster
-         *     holds: a primary and a secondary that hold the same data (no paths filter, in sync) show the same
-         *     root. `{"mode": "disabled"}` when performance replication is not enabled. The DR mode has its own
-         *     status. Answered on a DR secondary too.
+         *     holds: a primary and a secondary that hold the same data (no paths filter, in sync) show the
+         *     same root. `{"mode": "disabled"}` when performance replication is not enabled. The DR mode has
+         *     its own status. Answered on a DR secondary too.
          */
         get: operations["readPerformanceReplicationStatus"];
         put?: never;
@@ -598,11 +603,12 @@ export interface paths {
         put?: never;
         /**
          * Enable performance primary
-         * @description Makes this cluster a performance primary (allowed when performance replication is disabled): a new
-         *     replication set with a new `cluster_id` (a UUID) starts, whose writes to replicated data are
+         * @description Makes this cluster a performance primary (allowed when performance replication is disabled): a
+         *     new replication set with a new `cluster_id` (a UUID) starts, whose writes to replicated data are
          *     streamed to the secondaries that join it. `primary_cluster_addr` is the cluster address given to
          *     secondaries (for a primary behind a TCP load balancer); empty, the cluster's own cluster address
-         *     is given (for performance replication, the seed's "falls back to the configured cluster address"). The cluster must be served (it needs an API and a cluster address).
+         *     is given (the configured cluster address, as the seed says). The cluster must be served (it
+         *     needs an API and a cluster address).
          */
         post: operations["enablePerformancePrimary"];
         delete?: never;
@@ -622,11 +628,12 @@ export interface paths {
         put?: never;
         /**
          * Demote the performance primary
-         * @description Makes this performance primary a performance secondary that connects to no primary (`state` `idle`). It
-         *     keeps its `cluster_id` and its data, so it can rejoin the same replication set without a wipe:
-         *     give it an activation token from the set's new primary with `secondary/update-primary`. Its
-         *     secondaries are disconnected at once (their polls are answered `410`) and forgotten.
-         *     As a performance secondary, the cluster then serves reads and refuses writes.
+         * @description Makes this performance primary a performance secondary that connects to no primary (`state`
+         *     `idle`). It keeps its `cluster_id` and its data, so it can rejoin the same replication set
+         *     without a wipe: give it an activation token from the set's new primary with
+         *     `secondary/update-primary`. Its secondaries are disconnected at once (their polls are answered
+         *     `410`) and forgotten. As a performance secondary, the cluster then serves reads and refuses
+         *     writes.
          */
         post: operations["demotePerformancePrimary"];
         delete?: never;
@@ -646,11 +653,11 @@ export interface paths {
         put?: never;
         /**
          * Disable the performance primary
-         * @description Turns performance replication off on this primary: its secondaries are disconnected at once and can
-         *     no longer connect (their credentials are forgotten). The data stays. Enabling the primary again
-         *     makes a new replication set with a new `cluster_id`: secondaries of the old set cannot rejoin
-         *     with `update-primary` (it refuses a token of another set) and must be disabled and enabled
-         *     again, which wipes their data.
+         * @description Turns performance replication off on this primary: its secondaries are disconnected at once and
+         *     can no longer connect (their credentials are forgotten). The data stays. Enabling the primary
+         *     again makes a new replication set with a new `cluster_id`: secondaries of the old set cannot
+         *     rejoin with `update-primary` (it refuses a token of another set) and must be disabled and
+         *     enabled again, which wipes their data.
          */
         post: operations["disablePerformancePrimary"];
         delete?: never;
@@ -670,20 +677,20 @@ export interface paths {
         put?: never;
         /**
          * Generate a performance secondary activation token
-         * @description Generates the activation token of a new performance secondary with the opaque identifier `id`, unique
-         *     among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT signed
-         *     by the primary (ES512) whose claims are the real system's: `addr` (this primary's API address),
-         *     `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl` has passed
-         *     (default `30m`): after that the secondary refuses it and the primary refuses to unwrap it or to
-         *     accept the secondary's first connection.
+         * @description Generates the activation token of a new performance secondary with the opaque identifier `id`,
+         *     unique among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT
+         *     signed by the primary (ES512) whose claims are the real system's: `addr` (this primary's API
+         *     address), `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl`
+         *     has passed (default `30m`): after that the secondary refuses it and the primary refuses to
+         *     unwrap it or to accept the secondary's first connection.
          *
          *     By default the answer is the wrapped-token envelope: `data` null and the token in
          *     `wrap_info.token`, with `ttl` in seconds, `creation_time` and an empty `wrapped_accessor`; the
          *     secondary unwraps its credentials (once) from this primary's API address when it is enabled.
          *     With `secondary_public_key` (from `secondary/generate-public-key` on the secondary) the
          *     credentials are instead encrypted to that key inside the token (ECDH on P-521, HKDF-SHA512,
-         *     AES-256-GCM), the token is in `data.token` and `wrap_info` is null: activation then needs no call
-         *     to this primary's API, only to its cluster address.
+         *     AES-256-GCM), the token is in `data.token` and `wrap_info` is null: activation then needs no
+         *     call to this primary's API, only to its cluster address.
          */
         post: operations["createPerformanceSecondaryToken"];
         delete?: never;
@@ -703,10 +710,10 @@ export interface paths {
         put?: never;
         /**
          * Revoke a performance secondary
-         * @description Revokes the secondary `id`: its credential stops working and its open WAL poll is answered
-         *     `403` at once, so it is disconnected immediately and cannot connect again until it is given a
-         *     new activation token (its id is free again for `secondary-token`). An unused activation token
-         *     for that id stops working too. The secondary keeps its data and its `cluster_id`.
+         * @description Revokes the secondary `id`: its credential stops working and its open WAL poll is answered `403`
+         *     at once, so it is disconnected immediately and cannot connect again until it is given a new
+         *     activation token (its id is free again for `secondary-token`). An unused activation token for
+         *     that id stops working too. The secondary keeps its data and its `cluster_id`.
          */
         post: operations["revokePerformanceSecondary"];
         delete?: never;
@@ -726,12 +733,12 @@ export interface paths {
         put?: never;
         /**
          * Generate a performance secondary public key
-         * @description Makes a new key pair on this future (or current) performance secondary and answers the public key:
-         *     given to the primary's `secondary-token` as `secondary_public_key`, it makes the primary encrypt
-         *     the credentials into the activation token, so that `secondary/enable` (or `update-primary`)
-         *     needs no call to the primary's API. Each call replaces the previous key pair: tokens encrypted to
-         *     an older key can no longer be read. The private key never leaves the cluster. Refused on a
-         *     performance primary.
+         * @description Makes a new key pair on this future (or current) performance secondary and answers the public
+         *     key: given to the primary's `secondary-token` as `secondary_public_key`, it makes the primary
+         *     encrypt the credentials into the activation token, so that `secondary/enable` (or
+         *     `update-primary`) needs no call to the primary's API. Each call replaces the previous key pair:
+         *     tokens encrypted to an older key can no longer be read. The private key never leaves the
+         *     cluster. Refused on a performance primary.
          */
         post: operations["generatePerformanceSecondaryPublicKey"];
         delete?: never;
@@ -751,17 +758,18 @@ export interface paths {
         put?: never;
         /**
          * Enable performance secondary
-         * @description Makes this cluster a performance secondary of the primary that issued `token` (allowed when performance
-         *     replication is disabled). The secondary reads the token; a response-wrapped one is
+         * @description Makes this cluster a performance secondary of the primary that issued `token` (allowed when
+         *     performance replication is disabled). The secondary reads the token; a response-wrapped one is
          *     unwrapped from the primary's API address (`primary_api_addr` overrides the one in the token; for
          *     an `https` address the CA certificates of `ca_file` or `ca_path` are used, the system roots when
          *     both are empty), an encrypted one is decrypted with the key of `generate-public-key`. It then
          *     fetches the primary's data from the primary's cluster address. When that succeeds, **all data of
-         *     this cluster is cleared at once** and replaced by the primary's, including the seal: from then on
-         *     the primary's unseal (or recovery) key shares are the ones that count on this cluster. The
-         *     secondary adopts the set's `cluster_id`, streams the primary's writes from then on, and
-         *     serves reads of the replicated data (except the mounts its paths filter leaves out, which it does not route: `404`) and refuses writes (`400`), which belong on the primary. If anything fails (expired or used token, unreachable primary, TLS failure), nothing
-         *     changes.
+         *     this cluster is cleared at once** and replaced by the primary's, including the seal: from then
+         *     on the primary's unseal (or recovery) key shares are the ones that count on this cluster. The
+         *     secondary adopts the set's `cluster_id`, streams the primary's writes from then on, and serves
+         *     reads of the replicated data (except the mounts its paths filter leaves out, which it does not
+         *     route: `404`) and refuses writes (`400`), which belong on the primary. If anything fails
+         *     (expired or used token, unreachable primary, TLS failure), nothing changes.
          */
         post: operations["enablePerformanceSecondary"];
         delete?: never;
@@ -781,18 +789,18 @@ export interface paths {
         put?: never;
         /**
          * Promote the performance secondary
-         * @description Makes this performance secondary the primary of its replication set: it keeps the set's `cluster_id`
-         *     and its data, stops streaming, and starts with no secondaries (the others need new activation
-         *     tokens from it). `primary_cluster_addr` is the cluster address it gives to secondaries.
-         *     It takes no DR operation token.
+         * @description Makes this performance secondary the primary of its replication set: it keeps the set's
+         *     `cluster_id` and its data, stops streaming, and starts with no secondaries (the others need new
+         *     activation tokens from it). `primary_cluster_addr` is the cluster address it gives to
+         *     secondaries. It takes no DR operation token.
          *
          *     Without `force`, the safety checks of the real system are made first, each refused with `400`:
          *     the old primary must not still be the active primary of the set (the secondary asks it; an
-         *     unreachable, demoted or disabled primary passes), so that only one primary is active; the
-         *     secondary must have completed a sync with it; and it must have applied every write it heard the
-         *     primary make (`last_remote_wal` equal to the primary's `last_wal` as last heard). A demoted
-         *     primary (`idle`, no primary) has nothing to check. With `force` the checks are skipped: several
-         *     primaries may then be active and writes may be lost.
+         *     unreachable, demoted or disabled primary passes), so that only one primary is active; and the
+         *     secondary must have applied every write it heard the primary make (`last_remote_wal` equal to
+         *     the primary's `last_wal` as last heard). A demoted primary (`idle`, no primary) has nothing to
+         *     check. With `force` the checks are skipped: several primaries may then be active and writes may
+         *     be lost.
          */
         post: operations["promotePerformanceSecondary"];
         delete?: never;
@@ -812,9 +820,9 @@ export interface paths {
         put?: never;
         /**
          * Disable the performance secondary
-         * @description Turns performance replication off on this secondary: it stops streaming and can no longer connect
-         *     to its primary (it forgets its credentials and `cluster_id`). It keeps its data and serves it as
-         *     a cluster of its own. Enabling it as a secondary again clears its data (as every
+         * @description Turns performance replication off on this secondary: it stops streaming and can no longer
+         *     connect to its primary (it forgets its credentials and `cluster_id`). It keeps its data and
+         *     serves it as a cluster of its own. Enabling it as a secondary again clears its data (as every
          *     `secondary/enable` does); enabling it as a primary starts a new replication set.
          */
         post: operations["disablePerformanceSecondary"];
@@ -835,14 +843,15 @@ export interface paths {
         put?: never;
         /**
          * Change the performance secondary's primary
-         * @description Points this performance secondary (or demoted primary) at the primary that issued `token`, without a
-         *     wipe: the token is read as by `secondary/enable` (`primary_api_addr`, `ca_file`, `ca_path` alike),
-         *     and it must be of the replication set the secondary belongs to (same `cluster_id`; a set made by
-         *     disabling and enabling a primary again is another set, which the secondary can only join by
-         *     being disabled and enabled again, with a wipe). The secondary then compares merkle roots with
-         *     the primary and takes the primary's data where it differs. A blank `token` keeps the secondary
-         *     (its data and `cluster_id`) but forgets its primary: it stops connecting (`state` `idle`).
-         *     It takes no DR operation token. If the new primary cannot be reached, nothing changes.
+         * @description Points this performance secondary (or demoted primary) at the primary that issued `token`,
+         *     without a wipe: the token is read as by `secondary/enable` (`primary_api_addr`, `ca_file`,
+         *     `ca_path` alike), and it must be of the replication set the secondary belongs to (same
+         *     `cluster_id`; a set made by disabling and enabling a primary again is another set, which the
+         *     secondary can only join by being disabled and enabled again, with a wipe). The secondary then
+         *     compares merkle roots with the primary and takes the primary's data where it differs. A blank
+         *     `token` keeps the secondary (its data and `cluster_id`) but forgets its primary: it stops
+         *     connecting (`state` `idle`). It takes no DR operation token. If the new primary cannot be
+         *     reached, nothing changes.
          */
         post: operations["updatePerformanceSecondaryPrimary"];
         delete?: never;
@@ -872,21 +881,21 @@ export interface paths {
         put?: never;
         /**
          * Set a performance secondary's paths filter
-         * @description Sets which mounts and namespaces this performance primary replicates to the secondary
-         *     `id` (which need not exist yet: a filter set before activation applies from the first sync). In
+         * @description Sets which mounts and namespaces this performance primary replicates to the secondary `id`
+         *     (which need not exist yet: a filter set before activation applies from the first sync). In
          *     `allow` mode (the default) only the listed mounts and namespaces are replicated, in `deny` mode
-         *     they are not; a namespace path covers every mount under it and the namespace's own data (its
-         *     MFA methods; in `allow` mode a namespace is kept when a listed path is in it). Data of the root
-         *     namespace that belongs to no mount (service configuration, the seal) is always replicated. The secondary
-         *     converges at once: its open poll is answered with a resync, and it deletes the data the filter
-         *     now leaves out and takes what it now lets in. A performance secondary does not route the mounts
-         *     its filter leaves out (`404`).
+         *     they are not; a namespace path covers every mount under it and the namespace's own data (its MFA
+         *     methods; in `allow` mode a namespace is kept when a listed path is in it). Data of the root
+         *     namespace that belongs to no mount (service configuration, the seal) is always replicated. The
+         *     secondary converges at once: its open poll is answered with a resync, and it deletes the data
+         *     the filter now leaves out and takes what it now lets in. A performance secondary does not route
+         *     the mounts its filter leaves out (`404`).
          */
         post: operations["writePerformancePathsFilter"];
         /**
          * Delete a performance secondary's paths filter
-         * @description Removes the filter of the secondary `id`: everything is replicated to it again (it
-         *     resyncs at once). Deleting when there is none succeeds too.
+         * @description Removes the filter of the secondary `id`: everything is replicated to it again (it resyncs at
+         *     once). Deleting when there is none succeeds too.
          */
         delete: operations["deletePerformancePathsFilter"];
         options?: never;
@@ -910,35 +919,42 @@ export interface paths {
         /**
          * Read a performance secondary's mount filter
          * @deprecated
-         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias: `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the same filter.
+         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias:
+         *     `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the
+         *     same filter.
          *
-         *     The filter set for the secondary `id`, in the mount filter's words (`whitelist`, `blacklist`). `404` when none is set.
+         *     The filter set for the secondary `id`, in the mount filter's words (`whitelist`, `blacklist`).
+         *     `404` when none is set.
          */
         get: operations["readPerformanceMountFilter"];
         put?: never;
         /**
          * Set a performance secondary's mount filter
          * @deprecated
-         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias: `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the same filter.
+         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias:
+         *     `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the
+         *     same filter.
          *
-         *     Sets which mounts and namespaces this performance primary replicates to the secondary
-         *     `id` (which need not exist yet: a filter set before activation applies from the first sync). In
-         *     `whitelist` mode (the default) only the listed mounts and namespaces are replicated, in `blacklist` mode
-         *     they are not; a namespace path covers every mount under it and the namespace's own data (its
-         *     MFA methods; in `allow` mode a namespace is kept when a listed path is in it). Data of the root
-         *     namespace that belongs to no mount (service configuration, the seal) is always replicated. The secondary
-         *     converges at once: its open poll is answered with a resync, and it deletes the data the filter
-         *     now leaves out and takes what it now lets in. A performance secondary does not route the mounts
-         *     its filter leaves out (`404`).
+         *     Sets which mounts and namespaces this performance primary replicates to the secondary `id`
+         *     (which need not exist yet: a filter set before activation applies from the first sync). In
+         *     `whitelist` mode (the default) only the listed mounts and namespaces are replicated, in
+         *     `blacklist` mode they are not; a namespace path covers every mount under it and the namespace's
+         *     own data (its MFA methods; in `allow` mode a namespace is kept when a listed path is in it).
+         *     Data of the root namespace that belongs to no mount (service configuration, the seal) is always
+         *     replicated. The secondary converges at once: its open poll is answered with a resync, and it
+         *     deletes the data the filter now leaves out and takes what it now lets in. A performance
+         *     secondary does not route the mounts its filter leaves out (`404`).
          */
         post: operations["writePerformanceMountFilter"];
         /**
          * Delete a performance secondary's mount filter
          * @deprecated
-         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias: `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the same filter.
+         * @description Deprecated: use the paths filter (`primary/paths-filter/{id}`), of which this is an alias:
+         *     `whitelist` is `allow`, `blacklist` is `deny`, and both endpoints read, write and delete the
+         *     same filter.
          *
-         *     Removes the filter of the secondary `id`: everything is replicated to it again (it
-         *     resyncs at once). Deleting when there is none succeeds too.
+         *     Removes the filter of the secondary `id`: everything is replicated to it again (it resyncs at
+         *     once). Deleting when there is none succeeds too.
          */
         delete: operations["deletePerformanceMountFilter"];
         options?: never;
@@ -964,7 +980,8 @@ export interface paths {
          * @description On the performance primary: what the paths filter of the secondary `id` keeps from it now.
          *     `dynamic_filtered_mounts` are the mounts that exist now (served, or holding data) and are not
          *     replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes of mounts, and
-         *     namespaces holding MFA methods) that are left out. Both are empty without a filter. The secondary need not exist yet.
+         *     namespaces holding MFA methods) that are left out. Both are empty without a filter. The
+         *     secondary need not exist yet.
          */
         get: operations["readPerformancePrimaryDynamicFilter"];
         put?: never;
@@ -990,10 +1007,11 @@ export interface paths {
         };
         /**
          * Read this secondary's dynamic filter on the secondary
-         * @description On the performance secondary `id` (its own id): what the paths filter it received from its primary keeps from it now.
-         *     `dynamic_filtered_mounts` are the mounts that exist now (served, or holding data) and are not
-         *     replicated; `dynamic_filtered_namespaces` the namespaces (path prefixes of mounts, and
-         *     namespaces holding MFA methods) that are left out. Both are empty without a filter. Primary and secondary report the same lists for the same mounts.
+         * @description On the performance secondary `id` (its own id): what the paths filter it received from its
+         *     primary keeps from it now. `dynamic_filtered_mounts` are the mounts that exist now (served, or
+         *     holding data) and are not replicated; `dynamic_filtered_namespaces` the namespaces (path
+         *     prefixes of mounts, and namespaces holding MFA methods) that are left out. Both are empty
+         *     without a filter. Primary and secondary report the same lists for the same mounts.
          */
         get: operations["readPerformanceSecondaryDynamicFilter"];
         put?: never;
@@ -2601,6 +2619,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /**
+         * @description The path has no operation for this method: a list path called without `list=true` (or with
+         *     `list=false`), that is as a read it does not have.
+         */
+        UnsupportedOperation: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
     };
     parameters: {
         /**
@@ -4062,7 +4092,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CloudCredentialsRootConfigRequest"];
             };
@@ -4203,6 +4233,15 @@ export interface operations {
                     "application/json": components["schemas"]["CloudCredentialsRoleList"];
                 };
             };
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             403: components["responses"]["PermissionDenied"];
             /** @description There are no roles. */
             404: {
@@ -4213,6 +4252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            405: components["responses"]["UnsupportedOperation"];
         };
     };
     readCloudCredentialsRole: {
@@ -4275,7 +4315,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CloudCredentialsRoleRequest"];
             };
@@ -4498,6 +4538,15 @@ export interface operations {
                     "application/json": components["schemas"]["DiscoveryTokenRoleListResponse"];
                 };
             };
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             403: components["responses"]["PermissionDenied"];
             /** @description The mount has no role. */
             404: {
@@ -4508,6 +4557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            405: components["responses"]["UnsupportedOperation"];
         };
     };
     readDiscoveryTokenRole: {
@@ -4533,6 +4583,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DiscoveryTokenRoleResponse"];
+                };
+            };
+            /** @description The role name does not follow the pattern. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             403: components["responses"]["PermissionDenied"];
@@ -4608,6 +4667,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The role name does not follow the pattern. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             403: components["responses"]["PermissionDenied"];
         };
@@ -4696,7 +4764,7 @@ export interface operations {
                     "application/json": components["schemas"]["PushMfaMethodList"];
                 };
             };
-            /** @description The namespace does not exist. */
+            /** @description The namespace does not exist, or `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4715,6 +4783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            405: components["responses"]["UnsupportedOperation"];
         };
     };
     createPushMfaMethod: {

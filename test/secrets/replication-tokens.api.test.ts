@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { readActivationToken } from "../../server/secrets/replication/domain/activation.ts";
+import { generateSigningKey, readActivationToken, signActivationToken } from "../../server/secrets/replication/domain/activation.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 import { inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, startCluster, waitFor } from "../helpers/replication.ts";
 import type { RunningTestSecrets } from "../helpers/secrets.ts";
@@ -118,6 +118,30 @@ describe("activation", () => {
     });
     // Nothing changed on the refused cluster.
     expect((await t.client.GET("/sys/replication/dr/status")).data!.data).toEqual({ mode: "disabled" });
+  });
+
+  it("answers 400, never 500, for tokens that lead nowhere sensible", async () => {
+    const s = await cluster();
+    const stranger = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<html>hello</html>"));
+    await new Promise<void>((resolve) => stranger.listen(0, "127.0.0.1", resolve));
+    try {
+      const key = generateSigningKey().privateKey;
+      const now = Math.floor(Date.now() / 1000);
+      const forge = (addr: string, extra: Record<string, unknown> = {}) =>
+        signActivationToken({ accessor: "", addr, exp: now + 600, iat: now, jti: "s.forged", nbf: now, type: "wrapping", ...extra }, key);
+      const html = await post(s.client, "dr", "secondary/enable", { token: forge(`http://127.0.0.1:${(stranger.address() as AddressInfo).port}`) });
+      expect(html.response.status).toBe(400);
+      expect(html.error!.errors[0]).toMatch(/: the answer is not activation credentials$/);
+      const nowhere = await post(s.client, "dr", "secondary/enable", { token: forge("not an address") });
+      expect(nowhere.error).toEqual({ errors: ['the activation token\'s addr "not an address" is not an address (such as https://10.0.0.1:8201)'] });
+      const odd = await post(s.client, "dr", "secondary/enable", { token: forge("http://127.0.0.1:1", { type: "other" }) });
+      expect(odd.error).toEqual({ errors: ['invalid secondary activation token: unknown token type "other"'] });
+      expect((await post(s.client, "dr", "secondary/enable", { token: 42 })).response.status).toBe(400);
+      expect((await s.client.GET("/sys/replication/dr/status")).data!.data).toEqual({ mode: "disabled" });
+    } finally {
+      stranger.closeAllConnections();
+      await new Promise((resolve) => stranger.close(resolve));
+    }
   });
 
   it("with secondary_public_key carries encrypted credentials and needs no call to the primary's API", async () => {

@@ -22,7 +22,7 @@ import { modeLabel, roleRequired, transition, type ReplicationEvent, type Replic
 import type { WalLog } from "./domain/wal.ts";
 import { loadCaCertificates, peerError, peerRequest, PeerUnreachableError } from "./peer-client.ts";
 import { PrimaryRole, type IssuedToken, type PrimaryStatusView } from "./primary-role.ts";
-import { LinkRefusedError, SecondaryLink, type SecondaryState } from "./secondary-link.ts";
+import { LinkRefusedError, SecondaryLink, type HandshakeAnswer, type SecondaryState } from "./secondary-link.ts";
 
 /** What a mode needs from its cluster (given by the manager). */
 export interface ModeContext {
@@ -371,7 +371,9 @@ export class ModeReplication {
   /** The first handshake with the primary (the bootstrap package); nothing changes when it fails. */
   async #bootstrap(link: SecondaryLink, localRoot: string) {
     try {
-      return await link.handshake(localRoot);
+      const answer = await link.handshake(localRoot);
+      if (!isHandshakeAnswer(answer)) throw new LinkRefusedError("the answer is not a replication handshake", 200);
+      return answer;
     } catch (error) {
       if (error instanceof PeerUnreachableError || error instanceof LinkRefusedError) {
         throw new InvalidRequestError(`error fetching secondary bootstrap package from ${link.config.primaryClusterAddr}: ${error.message}`);
@@ -394,6 +396,7 @@ export class ModeReplication {
       throw new InvalidRequestError(`the secondary activation token expired at ${new Date(claims.exp * 1000).toISOString()}`);
     }
     const ca = loadCaCertificates(body.ca_file, body.ca_path);
+    if (body.primary_api_addr) checkAddress(body.primary_api_addr, "primary_api_addr");
     const apiAddr = body.primary_api_addr || claims.addr;
     let credentials: ActivationCredentials;
     if (claims.type === "encrypted") {
@@ -409,7 +412,7 @@ export class ModeReplication {
         throw error;
       }
     } else {
-      if (body.primary_api_addr) checkAddress(body.primary_api_addr, "primary_api_addr");
+      if (!body.primary_api_addr) checkAddress(claims.addr, "the activation token's addr");
       let response;
       try {
         response = await peerRequest({ url: `${apiAddr}/v1/sys/wrapping/unwrap`, body: { token: body.token, mode: this.mode }, ...(ca ? { ca } : {}), timeoutMs: Math.max(2000, this.ctx.heartbeatMs * 2) });
@@ -417,8 +420,10 @@ export class ModeReplication {
         throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: ${(error as Error).message}`);
       }
       if (response.status !== 200) throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: ${peerError(response)}`);
-      credentials = (response.body as { data: ActivationCredentials }).data;
+      credentials = (response.body as { data?: ActivationCredentials } | undefined)?.data as ActivationCredentials;
+      if (!isCredentials(credentials)) throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: the answer is not activation credentials`);
     }
+    if (!isCredentials(credentials)) throw new InvalidRequestError("invalid secondary activation token: its credentials are incomplete");
     if (credentials.mode !== this.mode) {
       throw new InvalidRequestError(`the activation token is for ${modeLabel(credentials.mode)} replication, not ${modeLabel(this.mode)} replication`);
     }
@@ -458,4 +463,26 @@ function checkAddress(address: string, parameter: string): void {
     throw new InvalidRequestError(`${parameter} ${JSON.stringify(address)} is not an address (such as https://10.0.0.1:8201)`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidRequestError(`${parameter} must be an http or https address`);
+}
+
+function isCredentials(value: unknown): value is ActivationCredentials {
+  const c = value as Partial<ActivationCredentials> | null | undefined;
+  return (
+    typeof c === "object" &&
+    c !== null &&
+    (c.mode === "dr" || c.mode === "performance") &&
+    [c.cluster_id, c.secondary_id, c.primary_cluster_addr, c.primary_api_addr, c.credential].every((field) => typeof field === "string" && field !== "")
+  );
+}
+
+function isHandshakeAnswer(value: unknown): value is HandshakeAnswer {
+  const a = value as Partial<HandshakeAnswer> | null | undefined;
+  return (
+    typeof a === "object" &&
+    a !== null &&
+    typeof a.cluster_id === "string" &&
+    typeof a.last_wal === "number" &&
+    Array.isArray(a.known_primary_cluster_addrs) &&
+    (a.snapshot === null || Array.isArray(a.snapshot))
+  );
 }
