@@ -1,8 +1,8 @@
 // npm run workflows [-- <file.arazzo.yaml>...] [respect options, e.g. -w configThenChain -v]
 // Starts, in this process, the reference server of every API the workflows use (their source
-// descriptions are named after the APIs), runs `redocly respect` on workflows/**/*.arazzo.yaml
-// against them, then checks the traffic respect recorded (dist/workflows.har) against each bundle.
-// Against a deployment, run respect directly: see "Contract validation in CI" in README.md.
+// descriptions are named after the APIs), runs `redocly respect` on each workflows/**/*.arazzo.yaml
+// against them, then checks the traffic respect recorded (dist/workflows/<file>.har) against each
+// bundle. Against a deployment, run respect directly: see "Contract validation in CI" in README.md.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -54,42 +54,49 @@ const running = new Map<string, RunningReferenceServer>();
 let status = 0;
 try {
   for (const [api, server] of needed) running.set(api, await server.start());
-  const servers = Object.fromEntries([...running].map(([api, r]) => [api, r.baseUrl]));
-  const inputs = Object.assign({}, ...[...needed.values()].map((server) => server.workflowInputs));
   for (const [api, r] of running) console.log(`${api} reference server on ${r.baseUrl}`);
 
-  // Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows.har
-  mkdirSync(path.join(root, "dist"), { recursive: true });
-  const harFile = path.join(root, "dist", "workflows.har");
-  rmSync(harFile, { force: true });
-  // Asynchronous: the servers answer from this process's event loop while respect runs.
-  const respect = spawn(
-    path.join(root, "node_modules", ".bin", "redocly"),
-    ["respect", ...files, "--server", JSON.stringify(servers), "--input", JSON.stringify(inputs), "--har-output", harFile, ...passThrough],
-    {
-      cwd: root,
-      stdio: "inherit",
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-    },
-  );
-  status = await new Promise<number>((resolve) => respect.once("exit", (code) => resolve(code ?? 1)));
+  // Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows/<file>.har
+  const harDir = path.join(root, "dist", "workflows");
+  rmSync(harDir, { recursive: true, force: true });
+  mkdirSync(harDir, { recursive: true });
+  // One respect run per file: respect records a HAR file for one workflow file at a time.
+  for (const file of files) {
+    const apis = apisOf(file);
+    const servers = Object.fromEntries(apis.map((api) => [api, running.get(api)!.baseUrl]));
+    // Each API's inputs: the fixed ones of its entry, then those known once it runs (addresses, key shares).
+    const inputs = Object.assign({}, ...apis.flatMap((api) => [needed.get(api)!.workflowInputs, running.get(api)!.workflowInputs ?? {}]));
+    const harFile = path.join(harDir, `${path.basename(file, ".arazzo.yaml")}.har`);
+    const code = await runRespect(file, servers, inputs, harFile);
+    if (code !== 0) console.error(`${file}: respect exited with status ${code}`);
+    status ||= code;
 
-  // Respect checks each answer against its own step; this checks every exchange of the run,
-  // requests included, with the same checker as `npm run validate`.
-  if (!existsSync(harFile)) throw new Error("respect recorded no traffic");
-  const har = JSON.parse(readFileSync(harFile, "utf8")) as Har;
-  for (const [api, r] of running) {
-    const entries = har.log.entries.filter((e) => e.request.url.startsWith(r.baseUrl));
-    const server = needed.get(api)!;
-    const bundle = server.description?.() ?? JSON.parse(readFileSync(path.join(root, "generated", api, "openapi.json"), "utf8"));
-    const report = validateHar(
-      bundle,
-      { log: { ...har.log, entries } },
-      { basePath: new URL(r.baseUrl).pathname, unknownQueryParameters: server.refusesUnknownQueryParameters ? "refuse" : "allow" },
-    );
-    for (const v of report.violations) console.log(formatHarViolation(v));
-    console.log(`${api}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
-    if (report.violations.length || !report.checked) status ||= 1;
+    // Respect checks each answer against its own step; this checks every exchange of the run,
+    // requests included, with the same checker as `npm run validate`.
+    if (!existsSync(harFile)) {
+      console.error(`${file}: respect recorded no traffic`);
+      status ||= 1;
+      continue;
+    }
+    const har = JSON.parse(readFileSync(harFile, "utf8")) as Har;
+    let checked = 0;
+    for (const api of apis) {
+      const r = running.get(api)!;
+      const server = needed.get(api)!;
+      const entries = har.log.entries.filter((e) => e.request.url.startsWith(r.baseUrl));
+      const bundle = server.description?.() ?? JSON.parse(readFileSync(path.join(root, "generated", api, "openapi.json"), "utf8"));
+      const report = validateHar(
+        bundle,
+        { log: { ...har.log, entries } },
+        { basePath: new URL(r.baseUrl).pathname, unknownQueryParameters: server.refusesUnknownQueryParameters ? "refuse" : "allow" },
+      );
+      for (const v of report.violations) console.log(formatHarViolation(v));
+      console.log(`${file}, ${api}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
+      if (report.violations.length) status ||= 1;
+      checked += report.checked;
+    }
+    // A workflow chosen with -w may call only some of the file's APIs, but a run calls one at least.
+    if (!checked) status ||= 1;
   }
 } catch (error) {
   console.error((error as Error).message);
@@ -98,3 +105,17 @@ try {
   await Promise.all([...running.values()].map((r) => r.close()));
 }
 process.exit(status);
+
+/** Runs respect on one file; asynchronous, so that the servers answer from this process's event loop meanwhile. */
+function runRespect(file: string, servers: Record<string, string>, inputs: Record<string, string>, harFile: string): Promise<number> {
+  const respect = spawn(
+    path.join(root, "node_modules", ".bin", "redocly"),
+    ["respect", file, "--server", JSON.stringify(servers), "--input", JSON.stringify(inputs), "--har-output", harFile, ...passThrough],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    },
+  );
+  return new Promise<number>((resolve) => respect.once("exit", (code) => resolve(code ?? 1)));
+}

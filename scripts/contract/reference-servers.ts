@@ -6,6 +6,9 @@ import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { createMeshApp, MESH_BASE_PATH } from "../../server/mesh/app.ts";
 import { createOrgPlatformApp, ORG_PLATFORM_BASE_PATH } from "../../server/org-platform/app.ts";
+import { composeMounts, mountsOf } from "../../server/secrets/domain/mounts.ts";
+import { startSecretsServer } from "../../server/secrets/server.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
 import type { WireResponse } from "./checker.ts";
 import type { GeneratedRequest } from "./arbitrary.ts";
 import { mediaTypeOf, type OpenApiDoc } from "./document.ts";
@@ -14,6 +17,8 @@ export interface RunningReferenceServer {
   /** With the base path: http://127.0.0.1:PORT/v1 */
   baseUrl: string;
   close(): Promise<void>;
+  /** Arazzo inputs known only once the server runs (its address, the key shares its start made). */
+  workflowInputs?: Record<string, string>;
 }
 
 export interface ReferenceServer {
@@ -27,7 +32,10 @@ export interface ReferenceServer {
   refusesUnknownQueryParameters: boolean;
   /** Headers every generated request carries: the dev credentials that let it reach the handlers. */
   headers: Record<string, string>;
-  /** Arazzo inputs for this API's workflows (`redocly respect --input name=value`). */
+  /**
+   * Arazzo inputs for the workflows that use this API (`redocly respect --input name=value`), with
+   * those of the running server (RunningReferenceServer.workflowInputs) added.
+   */
   workflowInputs: Record<string, string>;
   /** What is wrong with an error answer, judged by the service's error envelope; [] when it follows it. */
   errorEnvelope(response: WireResponse): string[];
@@ -91,12 +99,17 @@ export function jsonErrorsEnvelope(mediaType: string, isItem: (item: unknown) =>
 }
 
 const MESH_MANAGEMENT_TOKEN = "contract-tests-management-token";
+const SECRETS_ROOT_TOKEN = "contract-tests-root-token";
 
 export const REFERENCE_SERVERS: ReferenceServer[] = [
   {
     api: "mesh",
     // ACLs on, so that the ACL API does real work; 1.10 still has the legacy token API.
-    start: () => listenOnFreePort(createMeshApp({ managementToken: MESH_MANAGEMENT_TOKEN, version: "1.10.0" }).app, MESH_BASE_PATH),
+    start: async () => {
+      const running = await listenOnFreePort(createMeshApp({ managementToken: MESH_MANAGEMENT_TOKEN, version: "1.10.0" }).app, MESH_BASE_PATH);
+      // host:port, for workflows that point another service at the mesh (the discovery-token engine).
+      return { ...running, workflowInputs: { meshAddress: new URL(running.baseUrl).host } };
+    },
     refusesUnknownQueryParameters: true,
     headers: { "X-Mesh-Token": MESH_MANAGEMENT_TOKEN },
     workflowInputs: { meshToken: MESH_MANAGEMENT_TOKEN },
@@ -123,5 +136,41 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
     headers: { Authorization: "Bearer alice.atlasv1.dev-user-token" },
     workflowInputs: { orgPlatformToken: "alice.atlasv1.dev-user-token" },
     errorEnvelope: jsonErrorsEnvelope("application/vnd.api+json", (e) => typeof e === "object" && e !== null && "status" in e),
+  },
+  {
+    api: "secrets",
+    start: async () => {
+      const secrets = await startSecretsServer({ rootToken: SECRETS_ROOT_TOKEN });
+      // The unseal key shares its start made (5, threshold 3), hex: secretsKey1...secretsKey5.
+      const shares = Object.fromEntries(secrets.cluster.init.keys.map((key, i) => [`secretsKey${i + 1}`, Buffer.from(key).toString("hex")]));
+      return { baseUrl: secrets.url, close: () => secrets.close(), workflowInputs: shares };
+    },
+    // The engines at the mounts the server serves (its default mount table: the bundle's own).
+    description: () => {
+      const bundle = loadBundle("secrets");
+      return composeMounts(bundle, mountsOf(bundle)) as OpenApiDoc;
+    },
+    // Unknown query parameters are ignored, as the real system does (the description says so).
+    refusesUnknownQueryParameters: false,
+    headers: { "X-Secrets-Token": SECRETS_ROOT_TOKEN },
+    workflowInputs: { secretsToken: SECRETS_ROOT_TOKEN },
+    // Its 404s for objects that do not exist carry an empty list, as the real system's do.
+    errorEnvelope: jsonErrorsEnvelope("application/json", (e) => typeof e === "string", { mayBeEmpty: true }),
+    // Description fixes that wait for the replication files (openapi/secrets/paths/sys_replication_*),
+    // which are being edited elsewhere: the server is right, the description is to change.
+    knownIssues: [
+      {
+        operationId: "writePerformancePathsFilter",
+        mutation: "required body missing",
+        issue:
+          "POST sys/replication/performance/primary/paths-filter/{id} without a body is 204 (a missing body counts as {}, every field has a default): its requestBody should be required: false",
+      },
+      {
+        operationId: "writePerformanceMountFilter",
+        mutation: "required body missing",
+        issue:
+          "POST sys/replication/performance/primary/mount-filter/{id} without a body is 204 (a missing body counts as {}, every field has a default): its requestBody should be required: false",
+      },
+    ],
   },
 ];

@@ -1,5 +1,5 @@
 // The replication part of the secrets description: the seed's 35 replication operations (from
-// operations.tsv), each described once with its operationId, capabilities (sudo for
+// operations.tsv, kept in test/fixtures), each described once with its operationId, capabilities (sudo for
 // secondary-token), a handler, request and response examples, and 400/403 answers.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -9,7 +9,7 @@ import { loadBundle } from "../../server/shared/openapi.ts";
 
 type Json = Record<string, any>;
 const bundle = loadBundle("secrets") as Json;
-const seed = readFileSync(path.resolve(import.meta.dirname, "..", "..", "..", "shared", "seeds", "operations.tsv"), "utf8")
+const seed = readFileSync(path.resolve(import.meta.dirname, "..", "fixtures", "seed-operations.tsv"), "utf8")
   .split("\n")
   .map((line) => line.split("\t"))
   .filter(([service, , , route]) => service === "secrets" && route?.startsWith("/sys/replication/"))

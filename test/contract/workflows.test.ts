@@ -1,0 +1,141 @@
+// The Arazzo workflows (workflows/*.arazzo.yaml) and what `npm run workflows` gives them: every
+// source description is an API with a reference server, every required input is provided by the
+// servers' entries (fixed or once running), step ids are unique per file (respect resolves
+// `$steps.<id>` across a file's workflows), and the PGP keys written into the rekey workflow are the
+// committed fixtures. The running servers' inputs are the real ones: the mesh's address answers, and
+// the secrets server's shares complete a rekey.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import * as openpgp from "openpgp";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { APIS } from "../../scripts/apis.ts";
+import { REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const dir = path.join(root, "workflows");
+
+interface Step {
+  stepId: string;
+  requestBody?: { payload?: Record<string, unknown> };
+  successCriteria?: { condition: string }[];
+}
+interface Workflow {
+  workflowId: string;
+  inputs?: { properties?: Record<string, { default?: unknown }>; required?: string[] };
+  steps: Step[];
+}
+interface ArazzoDocument {
+  sourceDescriptions: { name: string; url: string; type?: string }[];
+  workflows: Workflow[];
+}
+
+const files = readdirSync(dir).filter((f) => f.endsWith(".arazzo.yaml")).sort();
+const read = (file: string) => parse(readFileSync(path.join(dir, file), "utf8")) as ArazzoDocument;
+const serverOf = (api: string) => REFERENCE_SERVERS.find((s) => s.api === api);
+
+describe("workflow files", () => {
+  it("there are the flows the README lists", () => {
+    expect(files).toEqual([
+      "mesh-config-then-chain.arazzo.yaml",
+      "org-platform-oauth-client-projects.arazzo.yaml",
+      "org-platform-team-life-cycle.arazzo.yaml",
+      "secrets-engine-credentials.arazzo.yaml",
+      "secrets-rekey.arazzo.yaml",
+    ]);
+  });
+
+  for (const file of files) {
+    describe(file, () => {
+      const doc = read(file);
+
+      it("names APIs of scripts/apis.ts with a reference server, each pointing at its bundle", () => {
+        for (const source of doc.sourceDescriptions) {
+          expect(APIS.map((a) => a.name)).toContain(source.name);
+          expect(serverOf(source.name), `no reference server for ${source.name}`).toBeDefined();
+          expect(source.url).toBe(`../generated/${source.name}/openapi.json`);
+        }
+        expect(file.startsWith(`${doc.sourceDescriptions[0]!.name}-`)).toBe(true);
+      });
+
+      it("has step ids unique in the file", () => {
+        const ids = doc.workflows.flatMap((w) => w.steps.map((s) => s.stepId));
+        expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+      });
+
+      it("gets every required input without a default from the reference servers' entries", async () => {
+        const given = new Set<string>();
+        for (const source of doc.sourceDescriptions) {
+          const server = serverOf(source.name)!;
+          Object.keys(server.workflowInputs).forEach((k) => given.add(k));
+          const running = await server.start();
+          try {
+            Object.keys(running.workflowInputs ?? {}).forEach((k) => given.add(k));
+          } finally {
+            await running.close();
+          }
+        }
+        for (const workflow of doc.workflows) {
+          const properties = workflow.inputs?.properties ?? {};
+          const missing = (workflow.inputs?.required ?? []).filter((name) => properties[name]?.default === undefined && !given.has(name));
+          expect(missing, workflow.workflowId).toEqual([]);
+        }
+      });
+    });
+  }
+});
+
+describe("the rekey workflow's PGP keys", () => {
+  const doc = read("secrets-rekey.arazzo.yaml");
+  const workflow = doc.workflows.find((w) => w.workflowId === "rekeyWithPgpKeysAndBackup")!;
+  const start = workflow.steps.find((s) => s.requestBody?.payload?.pgp_keys)!;
+
+  it("are the fixtures workflows/fixtures/rekey-test-key-{1,2,3}.asc, and the criteria name their fingerprints", async () => {
+    const fixtures = await Promise.all(
+      [1, 2, 3].map(async (i) => openpgp.readKey({ armoredKey: readFileSync(path.join(dir, "fixtures", `rekey-test-key-${i}.asc`), "utf8") })),
+    );
+    for (const key of fixtures) expect(key.isPrivate()).toBe(false);
+    expect(start.requestBody!.payload!.pgp_keys).toEqual(fixtures.map((key) => Buffer.from(key.write()).toString("base64")));
+    const criteria = workflow.steps.flatMap((s) => (s.successCriteria ?? []).map((c) => c.condition)).join("\n");
+    fixtures.forEach((key, i) => {
+      expect(criteria).toContain(`pgp_fingerprints/${i} == '${key.getFingerprint()}'`);
+      expect(criteria).toContain(`data/keys/${key.getFingerprint()}/0 == $steps.submitSharePgp3.outputs.encryptedShare${i + 1}`);
+    });
+  });
+});
+
+describe("inputs of the running reference servers", () => {
+  it("mesh: meshAddress is the host:port the mesh answers at", async () => {
+    const running = await serverOf("mesh")!.start();
+    try {
+      const address = running.workflowInputs?.meshAddress;
+      expect(address).toBe(new URL(running.baseUrl).host);
+      const response = await fetch(`http://${address}/v1/agent/self`, { headers: serverOf("mesh")!.headers });
+      expect(response.status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it("secrets: secretsKey1..5 are the current unseal key shares (3 of them complete a rekey)", async () => {
+    const server = serverOf("secrets")!;
+    const running = await server.start();
+    const post = async (p: string, body: unknown) => {
+      const response = await fetch(`${running.baseUrl}${p}`, { method: "POST", headers: server.headers, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    try {
+      const inputs = running.workflowInputs ?? {};
+      expect(Object.keys(inputs).sort()).toEqual(["secretsKey1", "secretsKey2", "secretsKey3", "secretsKey4", "secretsKey5"]);
+      const started = await post("/sys/rekey/init", { secret_shares: 1, secret_threshold: 1 });
+      expect(started.status).toBe(200);
+      const answers = [];
+      for (const key of [inputs.secretsKey5, inputs.secretsKey1, inputs.secretsKey3]) answers.push(await post("/sys/rekey/update", { key, nonce: started.body.nonce }));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(answers[1]!.body.progress).toBe(2);
+      expect(answers[2]!.body.complete).toBe(true);
+    } finally {
+      await running.close();
+    }
+  });
+});
