@@ -3807,7 +3807,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PerformancePathsFilterRequest"];
             };
@@ -3924,7 +3924,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PerformanceMountFilterRequest"];
             };

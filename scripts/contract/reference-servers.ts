@@ -156,21 +156,5 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
     workflowInputs: { secretsToken: SECRETS_ROOT_TOKEN },
     // Its 404s for objects that do not exist carry an empty list, as the real system's do.
     errorEnvelope: jsonErrorsEnvelope("application/json", (e) => typeof e === "string", { mayBeEmpty: true }),
-    // Description fixes that wait for the replication files (openapi/secrets/paths/sys_replication_*),
-    // which are being edited elsewhere: the server is right, the description is to change.
-    knownIssues: [
-      {
-        operationId: "writePerformancePathsFilter",
-        mutation: "required body missing",
-        issue:
-          "POST sys/replication/performance/primary/paths-filter/{id} without a body is 204 (a missing body counts as {}, every field has a default): its requestBody should be required: false",
-      },
-      {
-        operationId: "writePerformanceMountFilter",
-        mutation: "required body missing",
-        issue:
-          "POST sys/replication/performance/primary/mount-filter/{id} without a body is 204 (a missing body counts as {}, every field has a default): its requestBody should be required: false",
-      },
-    ],
   },
 ];
