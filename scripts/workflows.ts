@@ -1,15 +1,20 @@
 // npm run workflows [-- <file.arazzo.yaml>...] [respect options, e.g. -w configThenChain -v]
-// Starts, in this process, the reference server of every API the workflows use (their source
-// descriptions are named after the APIs), runs `redocly respect` on each workflows/**/*.arazzo.yaml
-// against them, then checks the traffic respect recorded (dist/workflows/<file>.har) against each
-// bundle. Against a deployment, run respect directly: see "Contract validation in CI" in README.md.
+// For each workflows/**/*.arazzo.yaml: starts, in this process, a reference server for every source
+// description of the file (several of one API when the file names several, e.g. `secrets` and
+// `secretsDr`) and the workflow utilities (workflows/utilities.openapi.yaml) when it names them,
+// runs `redocly respect` on the file against them, then checks the traffic respect recorded
+// (dist/workflows/<file>.har) against each description. Against a deployment, run respect directly: see "Contract validation in CI" in README.md.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parse } from "yaml";
+import { decodeToken } from "../server/secrets/replication/domain/otp.ts";
 import { APIS } from "./apis.ts";
+import type { OpenApiDoc } from "./contract/document.ts";
 import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
-import { REFERENCE_SERVERS, type ReferenceServer, type RunningReferenceServer } from "./contract/reference-servers.ts";
+import { REFERENCE_SERVERS } from "./contract/reference-servers.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -30,42 +35,126 @@ if (!files.length) {
   process.exit(2);
 }
 
-/** The APIs a workflow file calls: its OpenAPI source descriptions, named after scripts/apis.ts. */
-function apisOf(file: string): string[] {
-  const doc = parse(readFileSync(path.resolve(root, file), "utf8")) as { sourceDescriptions?: { name: string; type?: string }[] };
-  return (doc.sourceDescriptions ?? []).filter((s) => (s.type ?? "openapi") === "openapi").map((s) => s.name);
+interface Source {
+  /** The source description's name: `--server <name>=<url>`. */
+  name: string;
+  /** The API of scripts/apis.ts it describes, or "utilities" (workflows/utilities.openapi.yaml, served here). */
+  api: string;
 }
 
-const needed = new Map<string, ReferenceServer>();
-for (const api of new Set(files.flatMap(apisOf))) {
-  const server = REFERENCE_SERVERS.find((s) => s.api === api);
-  if (!APIS.some((a) => a.name === api)) {
-    console.error(`a workflow has a source description "${api}", which is not an API of scripts/apis.ts`);
-    process.exit(2);
-  }
-  if (!server) {
-    console.error(`no reference server for ${api} in scripts/contract/reference-servers.ts: add one to run its workflows`);
-    process.exit(2);
-  }
-  needed.set(api, server);
+const UTILITIES = path.join(root, "workflows", "utilities.openapi.yaml");
+const camel = (api: string) => api.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The instances a workflow file calls: its OpenAPI source descriptions. One pointing at an API's
+ * bundle (../generated/<api>/openapi.json) is a reference server of that API, started for the
+ * file; it is named after the API (`secrets`), or after the API and a role (`secretsDr`) when the
+ * file needs several servers of one API.
+ */
+function sourcesOf(file: string): Source[] {
+  const doc = parse(readFileSync(path.resolve(root, file), "utf8")) as { sourceDescriptions?: { name: string; url: string; type?: string }[] };
+  return (doc.sourceDescriptions ?? [])
+    .filter((s) => (s.type ?? "openapi") === "openapi")
+    .map(({ name, url }) => {
+      if (path.resolve(root, path.dirname(file), url) === UTILITIES) return { name, api: "utilities" };
+      const api = /^\.\.\/generated\/([^/]+)\/openapi\.json$/.exec(url)?.[1];
+      if (!api || !APIS.some((a) => a.name === api)) throw new Error(`${file}: source description "${name}" points at ${url}, not at the bundle of an API of scripts/apis.ts`);
+      if (name !== api && !new RegExp(`^${camel(api)}[A-Z]`).test(name)) throw new Error(`${file}: source description "${name}" of ${api} is named neither ${api} nor ${camel(api)}<Role>`);
+      if (!REFERENCE_SERVERS.some((s) => s.api === api)) throw new Error(`no reference server for ${api} in scripts/contract/reference-servers.ts: add one to run its workflows`);
+      return { name, api };
+    });
 }
 
-const running = new Map<string, RunningReferenceServer>();
+/** The instance's inputs: its API's (`secretsToken`, `secretsKey1`), renamed after a second instance (`secretsDrToken`). */
+function inputsOf(source: Source, inputs: Record<string, string>): Record<string, string> {
+  const prefix = camel(source.api);
+  if (source.name === source.api) return inputs;
+  return Object.fromEntries(Object.entries(inputs).map(([key, value]) => [key.startsWith(prefix) ? source.name + key.slice(prefix.length) : key, value]));
+}
+
+interface Instance {
+  source: Source;
+  baseUrl: string;
+  inputs: Record<string, string>;
+  description(): OpenApiDoc;
+  refusesUnknownQueryParameters: boolean;
+  close(): Promise<void>;
+}
+
+async function start(source: Source): Promise<Instance> {
+  if (source.api === "utilities") {
+    const running = await serveUtilities();
+    return { source, ...running, inputs: {}, description: () => parse(readFileSync(UTILITIES, "utf8")) as OpenApiDoc, refusesUnknownQueryParameters: false };
+  }
+  const server = REFERENCE_SERVERS.find((s) => s.api === source.api)!;
+  const running = await server.start();
+  return {
+    source,
+    baseUrl: running.baseUrl,
+    // The fixed inputs of its entry, then those known once it runs (addresses, key shares).
+    inputs: inputsOf(source, { ...server.workflowInputs, ...running.workflowInputs }),
+    description: () => server.description?.() ?? (JSON.parse(readFileSync(path.join(root, "generated", source.api, "openapi.json"), "utf8")) as OpenApiDoc),
+    refusesUnknownQueryParameters: server.refusesUnknownQueryParameters,
+    close: () => running.close(),
+  };
+}
+
+/**
+ * workflows/utilities.openapi.yaml, served on 127.0.0.1: what a workflow needs computed that
+ * Arazzo expressions cannot compute. POST /decode-operation-token decodes a DR operation token
+ * with the secrets server's own function.
+ */
+async function serveUtilities(): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const answer = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const server = createServer(async (req, res) => {
+    if (req.method !== "POST" || req.url !== "/decode-operation-token") return answer(res, 404, { errors: [`no operation ${req.method} ${req.url}`] });
+    let body: { encoded_token?: unknown; otp?: unknown };
+    try {
+      body = JSON.parse(Buffer.concat(await req.toArray()).toString("utf8")) as typeof body;
+    } catch {
+      return answer(res, 400, { errors: ["the body is not JSON"] });
+    }
+    const { encoded_token, otp } = body ?? {};
+    if (typeof encoded_token !== "string" || !encoded_token || typeof otp !== "string" || !otp) return answer(res, 400, { errors: ["encoded_token and otp are non-empty strings"] });
+    try {
+      answer(res, 200, { token: decodeToken(encoded_token, otp) });
+    } catch (error) {
+      answer(res, 400, { errors: [(error as Error).message] });
+    }
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 let status = 0;
+const sources = new Map<string, Source[]>();
 try {
-  for (const [api, server] of needed) running.set(api, await server.start());
-  for (const [api, r] of running) console.log(`${api} reference server on ${r.baseUrl}`);
+  for (const file of files) sources.set(file, sourcesOf(file));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
 
-  // Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows/<file>.har
-  const harDir = path.join(root, "dist", "workflows");
-  rmSync(harDir, { recursive: true, force: true });
-  mkdirSync(harDir, { recursive: true });
-  // One respect run per file: respect records a HAR file for one workflow file at a time.
-  for (const file of files) {
-    const apis = apisOf(file);
-    const servers = Object.fromEntries(apis.map((api) => [api, running.get(api)!.baseUrl]));
-    // Each API's inputs: the fixed ones of its entry, then those known once it runs (addresses, key shares).
-    const inputs = Object.assign({}, ...apis.flatMap((api) => [needed.get(api)!.workflowInputs, running.get(api)!.workflowInputs ?? {}]));
+// Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows/<file>.har
+const harDir = path.join(root, "dist", "workflows");
+rmSync(harDir, { recursive: true, force: true });
+mkdirSync(harDir, { recursive: true });
+// One respect run per file (respect records a HAR file for one workflow file at a time), against
+// servers started for the file: a flow may change a server for good (a DR failover demotes one).
+for (const file of files) {
+  const running: Instance[] = [];
+  try {
+    for (const source of sources.get(file)!) running.push(await start(source));
+    for (const r of running) console.log(`${file}: ${r.source.name} (${r.source.api}) on ${r.baseUrl}`);
+    const servers = Object.fromEntries(running.map((r) => [r.source.name, r.baseUrl]));
+    const inputs = Object.assign({}, ...running.map((r) => r.inputs)) as Record<string, string>;
     const harFile = path.join(harDir, `${path.basename(file, ".arazzo.yaml")}.har`);
     const code = await runRespect(file, servers, inputs, harFile);
     if (code !== 0) console.error(`${file}: respect exited with status ${code}`);
@@ -80,29 +169,27 @@ try {
     }
     const har = JSON.parse(readFileSync(harFile, "utf8")) as Har;
     let checked = 0;
-    for (const api of apis) {
-      const r = running.get(api)!;
-      const server = needed.get(api)!;
-      const entries = har.log.entries.filter((e) => e.request.url.startsWith(r.baseUrl));
-      const bundle = server.description?.() ?? JSON.parse(readFileSync(path.join(root, "generated", api, "openapi.json"), "utf8"));
+    for (const r of running) {
+      const entries = har.log.entries.filter((e) => e.request.url.startsWith(`${r.baseUrl}/`));
       const report = validateHar(
-        bundle,
+        r.description(),
         { log: { ...har.log, entries } },
-        { basePath: new URL(r.baseUrl).pathname, unknownQueryParameters: server.refusesUnknownQueryParameters ? "refuse" : "allow" },
+        { basePath: new URL(r.baseUrl).pathname, unknownQueryParameters: r.refusesUnknownQueryParameters ? "refuse" : "allow" },
       );
       for (const v of report.violations) console.log(formatHarViolation(v));
-      console.log(`${file}, ${api}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
+      console.log(`${file}, ${r.source.name}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
       if (report.violations.length) status ||= 1;
       checked += report.checked;
     }
-    // A workflow chosen with -w may call only some of the file's APIs, but a run calls one at least.
-    if (!checked) status ||= 1;
+    // Every exchange is checked; a workflow chosen with -w may call only some of the file's sources, but one at least.
+    if (checked !== har.log.entries.length) console.error(`${file}: ${har.log.entries.length - checked} recorded exchange(s) outside the sources' base URLs`);
+    if (!checked || checked !== har.log.entries.length) status ||= 1;
+  } catch (error) {
+    console.error(`${file}: ${(error as Error).message}`);
+    status ||= 1;
+  } finally {
+    await Promise.all(running.map((r) => r.close()));
   }
-} catch (error) {
-  console.error((error as Error).message);
-  status ||= 1;
-} finally {
-  await Promise.all([...running.values()].map((r) => r.close()));
 }
 process.exit(status);
 

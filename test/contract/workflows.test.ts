@@ -1,9 +1,11 @@
 // The Arazzo workflows (workflows/*.arazzo.yaml) and what `npm run workflows` gives them: every
-// source description is an API with a reference server, every required input is provided by the
+// source description is an API with a reference server (named after it, or after it and a role for
+// a second server of one API) or the workflow utilities (workflows/utilities.openapi.yaml), every required input is provided by the
 // servers' entries (fixed or once running), step ids are unique per file (respect resolves
 // `$steps.<id>` across a file's workflows), and the PGP keys written into the rekey workflow are the
 // committed fixtures. The running servers' inputs are the real ones: the mesh's address answers, and
 // the secrets server's shares complete a rekey.
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as openpgp from "openpgp";
@@ -11,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { APIS } from "../../scripts/apis.ts";
 import { REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
+import { decodeToken, encodeToken } from "../../server/secrets/replication/domain/otp.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const dir = path.join(root, "workflows");
@@ -33,6 +36,9 @@ interface ArazzoDocument {
 const files = readdirSync(dir).filter((f) => f.endsWith(".arazzo.yaml")).sort();
 const read = (file: string) => parse(readFileSync(path.join(dir, file), "utf8")) as ArazzoDocument;
 const serverOf = (api: string) => REFERENCE_SERVERS.find((s) => s.api === api);
+const camel = (api: string) => api.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+/** The API of a source description: the one whose bundle it points at. */
+const apiOf = (source: { url: string }) => /^\.\.\/generated\/([^/]+)\/openapi\.json$/.exec(source.url)?.[1] ?? `(not a bundle: ${source.url})`;
 
 describe("workflow files", () => {
   it("there are the flows the README lists", () => {
@@ -40,7 +46,9 @@ describe("workflow files", () => {
       "mesh-config-then-chain.arazzo.yaml",
       "org-platform-oauth-client-projects.arazzo.yaml",
       "org-platform-team-life-cycle.arazzo.yaml",
+      "secrets-dr-operation-token.arazzo.yaml",
       "secrets-engine-credentials.arazzo.yaml",
+      "secrets-performance-replication.arazzo.yaml",
       "secrets-rekey.arazzo.yaml",
     ]);
   });
@@ -49,11 +57,16 @@ describe("workflow files", () => {
     describe(file, () => {
       const doc = read(file);
 
-      it("names APIs of scripts/apis.ts with a reference server, each pointing at its bundle", () => {
+      it("names APIs of scripts/apis.ts with a reference server, each pointing at its bundle (or the utilities)", () => {
         for (const source of doc.sourceDescriptions) {
-          expect(APIS.map((a) => a.name)).toContain(source.name);
-          expect(serverOf(source.name), `no reference server for ${source.name}`).toBeDefined();
-          expect(source.url).toBe(`../generated/${source.name}/openapi.json`);
+          if (source.name === "utilities") {
+            expect(source.url).toBe("utilities.openapi.yaml");
+            continue;
+          }
+          const api = apiOf(source);
+          expect(APIS.map((a) => a.name)).toContain(api);
+          expect(serverOf(api), `no reference server for ${api}`).toBeDefined();
+          expect(source.name === api || new RegExp(`^${camel(api)}[A-Z]`).test(source.name), `${source.name} is named after ${api}`).toBe(true);
         }
         expect(file.startsWith(`${doc.sourceDescriptions[0]!.name}-`)).toBe(true);
       });
@@ -65,12 +78,15 @@ describe("workflow files", () => {
 
       it("gets every required input without a default from the reference servers' entries", async () => {
         const given = new Set<string>();
-        for (const source of doc.sourceDescriptions) {
-          const server = serverOf(source.name)!;
-          Object.keys(server.workflowInputs).forEach((k) => given.add(k));
+        for (const source of doc.sourceDescriptions.filter((s) => s.name !== "utilities")) {
+          const api = apiOf(source);
+          const server = serverOf(api)!;
+          // A second instance's inputs are renamed after it: secretsToken -> secretsDrToken.
+          const add = (k: string) => given.add(source.name === api ? k : k.replace(camel(api), source.name));
+          Object.keys(server.workflowInputs).forEach(add);
           const running = await server.start();
           try {
-            Object.keys(running.workflowInputs ?? {}).forEach((k) => given.add(k));
+            Object.keys(running.workflowInputs ?? {}).forEach(add);
           } finally {
             await running.close();
           }
@@ -83,6 +99,31 @@ describe("workflow files", () => {
       });
     });
   }
+});
+
+describe("the workflow utilities (workflows/utilities.openapi.yaml, served by scripts/workflows.ts)", () => {
+  const doc = parse(readFileSync(path.join(dir, "utilities.openapi.yaml"), "utf8")) as {
+    paths: Record<string, Record<string, { operationId: string; requestBody: { content: Record<string, { example: { encoded_token: string; otp: string } }> }; responses: Record<string, { content: Record<string, { example: { token: string } }> }> }>>;
+  };
+  const decode = doc.paths["/decode-operation-token"]!.post!;
+
+  it("lint clean", () => {
+    const lint = spawnSync(path.join(root, "node_modules", ".bin", "redocly"), ["lint", "workflows/utilities.openapi.yaml"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    });
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+    expect(lint.stdout + lint.stderr).not.toMatch(/You have \d+ warning/);
+  }, 30_000);
+
+  it("decode-operation-token: its examples are a token encoded by the secrets server's own function", () => {
+    const { encoded_token, otp } = decode.requestBody.content["application/json"]!.example;
+    const { token } = decode.responses["200"]!.content["application/json"]!.example;
+    expect(decode.operationId).toBe("decodeOperationToken");
+    expect(encodeToken(token, otp)).toBe(encoded_token);
+    expect(decodeToken(encoded_token, otp)).toBe(token);
+  });
 });
 
 describe("the rekey workflow's PGP keys", () => {
