@@ -15,14 +15,18 @@ const pathToRegexpModule = require(require.resolve("path-to-regexp", { paths: [v
 
 if (!pathToRegexpModule.__memoized) {
   const original = pathToRegexpModule.pathToRegexp;
-  const cache = new Map<string, unknown>();
+  // route -> "<sensitive><strict>" -> compiled; the validator passes only those two options.
+  const cache = new Map<string, Map<string, unknown>>();
   pathToRegexpModule.pathToRegexp = (route, options) => {
-    const key = typeof route === "string" ? `${route}\u0000${options ? Object.entries(options).join(",") : ""}` : undefined;
-    if (key === undefined) return original(route, options);
-    let compiled = cache.get(key);
+    const { sensitive, strict, ...other } = (options ?? {}) as { sensitive?: boolean; strict?: boolean };
+    if (typeof route !== "string" || Object.keys(other).length > 0) return original(route, options);
+    const flags = `${sensitive ? 1 : 0}${strict ? 1 : 0}`;
+    let byFlags = cache.get(route);
+    if (!byFlags) cache.set(route, (byFlags = new Map()));
+    let compiled = byFlags.get(flags);
     if (compiled === undefined) {
       compiled = original(route, options);
-      cache.set(key, compiled);
+      byFlags.set(flags, compiled);
     }
     return compiled;
   };
