@@ -16,9 +16,10 @@ export const secretsEntry: ServiceEntry = {
     if (initFile) writeFileSync(initFile, JSON.stringify(initFileContent(init), null, 2) + "\n", { mode: 0o600 });
     const world = options.world;
     return {
-      servers: [running.server],
+      servers: [running.server, running.clusterServer],
       summary: [
         `secrets (secrets service)  ${running.url}`,
+        `  cluster address (replication between clusters) ${running.clusterUrl}`,
         `  cluster id ${running.cluster.id}; seal ${init.seal}, ${init.shares.secret_shares} ${init.seal === "stored" ? "recovery key" : "unseal key"} shares, threshold ${init.shares.secret_threshold}`,
         `  root token (X-Secrets-Token): ${init.rootToken}`,
         ...init.keys.map((key, i) => `  Unseal Key ${i + 1}: ${toBase64(key)}`),

@@ -49,7 +49,9 @@ describe("secretsOptionsFromEnv", () => {
       SECRETS_DEV_THRESHOLD: "1",
       SECRETS_INIT_FILE: "/tmp/x.json",
       SECRETS_SEAL: "stored",
+      SECRETS_CLUSTER_PORT: "18201",
     });
+    expect(options.replication).toEqual({ clusterPort: 18201 });
     expect(options).toMatchObject({ port: 0, rootToken: "r", seal: "stored", shares: { secret_shares: 1, secret_threshold: 1 }, initFile: "/tmp/x.json" });
     expect(options.world!.tokens).toEqual([{ id: "operator-token", policies: ["rekey-operator"] }]);
   });
@@ -74,6 +76,8 @@ describe("secretsEntry", () => {
       const url = /secrets .*?(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(summary)![1]!;
       const token = /root token \(X-Secrets-Token\): (s\.[0-9A-Za-z]{24})/.exec(summary)![1]!;
       expect(summary).toMatch(/cluster id [0-9a-f-]{36}; seal shamir, 4 unseal key shares, threshold 2/);
+      expect(summary).toMatch(/cluster address \(replication between clusters\) http:\/\/127\.0\.0\.1:\d+/);
+      expect(running.servers).toHaveLength(2);
       const printed = [...summary.matchAll(/Unseal Key \d: (\S+)/g)].map((m) => m[1]);
       expect(printed).toHaveLength(4);
 
