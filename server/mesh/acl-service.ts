@@ -11,7 +11,7 @@ import {
   type Authorizer,
 } from "./domain/acl.ts";
 import { AclRulesError, parseAclRules } from "./domain/acl-rules.ts";
-import { DurationError, parseDuration } from "./domain/duration.ts";
+import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { MemoryAclStore, type AclLink, type AclPolicy, type AclRole, type AclTokenRecord } from "./store/acl-store.ts";

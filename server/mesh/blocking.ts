@@ -1,6 +1,6 @@
 // Blocking queries: answer at once unless the client sent an `index` the answer has not passed yet;
 // then wait until a write touches one of the answer's inputs, or until `wait` passes.
-import { parseDuration } from "./domain/duration.ts";
+import { parseDuration } from "../shared/go-duration.ts";
 import type { Indexed } from "./service.ts";
 import type { ConfigEntryStore } from "./store/config-entry-store.ts";
 

@@ -14,7 +14,7 @@ import { express, loadBundle, validationProblems, type OpenApiDocument, type Val
 import "../shared/validator-route-cache.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
-import { InvalidRequestError, isSecretsError, NotFoundError, UnsupportedOperationError } from "./errors.ts";
+import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
 import { apiRouter } from "./replication/cluster-app.ts";
@@ -178,6 +178,7 @@ function describeProblem({ location, field, message }: ValidationProblem): strin
 }
 
 function describeError(error: unknown, requestPath: string): { status: number; messages: string[] } {
+  if (error instanceof Refusal) return { status: error.status, messages: error.messages };
   if (isSecretsError(error)) return { status: error.status, messages: [error.message] };
   const { status = 500, type, message = "internal error" } = (error ?? {}) as { status?: number; type?: string; message?: string };
   if (type === "entity.parse.failed") return { status: 400, messages: [`failed to parse JSON input: ${message}`] };

@@ -31,6 +31,17 @@ export class UnsupportedOperationError extends Error {
   }
 }
 
+/** A refusal with several messages or another status (400, 404, 502): engines and push-MFA use it. */
+export class Refusal extends Error {
+  override name = "Refusal";
+  constructor(
+    readonly status: 400 | 404 | 502,
+    readonly messages: string[],
+  ) {
+    super(messages.join("; ") || `status ${status}`);
+  }
+}
+
 export type SecretsError = InvalidRequestError | PermissionDeniedError | NotFoundError | UnsupportedOperationError;
 
 export function isSecretsError(error: unknown): error is SecretsError {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { combinePolicyDocuments, compactJson, policyArnProblem, roleArnProblem } from "../../server/secrets/engines/cloud-credentials/arns.ts";
 import { DEFAULT_CLOUD_WORLD, parseCloudWorld } from "../../server/secrets/engines/cloud-credentials/cloud-world.ts";
 import { localCredentials, parseSharedCredentials, regionOf, type ChainEnvironment } from "../../server/secrets/engines/cloud-credentials/credential-chain.ts";
-import { formatGoDuration, parseDurationSeconds, parseGoDuration } from "../../server/secrets/engines/cloud-credentials/durations.ts";
+import { formatGoDuration, parseDurationSeconds, parseGoDuration } from "../../server/shared/go-duration.ts";
 import { federatedUserName, iamUserName, normalizeName, roleSessionName } from "../../server/secrets/engines/cloud-credentials/names.ts";
 import {
   applyRoleWrite,

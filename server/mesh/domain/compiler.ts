@@ -19,7 +19,7 @@ import {
   type DiscoveryTarget,
   type NodeType,
 } from "./chain.ts";
-import { formatDuration, parseDuration } from "./duration.ts";
+import { formatDuration, parseDuration } from "../../shared/go-duration.ts";
 
 const DEFAULT_CONNECT_TIMEOUT_NS = 5e9;
 /** Protocols that allow routers and splitters (Consul's IsProtocolHTTPLike). */

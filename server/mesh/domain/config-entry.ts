@@ -2,7 +2,7 @@
 // 1. translateEntryKeys: any spelling of a known key (CamelCase, snake_case, any case) becomes the
 //    canonical CamelCase one, so the strict OpenAPI schema validator can run afterwards;
 // 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
-import { DurationError, formatDuration, parseDuration } from "./duration.ts";
+import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROTOCOLS, PROXY_DEFAULTS_NAME } from "./entries.ts";
 import type {
   ConfigEntry,

@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import type { operations } from "../../../generated/mesh/schema.ts";
 import type { LegacyTokenInput, PolicyInput, RoleInput, TokenInput } from "../acl-service.ts";
 import { blockingQuery } from "../blocking.ts";
-import { parseDuration } from "../domain/duration.ts";
+import { parseDuration } from "../../shared/go-duration.ts";
 import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
 import { MeshHttpError } from "../errors.ts";
 import type { Caller, ChainOverrides, Indexed, MeshService } from "../service.ts";

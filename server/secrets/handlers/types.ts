@@ -22,3 +22,8 @@ export function envelope<T>(cluster: SecretsCluster, data: T) {
     auth: null,
   };
 }
+
+/** The real system's answer for nothing there: 404 with an empty error list. */
+export function nothing(res: Response): void {
+  res.status(404).json({ errors: [] });
+}

@@ -1,28 +1,16 @@
 // Handlers of the five push-MFA method operations (/identity/mfa/method/pushmfa).
 import type { Request, Response } from "express";
 import type { SecretsCluster } from "../cluster.ts";
-import { envelope, noContent, type Handler } from "../handlers/types.ts";
-import { answerRefusal } from "../refusal.ts";
+import { envelope, noContent, nothing, type Handler } from "../handlers/types.ts";
 import { methodView, type PushMfaInput } from "./push-mfa.ts";
 
 type PushMfaOperation = "createPushMfaMethod" | "updatePushMfaMethod" | "readPushMfaMethod" | "deletePushMfaMethod" | "listPushMfaMethods";
 
 export const NAMESPACE_HEADER = "X-Secrets-Namespace";
 
-/** Runs an operation in the request's namespace; refusals become the error envelope. */
+/** Runs an operation in the request's namespace. */
 function inNamespace(work: (cluster: SecretsCluster, namespace: string, req: Request, res: Response) => void): Handler {
-  return (cluster, req, res) => {
-    try {
-      work(cluster, cluster.mfa.namespace(req.get(NAMESPACE_HEADER)), req, res);
-    } catch (error) {
-      answerRefusal(res, error);
-    }
-  };
-}
-
-/** The real system's answer for nothing there: 404 with an empty error list. */
-function nothing(res: Response): void {
-  res.status(404).json({ errors: [] });
+  return (cluster, req, res) => work(cluster, cluster.mfa.namespace(req.get(NAMESPACE_HEADER)), req, res);
 }
 
 export const pushMfaHandlers = {

@@ -2,7 +2,7 @@
 // `identity/mfa/method/<id>` (with the namespace they belong to), read, listed, updated and deleted
 // with the real system's namespace rules; a method a login enforcement uses cannot be deleted.
 // Login enforcements come from the world file (SECRETS_WORLD `mfa_login_enforcements`).
-import { Refusal } from "../refusal.ts";
+import { Refusal } from "../errors.ts";
 import type { Storage, StoredValue } from "../store/storage.ts";
 import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
 import { usernameFormatProblems } from "./username-template.ts";

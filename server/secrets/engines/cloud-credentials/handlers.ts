@@ -3,8 +3,7 @@ import type { Request, Response } from "express";
 import type { operations } from "../../../../generated/secrets/schema.ts";
 import type { RequestContext } from "../../app.ts";
 import type { SecretsCluster } from "../../cluster.ts";
-import { envelope, noContent, type Handler } from "../../handlers/types.ts";
-import { answerRefusal } from "../../refusal.ts";
+import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
 import { cloudCredentialsEngine, type CredentialsRequest, type RootConfigWrite } from "./engine.ts";
 import type { RoleWrite } from "./roles.ts";
 
@@ -31,20 +30,6 @@ function mountOf(res: Response): string {
   return context(res).operation.mount!;
 }
 
-/** The real system's answer for nothing there: 404 with an empty error list. */
-function nothing(res: Response): void {
-  res.status(404).json({ errors: [] });
-}
-
-/** Runs a handler's work; refusals with several messages (or another status) become their answer. */
-async function answering(res: Response, work: () => void | Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    answerRefusal(res, error);
-  }
-}
-
 async function issue(cluster: SecretsCluster, req: Request, res: Response, path: "creds" | "sts", request: CredentialsRequest): Promise<void> {
   const displayName = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
   const issued = await cloudCredentialsEngine(cluster).generate(mountOf(res), String(req.params.name), path, request, displayName);
@@ -68,11 +53,10 @@ export const cloudCredentialsHandlers = {
     res.json(envelope(cluster, { access_key: accessKey }));
   },
 
-  writeCloudCredentialsLeaseConfig: (cluster, req, res) =>
-    answering(res, () => {
-      cloudCredentialsEngine(cluster).writeLeaseConfig(mountOf(res), req.body as Body<"writeCloudCredentialsLeaseConfig">);
-      noContent(res);
-    }),
+  writeCloudCredentialsLeaseConfig: (cluster, req, res) => {
+    cloudCredentialsEngine(cluster).writeLeaseConfig(mountOf(res), req.body as Body<"writeCloudCredentialsLeaseConfig">);
+    noContent(res);
+  },
 
   readCloudCredentialsLeaseConfig: (cluster, _req, res) => {
     const lease = cloudCredentialsEngine(cluster).readLeaseConfig(mountOf(res));
@@ -86,12 +70,11 @@ export const cloudCredentialsHandlers = {
     res.json(envelope(cluster, { keys }));
   },
 
-  writeCloudCredentialsRole: (cluster, req, res) =>
-    answering(res, () => {
-      const warnings = cloudCredentialsEngine(cluster).writeRole(mountOf(res), String(req.params.name), req.body as Body<"writeCloudCredentialsRole"> as RoleWrite);
-      if (warnings.length === 0) return noContent(res);
-      res.json({ ...envelope(cluster, null), warnings });
-    }),
+  writeCloudCredentialsRole: (cluster, req, res) => {
+    const warnings = cloudCredentialsEngine(cluster).writeRole(mountOf(res), String(req.params.name), req.body as Body<"writeCloudCredentialsRole"> as RoleWrite);
+    if (warnings.length === 0) return noContent(res);
+    res.json({ ...envelope(cluster, null), warnings });
+  },
 
   readCloudCredentialsRole: (cluster, req, res) => {
     const role = cloudCredentialsEngine(cluster).readRole(mountOf(res), String(req.params.name));
@@ -104,18 +87,17 @@ export const cloudCredentialsHandlers = {
     noContent(res);
   },
 
-  generateCloudCredentials: (cluster, req, res) =>
-    answering(res, () => {
-      const query = req.query as Record<string, unknown>;
-      const text = (value: unknown) => (typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined);
-      const request: CredentialsRequest = {};
-      for (const key of ["role_arn", "role_session_name", "ttl"] as const) {
-        const value = text(query[key]);
-        if (value !== undefined) request[key] = value;
-      }
-      return issue(cluster, req, res, "creds", request);
-    }),
+  generateCloudCredentials: (cluster, req, res) => {
+    const query = req.query as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === "string" ? value : Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined);
+    const request: CredentialsRequest = {};
+    for (const key of ["role_arn", "role_session_name", "ttl"] as const) {
+      const value = text(query[key]);
+      if (value !== undefined) request[key] = value;
+    }
+    return issue(cluster, req, res, "creds", request);
+  },
 
   generateCloudStsCredentials: (cluster, req, res) =>
-    answering(res, () => issue(cluster, req, res, "sts", (req.body ?? {}) as Body<"generateCloudStsCredentials"> as CredentialsRequest)),
+    issue(cluster, req, res, "sts", (req.body ?? {}) as Body<"generateCloudStsCredentials"> as CredentialsRequest),
 } satisfies Record<CloudCredentialsOperation, Handler>;

@@ -2,7 +2,7 @@
 // rules a role must follow, the upgrade of entries stored by earlier versions (legacy `policy`/`arn`
 // roles), and the read shape. Pure: no storage, no provider.
 import { compactJson, parseArn, policyArnProblem, roleArnProblem } from "./arns.ts";
-import { parseDurationSeconds } from "./durations.ts";
+import { parseDurationSeconds } from "../../../shared/go-duration.ts";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];

@@ -3,7 +3,7 @@
 // (`logical/<mount uuid>/config/access`, `logical/<mount uuid>/roles/<name>`), so a new engine
 // object per request sees everything and replication ships it.
 import { randomBytes } from "node:crypto";
-import { Refusal } from "../../refusal.ts";
+import { Refusal } from "../../errors.ts";
 import type { Storage, StoredValue } from "../../store/storage.ts";
 import { mountStoragePrefix } from "../mount-storage.ts";
 import { checkAccess, type AccessConfig, type AccessInput } from "./access.ts";

@@ -2,8 +2,7 @@
 import type { Response } from "express";
 import type { RequestContext } from "../../app.ts";
 import type { SecretsCluster } from "../../cluster.ts";
-import { envelope, noContent, type Handler } from "../../handlers/types.ts";
-import { answerRefusal } from "../../refusal.ts";
+import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
 import type { AccessInput } from "./access.ts";
 import { DiscoveryTokenEngine } from "./engine.ts";
 import { roleView, type RoleInput } from "./role-rules.ts";
@@ -24,28 +23,15 @@ function engine(cluster: SecretsCluster, res: Response): DiscoveryTokenEngine {
   return new DiscoveryTokenEngine(cluster.storage, context(res).operation.mount!);
 }
 
-/** The real system's answer for nothing there: 404 with an empty error list. */
-function nothing(res: Response): void {
-  res.status(404).json({ errors: [] });
-}
-
 export const discoveryTokenHandlers = {
   configureDiscoveryTokenAccess: async (cluster, req, res) => {
-    try {
-      await engine(cluster, res).configure(req.body as AccessInput);
-      noContent(res);
-    } catch (error) {
-      answerRefusal(res, error);
-    }
+    await engine(cluster, res).configure(req.body as AccessInput);
+    noContent(res);
   },
 
   writeDiscoveryTokenRole: (cluster, req, res) => {
-    try {
-      engine(cluster, res).writeRole(String(req.params.name), req.body as RoleInput);
-      noContent(res);
-    } catch (error) {
-      answerRefusal(res, error);
-    }
+    engine(cluster, res).writeRole(String(req.params.name), req.body as RoleInput);
+    noContent(res);
   },
 
   readDiscoveryTokenRole: (cluster, req, res) => {
@@ -66,12 +52,8 @@ export const discoveryTokenHandlers = {
   },
 
   generateDiscoveryToken: async (cluster, req, res) => {
-    try {
-      const requester = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
-      const lease = await engine(cluster, res).issue(String(req.params.name), requester);
-      res.json({ ...envelope(cluster, lease.data), lease_id: lease.lease_id, lease_duration: lease.lease_duration, renewable: lease.renewable });
-    } catch (error) {
-      answerRefusal(res, error);
-    }
+    const requester = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
+    const lease = await engine(cluster, res).issue(String(req.params.name), requester);
+    res.json({ ...envelope(cluster, lease.data), lease_id: lease.lease_id, lease_duration: lease.lease_duration, renewable: lease.renewable });
   },
 } satisfies Record<DiscoveryTokenOperation, Handler>;

@@ -1,7 +1,7 @@
 // The discovery-token engine's roles: which parameters a backend version accepts, what a client role
 // needs, and how a role is read back. Pure functions (no storage, no network), so that the version
 // rules are a table that tests can walk.
-import { DurationError, formatDuration, parseDuration } from "../../../mesh/domain/duration.ts";
+import { DurationError, formatDuration, parseDuration } from "../../../shared/go-duration.ts";
 
 export type TokenType = "client" | "management";
 

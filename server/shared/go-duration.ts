@@ -1,6 +1,7 @@
-// Durations as the real system reads and writes them: Go's duration syntax (`1h30m`, `1.5h`, `300ms`)
-// and its long form (`30m0s`), and the "duration in seconds" fields that also take plain seconds
-// (`3600`) and days (`2d`). Pure functions; nanoseconds are bigints so that nothing is rounded.
+// Durations as the real systems behind all three APIs read and write them: Go's duration syntax
+// (`1h30m`, `1.5h`, `300ms`) and its long form (`30m0s`), and the "duration in seconds" fields that
+// also take plain seconds (`3600`) and days (`2d`). The one parser of the project; pure functions,
+// nanoseconds are bigints so that nothing is rounded.
 
 const NS_PER: Record<string, bigint> = {
   ns: 1n,
@@ -110,4 +111,25 @@ export function secondsToNs(seconds: number): bigint {
 /** Nanoseconds as whole seconds (rounded down). */
 export function nsToSeconds(ns: bigint): number {
   return Number(ns / SECOND);
+}
+
+export class DurationError extends Error {
+  override name = "DurationError";
+}
+
+/** Go's time.ParseDuration as a number of nanoseconds; throws DurationError with Go's message. */
+export function parseDuration(text: string): number {
+  const parsed = parseGoDuration(text);
+  if ("error" in parsed) throw new DurationError(parsed.error);
+  return Number(parsed.value);
+}
+
+/** Go's Duration.String() of a number of nanoseconds: "5s", "1m30s", "1h0m0s", "250ms". */
+export function formatDuration(ns: number): string {
+  return formatGoDuration(BigInt(Math.round(ns)));
+}
+
+/** Canonical form of a duration string ("90s" -> "1m30s"). */
+export function normalizeDuration(text: string): string {
+  return formatDuration(parseDuration(text));
 }
