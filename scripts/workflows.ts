@@ -3,7 +3,7 @@
 // description of the file (several of one API when the file names several, e.g. `secrets` and
 // `secretsDr`) and the workflow utilities (workflows/utilities.openapi.yaml) when it names them,
 // runs `redocly respect` on the file against them, then checks the traffic respect recorded
-// (dist/workflows/<file>.har) against each description. Against a deployment, run respect directly: see "Contract validation in CI" in README.md.
+// (dist/workflows/<file>.har) against each description. Against a deployment, run respect directly: see docs/workflows.md.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
