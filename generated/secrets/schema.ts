@@ -24,8 +24,8 @@ export interface paths {
          * Start a rekey attempt
          * @description Starts a rekey attempt with a new nonce (a UUID). Only one attempt runs at a time: changing its
          *     parameters means cancelling it and starting a new one, which gets a new nonce. The answer is the
-         *     attempt's status, as `GET /sys/rekey/init` gives it (the seed does not show this answer; the real
-         *     system sends the status, which carries the nonce every further call needs).
+         *     attempt's status, as `GET /sys/rekey/init` gives it, which carries the nonce every further call
+         *     needs.
          *
          *     Rules, each refused with `400` and nothing started:
          *     - `backup` needs `pgp_keys` (`cannot request a backup of the new keys without providing PGP keys
@@ -71,10 +71,10 @@ export interface paths {
          * @description The PGP-encrypted new shares kept by the last rekey started with `backup` true: the nonce of that
          *     rekey and, in `keys`, the encrypted shares by the fingerprint of the key they were encrypted to
          *     (hex; `keys_base64` has them in base64). Each fingerprint maps to a list, in the order the keys
-         *     were given, because the same PGP key may be given for several shares (the real system's format).
+         *     were given, because the same PGP key may be given for several shares.
          *     The backup is written when the new shares are produced (before verification, if any) and stays
          *     until `DELETE /sys/rekey/backup` or the next rekey with `backup`. The answer is the service's
-         *     standard response envelope with the backup in `data`, as the real system sends it. Without a
+         *     standard response envelope with the backup in `data`. Without a
          *     backup the answer is `400` `no backed-up keys found`.
          */
         get: operations["readRekeyBackup"];
@@ -121,7 +121,7 @@ export interface paths {
          *     single share); no attempt (`no barrier rekey in progress`); an attempt waiting for verification
          *     (`rekey operation already finished; verification must be performed; nonce for the verification
          *     operation is "..."`); a wrong nonce (`incorrect nonce supplied; nonce for this rekey operation is
-         *     "..."`, which names the right one, as the real system does); a share already given to this
+         *     "..."`, which names the right one); a share already given to this
          *     attempt (`given key has already been provided during this rekey operation`).
          */
         post: operations["submitRekeyShare"];
@@ -154,7 +154,7 @@ export interface paths {
          *     new shares are combined: if they make up the new key, the root key is rotated (the old shares stop
          *     working) and the answer is the verification nonce with `complete` true; otherwise the answer is
          *     `400` `rekey verification failed; incorrect key shares supplied`, the verification progress is
-         *     cleared and the verification gets a new nonce (as the real system does).
+         *     cleared and the verification gets a new nonce.
          *
          *     Refused with `400` and no progress made: a key that is neither hex nor base64 or not one new share
          *     long; no attempt (`no rekey in progress`); an attempt that is not waiting for verification (`no
@@ -168,8 +168,7 @@ export interface paths {
          * @description Clears the verification progress and gives the verification a new nonce; the attempt and its new
          *     shares are kept (unlike `DELETE /sys/rekey/init`). The answer is the verification status with the
          *     new nonce. Refused with `400` without an attempt (`no rekey configuration found`) or when the
-         *     attempt is not waiting for verification (`no rekey verification in progress`; the real system
-         *     silently sets a nonce there, which the seed's state table has no transition for).
+         *     attempt is not waiting for verification (`no rekey verification in progress`).
          */
         delete: operations["restartRekeyVerification"];
         options?: never;
@@ -289,7 +288,7 @@ export interface paths {
          * Generate a DR secondary activation token
          * @description Generates the activation token of a new DR secondary with the opaque identifier `id`, unique
          *     among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT signed
-         *     by the primary (ES512) whose claims are the real system's: `addr` (this primary's API address),
+         *     by the primary (ES512) whose claims are: `addr` (this primary's API address),
          *     `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl` has
          *     passed (default `30m`): after that the secondary refuses it and the primary refuses to unwrap it
          *     or to accept the secondary's first connection.
@@ -406,7 +405,7 @@ export interface paths {
          *     authorized by a DR operation token of this secondary (`dr_operation_token`), besides the request
          *     token.
          *
-         *     Without `force`, the safety checks of the real system are made first, each refused with `400`:
+         *     Without `force`, safety checks are made first, each refused with `400`:
          *     the old primary must not still be the active primary of the set (the secondary asks it; an
          *     unreachable, demoted or disabled primary passes), so that only one primary is active; and the
          *     secondary must have applied every write it heard the primary make (`last_remote_wal` equal to
@@ -436,8 +435,7 @@ export interface paths {
          *     primary (it forgets its credentials and `cluster_id`). It keeps its data and serves it as a
          *     cluster of its own. Enabling it as a secondary again clears its data (as every
          *     `secondary/enable` does); enabling it as a primary starts a new replication set. It takes no DR
-         *     operation token: the seed lists no parameter (newer releases of the real system ask for one
-         *     here).
+         *     operation token.
          */
         post: operations["disableDrSecondary"];
         delete?: never;
@@ -607,7 +605,7 @@ export interface paths {
          *     new replication set with a new `cluster_id` (a UUID) starts, whose writes to replicated data are
          *     streamed to the secondaries that join it. `primary_cluster_addr` is the cluster address given to
          *     secondaries (for a primary behind a TCP load balancer); empty, the cluster's own cluster address
-         *     is given (the configured cluster address, as the seed says). The cluster must be served (it
+         *     is given (the configured cluster address). The cluster must be served (it
          *     needs an API and a cluster address).
          */
         post: operations["enablePerformancePrimary"];
@@ -679,7 +677,7 @@ export interface paths {
          * Generate a performance secondary activation token
          * @description Generates the activation token of a new performance secondary with the opaque identifier `id`,
          *     unique among this primary's secondaries (revoke a secondary to reuse its id). The token is a JWT
-         *     signed by the primary (ES512) whose claims are the real system's: `addr` (this primary's API
+         *     signed by the primary (ES512) whose claims are: `addr` (this primary's API
          *     address), `iat`, `nbf`, `exp`, `jti` (the wrapping token) and `type`. It can be used until `ttl`
          *     has passed (default `30m`): after that the secondary refuses it and the primary refuses to
          *     unwrap it or to accept the secondary's first connection.
@@ -794,7 +792,7 @@ export interface paths {
          *     activation tokens from it). `primary_cluster_addr` is the cluster address it gives to
          *     secondaries. It takes no DR operation token.
          *
-         *     Without `force`, the safety checks of the real system are made first, each refused with `400`:
+         *     Without `force`, safety checks are made first, each refused with `400`:
          *     the old primary must not still be the active primary of the set (the secondary asks it; an
          *     unreachable, demoted or disabled primary passes), so that only one primary is active; and the
          *     secondary must have applied every write it heard the primary make (`last_remote_wal` equal to
@@ -1033,7 +1031,7 @@ export interface paths {
          * Read the root configuration
          * @description The stored configuration, without `secret_key`. Values that come from the environment or the
          *     shared credentials file are not shown (they are read when used). Before the first configuration
-         *     write the answer is `404` with no message, as the real system answers a read of nothing.
+         *     write the answer is `404` with no message.
          */
         get: operations["readCloudCredentialsRootConfig"];
         put?: never;
@@ -1041,18 +1039,18 @@ export interface paths {
          * Configure the root credentials
          * @description Stores the credentials and client settings the engine uses to call the cloud provider, replacing
          *     any earlier configuration (fields left out are stored empty, `max_retries` as `-1`). The
-         *     credentials are not checked here, as the real system does not check them either: wrong keys show
+         *     credentials are not checked when written: wrong keys show
          *     when credentials are requested (`InvalidClientTokenId`).
          *
          *     The root credentials the engine uses are, highest first:
          *     1. `access_key` and `secret_key` of this configuration, when both are set;
          *     2. the server's environment: `AWS_ACCESS_KEY_ID` (or `AWS_ACCESS_KEY`), `AWS_SECRET_ACCESS_KEY`
-         *        (or `AWS_SECRET_KEY`) and `AWS_SESSION_TOKEN`, the names the real system's provider SDK reads;
+         *        (or `AWS_SECRET_KEY`) and `AWS_SESSION_TOKEN`, the names the provider's SDKs read;
          *     3. the shared credentials file, read from disk at each use: `AWS_SHARED_CREDENTIALS_FILE`, else
          *        `$HOME/.aws/credentials`; profile `AWS_PROFILE`, else `default`; keys `aws_access_key_id`,
          *        `aws_secret_access_key`, `aws_session_token`;
          *     4. the role assigned to the machine or container the server runs on (on the reference server: the
-         *        simulated provider's `assigned_role`, see the README).
+         *        simulated provider's `assigned_role`).
          *
          *     When none applies, requests for credentials fail with `NoCredentialProviders: no valid providers
          *     in chain`. The region is `region`, else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`.
@@ -1111,7 +1109,7 @@ export interface paths {
         /**
          * Read the lease configuration
          * @description The lease configuration, in long form (`30m` is `30m0s`, `12h` is `12h0m0s`). Before the first
-         *     write the answer is `404` with no message (the real system has no default configuration to show;
+         *     write the answer is `404` with no message (there is no default configuration to show;
          *     IAM-user credentials then get `768h`).
          */
         get: operations["readCloudCredentialsLeaseConfig"];
@@ -1145,7 +1143,7 @@ export interface paths {
          * List the roles
          * @description The names of the roles, sorted (roles stored by an earlier version included). Called with the
          *     `LIST` method (`LIST /v1/<mount>/roles`), or as `GET` with `list=true`. Without roles the answer is
-         *     `404` with no message, as the real system answers an empty list.
+         *     `404` with no message.
          */
         get: operations["listCloudCredentialsRoles"];
         put?: never;
@@ -1162,8 +1160,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -1222,7 +1220,7 @@ export interface paths {
         /**
          * Delete a role
          * @description Deletes the role (credentials issued from it stay valid). A role that does not exist is `404`
-         *     with no message, as the seed says.
+         *     with no message.
          */
         delete: operations["deleteCloudCredentialsRole"];
         options?: never;
@@ -1236,8 +1234,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -1299,8 +1297,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -1346,7 +1344,7 @@ export interface paths {
          *     that version, and `creds` picks the token API by it, without calling the backend again. Write
          *     the configuration again (the same values will do) after upgrading the backend. If the backend
          *     cannot be reached, refuses the token, or reports no version, the write is refused with `400`
-         *     and the reason, and nothing is stored (the real system stores the configuration unchecked).
+         *     and the reason, and nothing is stored.
          *
          *     Rules, each refused with `400` and nothing stored:
          *     - `address` is `host:port` (a host name, IPv4 address or bracketed IPv6 address; port 1-65535);
@@ -1375,8 +1373,7 @@ export interface paths {
         /**
          * List roles
          * @description The names of the mount's roles, sorted. Called with `LIST`; described as `GET` with
-         *     `list=true`. With no role, the answer is `404` with an empty error list, as the real system
-         *     answers an empty list.
+         *     `list=true`. With no role, the answer is `404` with an empty error list.
          */
         get: operations["listDiscoveryTokenRoles"];
         put?: never;
@@ -1393,8 +1390,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
-                 *     name pattern).
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside.
                  * @example web-reader
                  */
                 name: components["parameters"]["DiscoveryTokenRoleName"];
@@ -1428,7 +1424,7 @@ export interface paths {
          *     | `token_type`, `ttl`, `max_ttl` | every version |
          *
          *     `token_type` is accepted below 1.4 too: the legacy token API has client and management
-         *     tokens, and the seed's rule for those versions (`policy` required unless `token_type` is
+         *     tokens, and the rule for those versions (`policy` required unless `token_type` is
          *     `management`) names it.
          *
          *     **What a `client` role needs**: below 1.4 `policy`; 1.4 `policy` or `policies`; 1.5 to 1.10
@@ -1475,17 +1471,15 @@ export interface paths {
          *     issue tokens from a backend 1.11 or later (`400`).
          *
          *     **The lease.** `lease_id` is `<mount>/creds/<role>/<random id>`; `lease_duration` is the
-         *     role's `ttl`, else the mount's default lease (768h, the real system's default; this server
-         *     has no mount tuning), capped by the role's `max_ttl` (else the mount's maximum, 768h);
+         *     role's `ttl`, else the mount's default lease (768h; mounts have no
+         *     tuning), capped by the role's `max_ttl` (else the mount's maximum, 768h);
          *     `renewable` is true. `data.token` is the token's secret; tokens from the token API also carry
          *     `accessor`, `local`, `catalog_namespace` and `partition`. (This server keeps no lease table:
          *     the token is not revoked at the backend when the lease ends.)
          *
-         *     **Errors.** An unknown role is `404` with `role "<name>" not found` (the real system answers
-         *     `400`). Access not configured is `400`. When the backend cannot be reached or refuses to create
+         *     **Errors.** An unknown role is `404` with `role "<name>" not found`. Access not configured is `400`. When the backend cannot be reached or refuses to create
          *     the token (for example a policy that does not exist there), the answer is `502` with the
-         *     backend's address, the call and the backend's message; the real system answers those with
-         *     `400`, this server with `502` so that a client can tell a backend failure from its own bad
+         *     backend's address, the call and the backend's message: `502`, not `400`, so that a client can tell a backend failure from its own bad
          *     input. The management token never appears in an answer.
          */
         get: operations["generateDiscoveryToken"];
@@ -1516,8 +1510,7 @@ export interface paths {
          * List push-MFA methods
          * @description The ids of the push-MFA methods visible in the request's namespace: those created in it and
          *     in its parent namespaces (not those of child namespaces), sorted. Called with `LIST`;
-         *     described as `GET` with `list=true`. With none, the answer is `404` with an empty error list,
-         *     as the real system answers an empty list.
+         *     described as `GET` with `list=true`. With none, the answer is `404` with an empty error list.
          */
         get: operations["listPushMfaMethods"];
         put?: never;
@@ -1527,7 +1520,7 @@ export interface paths {
          *     `data.method_id`. `secret_key`, `integration_key` and `api_hostname` are required and must not
          *     be empty (`<field> is empty`); `username_format`, when given, must be a valid identity template
          *     (balanced `{{ }}`, known directives only); each refused with `400`, nothing created.
-         *     `secret_key` is stored and returned only by the method's read (the seed's read shape); it is
+         *     `secret_key` is stored and returned only by the method's read; it is
          *     never logged.
          */
         post: operations["createPushMfaMethod"];
@@ -1561,7 +1554,7 @@ export interface paths {
         /**
          * Read a push-MFA method
          * @description The method, with `type` `pushmfa`. A method can be read from the namespace it was created in,
-         *     from its parent namespaces and from its child namespaces (as the real system allows); from
+         *     from its parent namespaces and from its child namespaces; from
          *     any other namespace, and for an id that does not exist, the answer is `404` with an empty
          *     error list.
          */
@@ -1569,7 +1562,7 @@ export interface paths {
         put?: never;
         /**
          * Update a push-MFA method
-         * @description Replaces the method's settings, as the real system does: the same body and rules as create
+         * @description Replaces the method's settings: the same body and rules as create
          *     (`secret_key`, `integration_key` and `api_hostname` again required; `push_info` and
          *     `use_passcode` left out take their defaults), except that a `username_format` left out keeps
          *     the current one. Only in the namespace the method was created in: from another namespace that
@@ -1965,7 +1958,7 @@ export interface components {
             force?: boolean;
         };
         /**
-         * @description The promotion's outcome, in the real system's shape: `complete`, `progress` and `required` at the
+         * @description The promotion's outcome: `complete`, `progress` and `required` at the
          *     top and again in `data`, next to the envelope fields. No key shares are collected: `complete` is
          *     true and `progress` and `required` are 0.
          */
@@ -2548,7 +2541,7 @@ export interface components {
         PushMfaMethodInput: {
             /**
              * @description A template for the user name at the push service, with identity values in double braces
-             *     (the real system's identity templating), e.g. `{{identity.entity.name}}` or
+             *     (identity templating), e.g. `{{identity.entity.name}}` or
              *     `{{identity.entity.aliases.auth_userpass_6671d643.name}}@example.com`. Empty: the entity name
              *     as it is. Known directives: `identity.entity.id`, `identity.entity.name`,
              *     `identity.entity.metadata.<key>`, `identity.entity.aliases.<mount accessor>.id`, `.name`,
@@ -2583,8 +2576,8 @@ export interface components {
             };
         };
         /**
-         * @description A push-MFA method as stored, in the seed's read shape (which includes `secret_key`, as the real
-         *     system's read did), and the path of the namespace it belongs to.
+         * @description A push-MFA method as stored (its read includes `secret_key`), and the path of the namespace it
+         *     belongs to.
          */
         PushMfaMethod: {
             /** Format: uuid */
@@ -2644,16 +2637,15 @@ export interface components {
          */
         CloudCredentialsList: "true";
         /**
-         * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-         *     role-name pattern); any other name is refused with `400`.
+         * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+         *     name is refused with `400`.
          * @example deploy
          */
         CloudCredentialsRoleName: string;
         /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
         DiscoveryTokenList: "true";
         /**
-         * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
-         *     name pattern).
+         * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside.
          * @example web-reader
          */
         DiscoveryTokenRoleName: string;
@@ -4261,8 +4253,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -4307,8 +4299,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -4355,8 +4347,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -4413,8 +4405,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -4450,8 +4442,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside (the real system's
-                 *     role-name pattern); any other name is refused with `400`.
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
                  * @example deploy
                  */
                 name: components["parameters"]["CloudCredentialsRoleName"];
@@ -4566,8 +4558,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
-                 *     name pattern).
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside.
                  * @example web-reader
                  */
                 name: components["parameters"]["DiscoveryTokenRoleName"];
@@ -4612,8 +4603,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
-                 *     name pattern).
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside.
                  * @example web-reader
                  */
                 name: components["parameters"]["DiscoveryTokenRoleName"];
@@ -4651,8 +4641,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
-                 *     name pattern).
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside.
                  * @example web-reader
                  */
                 name: components["parameters"]["DiscoveryTokenRoleName"];
@@ -4686,8 +4675,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside (the real system's
-                 *     name pattern).
+                 * @description The role's name: letters, digits and `_`, with `-` and `.` allowed inside.
                  * @example web-reader
                  */
                 name: components["parameters"]["DiscoveryTokenRoleName"];
