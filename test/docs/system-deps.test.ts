@@ -1,0 +1,65 @@
+// The README's promise for a fresh machine: scripts/system-deps.sh (first step of `npm test` and of
+// .ci/run) installs chromium and gnupg when missing as root, and otherwise names them and fails.
+// Run with a PATH of fakes: `id` says who we are, `apt-get` records its arguments, `gpg` exists or not.
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const script = path.resolve(import.meta.dirname, "../../scripts/system-deps.sh");
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function run(opts: { uid: number; gpg: boolean; chromium: boolean; aptGet?: boolean }) {
+  const bin = mkdtempSync(path.join(tmpdir(), "system-deps-"));
+  dirs.push(bin);
+  const exe = (name: string, body: string) => {
+    writeFileSync(path.join(bin, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(path.join(bin, name), 0o755);
+  };
+  exe("id", `echo ${opts.uid}`);
+  if (opts.gpg) exe("gpg", "exit 0");
+  if (opts.chromium) exe("chromium", "exit 0");
+  if (opts.aptGet !== false) exe("apt-get", `echo "$@" >> ${bin}/apt-get.log`);
+  const res = spawnSync("/bin/bash", [script], {
+    encoding: "utf8",
+    env: { PATH: bin, CHROMIUM_PATH: path.join(bin, "chromium") },
+  });
+  const log = path.join(bin, "apt-get.log");
+  return { status: res.status, stderr: res.stderr, apt: existsSync(log) ? readFileSync(log, "utf8") : "" };
+}
+
+describe("scripts/system-deps.sh", () => {
+  it("does nothing when chromium and gpg are there", () => {
+    const r = run({ uid: 1000, gpg: true, chromium: true });
+    expect(r).toMatchObject({ status: 0, stderr: "", apt: "" });
+  });
+
+  it("without root, names the missing packages and the command, and fails", () => {
+    const r = run({ uid: 1000, gpg: false, chromium: false });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("chromium gnupg");
+    expect(r.stderr).toContain("sudo apt-get install -y chromium gnupg");
+    expect(r.apt).toBe("");
+  });
+
+  it("as root, installs only what is missing with apt-get", () => {
+    const r = run({ uid: 0, gpg: true, chromium: false });
+    expect(r.status).toBe(0);
+    expect(r.apt).toBe("update -qq\ninstall -y -qq -o=Dpkg::Use-Pty=0 chromium\n");
+  });
+
+  it("as root without apt-get, names the packages and fails", () => {
+    const r = run({ uid: 0, gpg: false, chromium: true, aptGet: false });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("gnupg");
+  });
+
+  it("is the first step of npm test and of .ci/run", () => {
+    const root = path.resolve(import.meta.dirname, "../..");
+    const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+    expect(pkg.scripts.test).toMatch(/^bash scripts\/system-deps\.sh && /);
+    expect(readFileSync(path.join(root, ".ci/run"), "utf8")).toMatch(/^bash scripts\/system-deps\.sh$/m);
+  });
+});
