@@ -1,11 +1,13 @@
 // Generates, for every API: the bundle (generated/<api>/openapi.json), TypeScript types
-// (schema.ts, openapi-typescript) and a typed client (client.ts, openapi-fetch).
+// (schema.ts, openapi-typescript), a typed client (client.ts, openapi-fetch) and the client as an
+// installable package (packages/<api>-client: package.json and README.md, then dist/ compiled).
 // Output is deterministic so that `npm run check:generated` can diff it.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { APIS, type ApiInfo } from "./apis.ts";
+import { buildClientPackage, clientSource, writeClientPackage } from "./client-packages.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const redocly = path.join(root, "node_modules", ".bin", "redocly");
@@ -27,26 +29,16 @@ async function generate(api: ApiInfo): Promise<void> {
   // Properties with a default stay optional in the types: clients may leave them out.
   const ast = await openapiTS(bundle, { alphabetize: false, defaultNonNullable: false });
   writeFileSync(path.join(outDir, "schema.ts"), HEADER + astToString(ast));
-  writeFileSync(path.join(outDir, "client.ts"), clientSource(api));
-}
-
-function clientSource(api: ApiInfo): string {
-  return `${HEADER}import createClient, { type ClientOptions } from "openapi-fetch";
-import type { paths } from "./schema.ts";
-
-export type * from "./schema.ts";
-
-/** Default base URL of the reference server for the ${api.title}. */
-export const DEFAULT_BASE_URL = "http://127.0.0.1:${api.serverPort}${api.basePath}";
-
-/** A typed client for the ${api.title}. */
-export function ${api.clientFactory}(options: ClientOptions = {}) {
-  return createClient<paths>({ baseUrl: DEFAULT_BASE_URL, ...options });
-}
-`;
+  writeFileSync(path.join(outDir, "client.ts"), clientSource(api, ".ts"));
+  writeClientPackage(api);
 }
 
 for (const api of APIS) {
   await generate(api);
   console.log(`generated/${api.name}: openapi.json, schema.ts, client.ts`);
+}
+// Compiled after every API is generated (dist/ is not committed; check:generated compares the rest).
+for (const api of APIS) {
+  buildClientPackage(api);
+  console.log(`packages/${api.name}-client: package.json, README.md, dist/`);
 }
