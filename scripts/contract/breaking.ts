@@ -1,14 +1,25 @@
-// The breaking-change check over a repository: every API's bundle in the working tree against the
-// same file at a baseline commit. Reads git and files; prints nothing (the CLI prints `lines`).
-import { existsSync, readFileSync } from "node:fs";
+// The breaking-change check over a repository: every API's description as the author edits it
+// (openapi/<api>/openapi.yaml and the files it refers to) against the same description at a
+// baseline commit. Both sides are bundled on the fly with Redocly, in one run: the baseline's
+// openapi/ tree is taken out of git into a temporary directory, so neither `npm run generate` nor
+// a checkout is needed. Prints nothing (the CLI prints `lines` or `markdown`).
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { diffApi, formatApiDiff, type ApiDiff } from "./diff.ts";
-import { autoBaseline, fileAt, resolveCommit } from "./git.ts";
+import { promisify } from "node:util";
+import YAML from "yaml";
+import { diffApi, formatApiDiff, formatMarkdown, type ApiDiff } from "./diff.ts";
+import { autoBaseline, materialize, resolveCommit } from "./git.ts";
+
+/** The folder holding the descriptions, openapi/<api>/openapi.yaml each. */
+export const DESCRIPTIONS = "openapi";
+const REDOCLY = path.resolve(import.meta.dirname, "..", "..", "node_modules", ".bin", "redocly");
 
 export interface BreakingCheckOptions {
   /** Repository (and project) root. */
   root: string;
-  /** API names: generated/<api>/openapi.json each. */
+  /** API names: openapi/<api>/openapi.yaml each. */
   apis: string[];
   /** The baseline; with `auto`, undefined means "choose it" (see autoBaseline). */
   ref?: string;
@@ -17,14 +28,54 @@ export interface BreakingCheckOptions {
 }
 
 export interface BreakingCheckResult {
-  /** 0 pass, 1 breaking change without a version change, 2 bad input. */
+  /** 0 pass, 1 breaking change without a major version bump, 2 bad input. */
   exitCode: number;
   lines: string[];
+  /** The same report in Markdown, for a pull request (empty when nothing was compared). */
+  markdown: string;
   baseline?: string;
   results: ApiDiff[];
 }
 
-export function checkBreaking({ root, apis, ref, auto }: BreakingCheckOptions): BreakingCheckResult {
+const entry = (api: string) => path.join(DESCRIPTIONS, api, "openapi.yaml");
+
+/**
+ * Bundles the descriptions found under each side's root with one Redocly run. The bundling
+ * settings of the project's redocly.yaml (decorators and the like) apply to both sides alike; its
+ * `apis` are replaced by one entry per side and API. Returns the bundles by side and API name.
+ */
+export async function bundleSides(projectRoot: string, sides: Record<string, string>, apis: string[], work: string): Promise<Record<string, Record<string, unknown>>> {
+  const configFile = path.join(projectRoot, "redocly.yaml");
+  const config: Record<string, unknown> = existsSync(configFile) ? (YAML.parse(readFileSync(configFile, "utf8")) ?? {}) : {};
+  const entries: Record<string, { root: string; output: string }> = {};
+  for (const [side, dir] of Object.entries(sides)) {
+    for (const api of apis) {
+      if (!existsSync(path.join(dir, entry(api)))) continue;
+      entries[`${side}-${api}@bundle`] = { root: path.join(dir, entry(api)), output: path.join(work, "out", side, `${api}.json`) };
+    }
+  }
+  const out: Record<string, Record<string, unknown>> = Object.fromEntries(Object.keys(sides).map((s) => [s, {}]));
+  if (!Object.keys(entries).length) return out;
+  writeFileSync(path.join(work, "redocly.yaml"), YAML.stringify({ ...config, apis: entries }));
+  try {
+    await promisify(execFile)(REDOCLY, ["bundle", "--config", path.join(work, "redocly.yaml")], {
+      cwd: work,
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? error).split("\n").filter((l) => l.trim() && !/[║═╔╗╚╝]/.test(l));
+    throw new Error(`bundling the descriptions failed:\n${stderr.slice(-15).join("\n")}`);
+  }
+  for (const [name, { output }] of Object.entries(entries)) {
+    const [, side, api] = /^(.*?)-(.*)@bundle$/.exec(name)!;
+    out[side!]![api!] = JSON.parse(readFileSync(output, "utf8"));
+  }
+  return out;
+}
+
+export async function checkBreaking({ root, apis, ref, auto }: BreakingCheckOptions): Promise<BreakingCheckResult> {
+  const fail = (exitCode: number, lines: string[]): BreakingCheckResult => ({ exitCode, lines, markdown: "", results: [] });
   let commit: string | undefined;
   let why: string;
   if (ref) {
@@ -33,23 +84,30 @@ export function checkBreaking({ root, apis, ref, auto }: BreakingCheckOptions): 
     if (!commit) {
       const line = `breaking-change check: ${ref} is not in this clone`;
       // In CI a missing baseline is not the change's fault: say so and pass.
-      return auto ? { exitCode: 0, lines: [`${line}; skipped`], results: [] } : { exitCode: 2, lines: [line], results: [] };
+      return auto ? fail(0, [`${line}; skipped`]) : fail(2, [line]);
     }
   } else {
-    const baseline = autoBaseline(root, "generated");
-    if (!baseline.commit) return { exitCode: 0, lines: [`breaking-change check skipped: ${baseline.reason}`], results: [] };
+    const baseline = autoBaseline(root, DESCRIPTIONS);
+    if (!baseline.commit) return fail(0, [`breaking-change check skipped: ${baseline.reason}`]);
     commit = baseline.commit;
     why = baseline.reason;
   }
+  const missing = apis.filter((api) => !existsSync(path.join(root, entry(api))));
+  if (missing.length) return fail(2, missing.map((api) => `${entry(api)} is missing`));
 
-  const results: ApiDiff[] = [];
-  for (const api of apis) {
-    const file = `generated/${api}/openapi.json`;
-    if (!existsSync(path.join(root, file))) return { exitCode: 2, lines: [`${file} is missing: run npm run generate`], results };
-    const after = JSON.parse(readFileSync(path.join(root, file), "utf8"));
-    const old = fileAt(root, commit, file);
-    results.push(diffApi(api, old === undefined ? undefined : JSON.parse(old), after));
+  const work = mkdtempSync(path.join(tmpdir(), "breaking-"));
+  let bundles: Record<string, Record<string, unknown>>;
+  try {
+    const before = path.join(work, "before");
+    materialize(root, commit, DESCRIPTIONS, before);
+    bundles = await bundleSides(root, { before, after: root }, apis, work);
+  } catch (error) {
+    return fail(2, [(error as Error).message]);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const lines = [`Breaking-change check of generated/ against ${commit.slice(0, 12)} (${why})`, ...results.flatMap(formatApiDiff)];
-  return { exitCode: results.some((r) => r.verdict.fails) ? 1 : 0, lines, baseline: commit, results };
+  const results = apis.map((api) => diffApi(api, bundles.before![api] as never, bundles.after![api] as never));
+  const short = commit.slice(0, 12);
+  const lines = [`Breaking-change check of ${DESCRIPTIONS}/ against ${short} (${why})`, ...results.flatMap(formatApiDiff)];
+  return { exitCode: results.some((r) => r.verdict.fails) ? 1 : 0, lines, markdown: formatMarkdown(results, short), baseline: commit, results };
 }

@@ -65,7 +65,22 @@ export type ChangeKind =
   | "response-variant-removed"
   | "response-header-removed"
   | "response-header-added"
-  | "response-header-became-optional";
+  | "response-header-became-optional"
+  // Security, named and classified as oasdiff names and classifies them (all informational there:
+  // checker/rules.go gives every security rule the INFO level), so a reviewer sees them.
+  | "api-global-security-added"
+  | "api-global-security-removed"
+  | "api-global-security-scope-added"
+  | "api-global-security-scope-removed"
+  | "api-security-added"
+  | "api-security-removed"
+  | "api-security-scope-added"
+  | "api-security-scope-removed"
+  | "api-security-component-added"
+  | "api-security-component-removed"
+  | "api-security-component-type-changed"
+  | "api-security-component-oauth-scope-added"
+  | "api-security-component-oauth-scope-removed";
 
 export interface Change {
   kind: ChangeKind;
@@ -112,23 +127,81 @@ export function diffDocuments(before: OpenApiDoc, after: OpenApiDoc): Change[] {
     compareParameters(ctx, was, o);
     compareRequestBody(ctx, was, o);
     compareResponses(ctx, was, o);
+    compareOperationSecurity(ctx, was, o);
   }
+  compareGlobalSecurity(before, after, out);
+  compareSecuritySchemes(before, after, out);
   return out;
 }
+
+export type Bump = "major" | "minor" | "patch" | "none";
 
 export interface Verdict {
   versionBefore?: string;
   versionAfter?: string;
   breaking: number;
-  /** Breaking changes without a new info.version. */
+  /**
+   * The version bump the change needs (semver): major for a breaking change, minor for any other
+   * change of the interface, patch when only text changed (descriptions, examples), none when equal.
+   */
+  required: Bump;
+  /** The bump that was made: what moved in info.version; "decreased"; or "not semver". */
+  made: Bump | "decreased" | "not semver";
+  /** A breaking change without the major bump semver requires (below 1.0.0: a minor bump). */
   fails: boolean;
+  /** Why it fails, when it does. */
+  reason?: string;
 }
 
+// semver.org's grammar with an optional leading "v" (oasdiff's checker/versioning_policy.go).
+const SEMVER =
+  /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+export function parseSemver(version: string | undefined): [number, number, number] | undefined {
+  const m = version === undefined ? null : SEMVER.exec(version);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+/** Which number moved from one version to the other (pre-release and build metadata do not count). */
+export function bumpBetween(before: string | undefined, after: string | undefined): Verdict["made"] {
+  const b = parseSemver(before);
+  const a = parseSemver(after);
+  if (!b || !a) return before === after ? "none" : "not semver";
+  for (let i = 0; i < 3; i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? "decreased" : (["major", "minor", "patch"] as const)[i]!;
+  }
+  return "none";
+}
+
+/** The documents without info.version, for "did anything but the version change?". */
+function withoutVersion(doc: OpenApiDoc): string {
+  return JSON.stringify({ ...doc, info: { ...doc.info, version: undefined } });
+}
+
+/**
+ * The versioning policy, as oasdiff states it: a breaking change requires a major version increase.
+ * It fails when the version stayed, went down, or moved by less than a major step (below 1.0.0
+ * semver gives the minor number the major's role). A version that is not semver cannot show a major
+ * bump, so with a breaking change it fails too: a gate should not pass what it cannot judge.
+ */
 export function verdict(before: OpenApiDoc, after: OpenApiDoc, changes: Change[]): Verdict {
   const breaking = changes.filter((c) => c.breaking).length;
   const versionBefore = before.info?.version;
   const versionAfter = after.info?.version;
-  return { versionBefore, versionAfter, breaking, fails: breaking > 0 && versionBefore === versionAfter };
+  const required: Bump = breaking ? "major" : changes.length ? "minor" : withoutVersion(before) !== withoutVersion(after) ? "patch" : "none";
+  const made = bumpBetween(versionBefore, versionAfter);
+  const base: Verdict = { versionBefore, versionAfter, breaking, required, made, fails: false };
+  if (!breaking) return base;
+  const b = parseSemver(versionBefore);
+  const a = parseSemver(versionAfter);
+  let reason: string | undefined;
+  if (versionBefore === versionAfter) reason = `info.version is still ${versionAfter}`;
+  else if (!b || !a) reason = `info.version ${versionBefore} -> ${versionAfter} is not semantic versioning (x.y.z): a major bump cannot be told`;
+  else if (made === "decreased") reason = `info.version went down (${versionBefore} -> ${versionAfter})`;
+  else if (b[0] === 0 && a[0] === 0 ? made !== "minor" : made !== "major") {
+    reason = `info.version ${versionBefore} -> ${versionAfter} is a ${made} bump; a breaking change needs ${b[0] === 0 && a[0] === 0 ? `a new minor version below 1.0.0 (${a[0]}.${b[1] + 1}.0)` : `a new major version (${b[0] + 1}.0.0)`}`;
+  }
+  return reason ? { ...base, fails: true, reason } : base;
 }
 
 function push(out: Change[], kind: ChangeKind, breaking: boolean, operation: string, at: string, message: string, definedIn?: string) {
@@ -539,6 +612,146 @@ function compareUnionWithSingle(
   ctx.out.push(...(best ?? []));
 }
 
+// ---- security ---------------------------------------------------------------------------------
+//
+// A security list is an OR of alternatives; the schemes of one alternative, and the scopes of one
+// scheme, are AND-ed. Alternatives have no name, so they are matched as oasdiff matches them
+// (diff/security_requirements_diff.go): identical ones cancel out; a leftover whose set of scheme
+// names is unique on both sides is compared scope by scope; the rest were removed or added.
+
+type Alternative = Record<string, string[]>;
+
+function alternativesOf(security: unknown): Alternative[] {
+  if (!Array.isArray(security)) return [];
+  return security.filter(isObject).map((alt) =>
+    Object.fromEntries(Object.entries(alt).map(([scheme, scopes]) => [scheme, Array.isArray(scopes) ? scopes.map(String) : []])),
+  );
+}
+
+/** "oauth: [read, write] AND apiKey", sorted; `{}` (no authentication needed) shows as "{}". */
+export function showAlternative(alt: Alternative): string {
+  const schemes = Object.keys(alt).sort();
+  if (!schemes.length) return "{}";
+  return schemes.map((s) => (alt[s]!.length ? `${s}: [${[...alt[s]!].sort().join(", ")}]` : s)).join(" AND ");
+}
+
+const schemeSet = (alt: Alternative) => Object.keys(alt).sort().join("\u0000");
+
+interface ScopeChange {
+  scheme: string;
+  added: string[];
+  removed: string[];
+}
+
+function scopeChanges(before: Alternative, after: Alternative): ScopeChange[] {
+  const changes: ScopeChange[] = [];
+  for (const [scheme, scopes] of Object.entries(before)) {
+    const now = after[scheme];
+    if (!now) continue;
+    const added = now.filter((s) => !scopes.includes(s));
+    const removed = scopes.filter((s) => !now.includes(s));
+    if (added.length || removed.length) changes.push({ scheme, added, removed });
+  }
+  return changes;
+}
+
+export interface SecurityListDiff {
+  added: Alternative[];
+  removed: Alternative[];
+  scopes: ScopeChange[];
+}
+
+export function diffSecurityLists(beforeList: unknown, afterList: unknown): SecurityListDiff {
+  const before = alternativesOf(beforeList);
+  const after = alternativesOf(afterList);
+  const usedBefore = before.map(() => false);
+  const usedAfter = after.map(() => false);
+  const find = (alt: Alternative, exact: boolean) =>
+    after.findIndex((c, j) => !usedAfter[j] && schemeSet(c) === schemeSet(alt) && (!exact || scopeChanges(alt, c).length === 0));
+  const unique = (list: Alternative[], used: boolean[], set: string) => list.filter((c, i) => !used[i] && schemeSet(c) === set).length === 1;
+  // 1: identical alternatives cancel out.
+  before.forEach((alt, i) => {
+    const j = find(alt, true);
+    if (j >= 0) [usedBefore[i], usedAfter[j]] = [true, true];
+  });
+  // 2: an alternative whose scheme set is unambiguous on both sides changed its scopes.
+  const scopes: ScopeChange[] = [];
+  before.forEach((alt, i) => {
+    if (usedBefore[i] || !unique(before, usedBefore, schemeSet(alt))) return;
+    const j = find(alt, false);
+    if (j < 0 || !unique(after, usedAfter, schemeSet(after[j]!))) return;
+    [usedBefore[i], usedAfter[j]] = [true, true];
+    scopes.push(...scopeChanges(alt, after[j]!));
+  });
+  // 3: the rest was removed or added.
+  return { removed: before.filter((_, i) => !usedBefore[i]), added: after.filter((_, j) => !usedAfter[j]), scopes };
+}
+
+function compareOperationSecurity(ctx: Context, was: Operation, now: Operation) {
+  // The operation's own `security` only, as oasdiff compares it (an inherited document-level list
+  // is compared once, below).
+  const d = diffSecurityLists(was.operation.security, now.operation.security);
+  const at = now.pointer + "/security";
+  // An empty alternative on an operation ("also without authentication") is not reported by oasdiff.
+  for (const alt of d.added.filter((a) => Object.keys(a).length)) {
+    add(ctx, "api-security-added", false, at, `the endpoint scheme security ${showAlternative(alt)} was added to the API`);
+  }
+  for (const alt of d.removed.filter((a) => Object.keys(a).length)) {
+    add(ctx, "api-security-removed", false, at, `the endpoint scheme security ${showAlternative(alt)} was removed from the API`);
+  }
+  for (const { scheme, added, removed } of d.scopes) {
+    for (const scope of added) add(ctx, "api-security-scope-added", false, at, `the security scope ${scope} was added to the endpoint's security scheme ${scheme}`);
+    for (const scope of removed) add(ctx, "api-security-scope-removed", false, at, `the security scope ${scope} was removed from the endpoint's security scheme ${scheme}`);
+  }
+}
+
+/** Document-level changes are reported against this pseudo-operation. */
+export const WHOLE_API = "(all operations)";
+
+function compareGlobalSecurity(before: OpenApiDoc, after: OpenApiDoc, out: Change[]) {
+  const d = diffSecurityLists(before.security, after.security);
+  for (const alt of d.added) push(out, "api-global-security-added", false, WHOLE_API, "/security", `the security scheme ${showAlternative(alt)} was added to the API`);
+  for (const alt of d.removed) push(out, "api-global-security-removed", false, WHOLE_API, "/security", `the security scheme ${showAlternative(alt)} was removed from the API`);
+  for (const { scheme, added, removed } of d.scopes) {
+    for (const scope of added) push(out, "api-global-security-scope-added", false, WHOLE_API, "/security", `the security scope ${scope} was added to the global security scheme ${scheme}`);
+    for (const scope of removed) push(out, "api-global-security-scope-removed", false, WHOLE_API, "/security", `the security scope ${scope} was removed from the global security scheme ${scheme}`);
+  }
+}
+
+/** Scopes an OAuth 2 scheme defines, over all its flows (oasdiff looks at the implicit flow only). */
+function oauthScopes(scheme: JsonObject): Set<string> {
+  const scopes = new Set<string>();
+  if (isObject(scheme.flows)) {
+    for (const flow of Object.values(scheme.flows)) if (isObject(flow) && isObject(flow.scopes)) for (const s of Object.keys(flow.scopes)) scopes.add(s);
+  }
+  return scopes;
+}
+
+function compareSecuritySchemes(before: OpenApiDoc, after: OpenApiDoc, out: Change[]) {
+  const schemes = (doc: OpenApiDoc) => (isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {});
+  const old = schemes(before);
+  const current = schemes(after);
+  const at = (name: string) => pointer("/components/securitySchemes", name);
+  for (const name of Object.keys(old)) {
+    if (!(name in current)) push(out, "api-security-component-removed", false, WHOLE_API, at(name), `the component security scheme ${name} was removed`);
+  }
+  for (const [name, raw] of Object.entries(current)) {
+    if (!(name in old)) {
+      push(out, "api-security-component-added", false, WHOLE_API, at(name), `the component security scheme ${name} was added`);
+      continue;
+    }
+    const b = deref<JsonObject>(before, old[name]).value;
+    const a = deref<JsonObject>(after, raw).value;
+    if (b.type !== a.type) {
+      push(out, "api-security-component-type-changed", false, WHOLE_API, at(name), `the component security scheme ${name} type changed from ${String(b.type)} to ${String(a.type)}`);
+    }
+    const bScopes = oauthScopes(b);
+    const aScopes = oauthScopes(a);
+    for (const s of aScopes) if (!bScopes.has(s)) push(out, "api-security-component-oauth-scope-added", false, WHOLE_API, at(name), `the component security scheme ${name} oauth scope ${s} was added`);
+    for (const s of bScopes) if (!aScopes.has(s)) push(out, "api-security-component-oauth-scope-removed", false, WHOLE_API, at(name), `the component security scheme ${name} oauth scope ${s} was removed`);
+  }
+}
+
 // ---- report -----------------------------------------------------------------------------------
 
 export interface ApiDiff {
@@ -551,23 +764,91 @@ export interface ApiDiff {
 
 /** Compares one API; before is undefined when the API did not exist at the baseline. */
 export function diffApi(api: string, before: OpenApiDoc | undefined, after: OpenApiDoc): ApiDiff {
-  if (!before) return { api, isNew: true, changes: [], verdict: { versionAfter: after.info?.version, breaking: 0, fails: false } };
+  if (!before) {
+    return { api, isNew: true, changes: [], verdict: { versionAfter: after.info?.version, breaking: 0, required: "none", made: "none", fails: false } };
+  }
   const changes = diffDocuments(before, after);
   return { api, isNew: false, changes, verdict: verdict(before, after, changes) };
 }
+
+/** The smallest version carrying a bump of this level: 1.4.2 + minor = 1.5.0; below 1.0.0 a major step is a minor one. */
+export function nextVersion(version: string | undefined, bump: Bump): string | undefined {
+  const v = parseSemver(version);
+  if (!v || bump === "none") return undefined;
+  const [major, minor, patch] = v;
+  const prefix = version!.startsWith("v") ? "v" : "";
+  if (bump === "major") return prefix + (major === 0 ? `0.${minor + 1}.0` : `${major + 1}.0.0`);
+  if (bump === "minor") return prefix + `${major}.${minor + 1}.0`;
+  return prefix + `${major}.${minor}.${patch + 1}`;
+}
+
+const BUMP_REASON: Record<Bump, string> = {
+  major: "breaking changes",
+  minor: "changes that break no client",
+  patch: "only text changed",
+  none: "nothing changed",
+};
+
+/** One sentence on the version: what the change needs and what was made. */
+export function versionSentence(v: Verdict): string {
+  const version = v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} -> ${v.versionAfter}`;
+  const next = nextVersion(v.versionBefore, v.required);
+  const made = v.made === "none" ? `info.version is still ${v.versionAfter}` : v.made === "not semver" || v.made === "decreased" ? `info.version ${version} (${v.made})` : `info.version ${version} is a ${v.made} bump`;
+  if (v.required === "none") return `no version bump needed; ${made}`;
+  return `needs a ${v.required} version bump (${BUMP_REASON[v.required]})${next ? `, at least ${next}` : ""}; ${made}`;
+}
+
+const sortChanges = (changes: Change[]) => [...changes].sort((a, b) => Number(b.breaking) - Number(a.breaking) || a.kind.localeCompare(b.kind));
 
 /** Lines for a terminal: breaking changes first, grouped by kind. */
 export function formatApiDiff({ api, isNew, changes, verdict: v }: ApiDiff): string[] {
   if (isNew) return [`${api}: new (${v.versionAfter ?? "no version"}), nothing to compare with`];
   const version = v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} -> ${v.versionAfter}`;
-  if (!changes.length) return [`${api} ${version}: no changes`];
+  if (!changes.length) return [`${api} ${version}: ${v.required === "patch" ? "no interface changes (text only)" : "no changes"}`];
   const lines = [`${api} ${version}: ${v.breaking} breaking, ${changes.length - v.breaking} other`];
-  const sorted = [...changes].sort((a, b) => Number(b.breaking) - Number(a.breaking) || a.kind.localeCompare(b.kind));
-  for (const c of sorted) {
+  for (const c of sortChanges(changes)) {
     lines.push(`  ${c.breaking ? "BREAKING" : "ok      "} ${c.kind}  ${c.operation}: ${c.message}`);
     lines.push(`           at ${c.pointer}${c.definedIn ? ` (defined in ${c.definedIn})` : ""}`);
   }
-  if (v.fails) lines.push(`  FAIL: ${v.breaking} breaking change(s) and info.version is still ${v.versionAfter}: change the version or the description`);
-  else if (v.breaking) lines.push(`  passes: info.version changed (${version})`);
+  lines.push(`  version: ${versionSentence(v)}`);
+  if (v.fails) lines.push(`  FAIL: ${v.breaking} breaking change(s) and ${v.reason}: bump the major version or change the description`);
+  else if (v.breaking) lines.push(`  passes: the ${v.made} bump (${version}) carries the breaking change(s)`);
   return lines;
+}
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/**
+ * The report as Markdown, for a pull request comment or a CI job summary: a verdict line per API,
+ * then a table of its changes, breaking ones first.
+ */
+export function formatMarkdown(results: ApiDiff[], baseline?: string): string {
+  const failed = results.filter((r) => r.verdict.fails);
+  const lines = [
+    `## Breaking-change check${baseline ? ` against \`${baseline}\`` : ""}`,
+    "",
+    failed.length
+      ? `**Fails**: ${failed.map((r) => `${r.api} (${r.verdict.reason})`).join("; ")}.`
+      : "**Passes**: no breaking change without a major version bump.",
+    "",
+    "| API | version | breaking | other | needs | verdict |",
+    "|---|---|---|---|---|---|",
+  ];
+  for (const { api, isNew, changes, verdict: v } of results) {
+    const version = isNew ? `${v.versionAfter ?? "?"} (new)` : v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} → ${v.versionAfter}`;
+    const next = nextVersion(v.versionBefore, v.required);
+    const needs = isNew ? "–" : v.required === "none" ? "no bump" : `${v.required}${next ? ` (≥ ${next})` : ""}`;
+    const outcome = v.fails ? "❌ fails" : v.breaking ? "✅ passes (major bump)" : "✅ passes";
+    lines.push(`| ${api} | ${cell(version)} | ${v.breaking} | ${changes.length - v.breaking} | ${needs} | ${outcome} |`);
+  }
+  for (const { api, changes, verdict: v } of results) {
+    if (!changes.length) continue;
+    lines.push("", `### ${api}`, "", `${versionSentence(v)}.${v.fails ? ` **${v.reason}.**` : ""}`, "");
+    lines.push("| | change | operation | what | where |", "|---|---|---|---|---|");
+    for (const c of sortChanges(changes)) {
+      const where = `\`${c.pointer}\`${c.definedIn ? ` (defined in \`${c.definedIn}\`)` : ""}`;
+      lines.push(`| ${c.breaking ? "**breaking**" : "ok"} | \`${c.kind}\` | ${cell(c.operation)} | ${cell(c.message)} | ${cell(where)} |`);
+    }
+  }
+  return lines.join("\n") + "\n";
 }

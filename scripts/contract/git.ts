@@ -1,6 +1,7 @@
 // The git questions the breaking-change check asks: which version to compare with, and a file's
 // content at a ref. Shallow clones and missing history are answers, not crashes.
 import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
 
 function git(cwd: string, args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -57,4 +58,17 @@ export function autoBaseline(cwd: string, dir: string): Baseline {
     return { reason: `the commit before ${last.slice(0, 7)} (the last that changed ${dir}/) is not in this clone (shallow clone or first commit)` };
   }
   return { commit: parent, reason: `parent of ${last.slice(0, 7)}, the last commit that changed ${dir}/` };
+}
+
+/**
+ * Writes the tree of `dir` at a commit into `into` (which then holds `dir/...`), without touching
+ * the work tree or the index. A commit without that folder leaves `into` empty.
+ */
+export function materialize(cwd: string, commit: string, dir: string, into: string): void {
+  mkdirSync(into, { recursive: true });
+  // `<commit>:./` is the tree of cwd at that commit, so a project in a subfolder of its repository works too.
+  const tree = `${commit}:./`;
+  if (!tryGit(cwd, ["ls-tree", "-d", "--name-only", tree, "--", dir])) return;
+  const tar = execFileSync("git", ["archive", "--format=tar", tree, "--", dir], { cwd, maxBuffer: 256 * 1024 * 1024 });
+  execFileSync("tar", ["-x", "-f", "-", "-C", into], { input: tar, stdio: ["pipe", "ignore", "pipe"] });
 }

@@ -1,7 +1,7 @@
 // Breaking-change detection on small hand-made descriptions: one test per kind of change, in
 // requests and in responses, through $refs; then the verdict and the report.
 import { describe, expect, it } from "vitest";
-import { diffApi, diffDocuments, formatApiDiff, verdict, type Change } from "../../scripts/contract/diff.ts";
+import { bumpBetween, diffApi, diffDocuments, diffSecurityLists, formatApiDiff, formatMarkdown, nextVersion, verdict, type Change } from "../../scripts/contract/diff.ts";
 import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
 
 /** A one-operation API: PUT /items/{id} with a JSON body and a JSON 200 answer, schemas in components. */
@@ -261,12 +261,56 @@ describe("verdict and report", () => {
   const before = api();
   const after = api({ response: output((s) => delete props(s).Count) });
 
-  it("fails on a breaking change with the same info.version, passes when the version changed", () => {
-    expect(verdict(before, after, diffDocuments(before, after))).toEqual({ versionBefore: "1.0.0", versionAfter: "1.0.0", breaking: 1, fails: true });
+  it("fails on a breaking change with the same info.version, passes with a major bump", () => {
+    expect(verdict(before, after, diffDocuments(before, after))).toEqual({
+      versionBefore: "1.0.0",
+      versionAfter: "1.0.0",
+      breaking: 1,
+      required: "major",
+      made: "none",
+      fails: true,
+      reason: "info.version is still 1.0.0",
+    });
     const bumped = { ...after, info: { title: "t", version: "2.0.0" } };
-    expect(verdict(before, bumped, diffDocuments(before, bumped)).fails).toBe(false);
+    expect(verdict(before, bumped, diffDocuments(before, bumped))).toMatchObject({ required: "major", made: "major", fails: false });
     const harmless = api({ response: output((s) => (props(s).Extra = { type: "string" })) });
-    expect(verdict(before, harmless, diffDocuments(before, harmless)).fails).toBe(false);
+    expect(verdict(before, harmless, diffDocuments(before, harmless))).toMatchObject({ required: "minor", made: "none", fails: false });
+  });
+
+  // The versioning policy of oasdiff (checker/versioning_policy.go and its tests): a breaking change
+  // requires a major version increase; below 1.0.0 the minor number plays the major's role.
+  it("a breaking change needs a major bump: a minor or patch bump, or a lower version, does not carry it", () => {
+    const at = (version: string) => ({ ...after, info: { title: "t", version } });
+    const judge = (from: string, to: string) => {
+      const b = { ...before, info: { title: "t", version: from } };
+      return verdict(b, at(to), diffDocuments(b, at(to)));
+    };
+    expect(judge("1.0.0", "1.1.0")).toMatchObject({ made: "minor", fails: true, reason: "info.version 1.0.0 -> 1.1.0 is a minor bump; a breaking change needs a new major version (2.0.0)" });
+    expect(judge("1.0.0", "1.0.1")).toMatchObject({ made: "patch", fails: true });
+    expect(judge("v1.0.0", "v1.1.0")).toMatchObject({ fails: true });
+    expect(judge("1.0.0", "1.1.0-rc.1")).toMatchObject({ fails: true });
+    expect(judge("2.0.0", "1.0.0")).toMatchObject({ made: "decreased", fails: true, reason: "info.version went down (2.0.0 -> 1.0.0)" });
+    expect(judge("1.9.3", "2.0.0")).toMatchObject({ fails: false });
+    expect(judge("1.0.0", "2.0.0+build.5")).toMatchObject({ fails: false });
+    expect(judge("0.1.0", "0.2.0")).toMatchObject({ fails: false });
+    expect(judge("0.1.0", "0.1.1")).toMatchObject({ fails: true, reason: "info.version 0.1.0 -> 0.1.1 is a patch bump; a breaking change needs a new minor version below 1.0.0 (0.2.0)" });
+    // oasdiff stays silent on versions that are not semver; a gate cannot pass what it cannot judge.
+    expect(judge("2026-01-01", "2026-06-01")).toMatchObject({ made: "not semver", fails: true });
+    expect(judge("v1", "v2")).toMatchObject({ fails: true });
+  });
+
+  it("says which bump a change needs: major, minor, patch (text only) or none", () => {
+    expect(verdict(before, before, [])).toMatchObject({ required: "none", fails: false });
+    const reworded = { ...before, info: { title: "t", version: "1.0.0", description: "now described" } };
+    expect(verdict(before, reworded, diffDocuments(before, reworded))).toMatchObject({ required: "patch", made: "none", fails: false });
+    expect(formatApiDiff(diffApi("mesh", before, reworded))).toEqual(["mesh 1.0.0: no interface changes (text only)"]);
+    expect(bumpBetween("1.4.2", "1.5.0")).toBe("minor");
+    expect(bumpBetween("1.4.2", "1.4.2")).toBe("none");
+    expect(nextVersion("1.4.2", "major")).toBe("2.0.0");
+    expect(nextVersion("0.4.2", "major")).toBe("0.5.0");
+    expect(nextVersion("1.4.2", "minor")).toBe("1.5.0");
+    expect(nextVersion("v1.4.2", "patch")).toBe("v1.4.3");
+    expect(nextVersion("v1", "patch")).toBeUndefined();
   });
 
   it("an API absent at the baseline is new, with nothing to compare", () => {
@@ -285,6 +329,139 @@ describe("verdict and report", () => {
     expect(lines[1]).toMatch(/^ {2}BREAKING response-property-removed {2}PUT \/items\/\{id\} \(putItem\): field "Count" was removed$/);
     expect(lines[2]).toContain("at /paths/~1items~1{id}/put/responses/200/content/application~1json/schema/properties/Count (defined in #/components/schemas/Item/properties/Count)");
     expect(lines[3]).toMatch(/^ {2}ok {7}response-property-added/);
-    expect(lines.at(-1)).toContain("FAIL: 1 breaking change(s) and info.version is still 1.0.0");
+    expect(lines.at(-2)).toBe("  version: needs a major version bump (breaking changes), at least 2.0.0; info.version is still 1.0.0");
+    expect(lines.at(-1)).toBe("  FAIL: 1 breaking change(s) and info.version is still 1.0.0: bump the major version or change the description");
+  });
+
+  it("renders a Markdown report for a pull request: the verdict per API, then each change", () => {
+    const grown = api({ response: output((s) => {
+      delete props(s).Count;
+      props(s).Extra = { type: "string" };
+    }) });
+    const markdown = formatMarkdown([diffApi("mesh", before, grown), diffApi("secrets", before, before)], "0123456789ab");
+    expect(markdown.split("\n")).toEqual([
+      "## Breaking-change check against `0123456789ab`",
+      "",
+      "**Fails**: mesh (info.version is still 1.0.0).",
+      "",
+      "| API | version | breaking | other | needs | verdict |",
+      "|---|---|---|---|---|---|",
+      "| mesh | 1.0.0 | 1 | 1 | major (≥ 2.0.0) | ❌ fails |",
+      "| secrets | 1.0.0 | 0 | 0 | no bump | ✅ passes |",
+      "",
+      "### mesh",
+      "",
+      "needs a major version bump (breaking changes), at least 2.0.0; info.version is still 1.0.0. **info.version is still 1.0.0.**",
+      "",
+      "| | change | operation | what | where |",
+      "|---|---|---|---|---|",
+      '| **breaking** | `response-property-removed` | PUT /items/{id} (putItem) | field "Count" was removed | `/paths/~1items~1{id}/put/responses/200/content/application~1json/schema/properties/Count` (defined in `#/components/schemas/Item/properties/Count`) |',
+      '| ok | `response-property-added` | PUT /items/{id} (putItem) | new field "Extra" | `/paths/~1items~1{id}/put/responses/200/content/application~1json/schema/properties/Extra` (defined in `#/components/schemas/Item/properties/Extra`) |',
+      "",
+    ]);
+  });
+});
+
+// Security changes are reported and classified as oasdiff classifies them (checker/rules.go: every
+// security rule is INFO, none breaking), with its ids and wording, so a reviewer sees them.
+describe("security requirements and schemes", () => {
+  const petstore: JsonObject = {
+    petstore_auth: { type: "oauth2", flows: { implicit: { authorizationUrl: "http://example.org/api/oauth/dialog", scopes: { "write:pets": "modify", "read:pets": "read" } } } },
+    api_key: { type: "apiKey", name: "X-Key", in: "header" },
+  };
+  const secured = (parts: { global?: JsonObject[]; operation?: JsonObject[]; schemes?: JsonObject }): OpenApiDoc => {
+    const doc = api();
+    if (parts.global) doc.security = parts.global;
+    if (parts.operation) (doc.paths!["/items/{id}"]!.put as JsonObject).security = parts.operation;
+    doc.components!.securitySchemes = parts.schemes ?? petstore;
+    return doc;
+  };
+  const both = { petstore_auth: ["write:pets", "read:pets"] };
+
+  it("an operation's security requirement added or removed: reported, not breaking", () => {
+    const added = only(diffDocuments(secured({}), secured({ operation: [both] })), "api-security-added");
+    expect(added).toEqual({
+      kind: "api-security-added",
+      breaking: false,
+      operation: "PUT /items/{id} (putItem)",
+      pointer: "/paths/~1items~1{id}/put/security",
+      message: "the endpoint scheme security petstore_auth: [read:pets, write:pets] was added to the API",
+    });
+    expect(only(diffDocuments(secured({ operation: [both] }), secured({})), "api-security-removed").message).toBe(
+      "the endpoint scheme security petstore_auth: [read:pets, write:pets] was removed from the API",
+    );
+  });
+
+  it("an operation's scope added or removed", () => {
+    const read = { petstore_auth: ["read:pets"] };
+    expect(only(diffDocuments(secured({ operation: [read] }), secured({ operation: [both] })), "api-security-scope-added").message).toBe(
+      "the security scope write:pets was added to the endpoint's security scheme petstore_auth",
+    );
+    expect(only(diffDocuments(secured({ operation: [both] }), secured({ operation: [read] })), "api-security-scope-removed").breaking).toBe(false);
+  });
+
+  it("the document's security: alternatives and scopes added or removed", () => {
+    const global = only(diffDocuments(secured({}), secured({ global: [both] })), "api-global-security-added");
+    expect(global).toMatchObject({ breaking: false, operation: "(all operations)", pointer: "/security", message: "the security scheme petstore_auth: [read:pets, write:pets] was added to the API" });
+    expect(only(diffDocuments(secured({ global: [both] }), secured({})), "api-global-security-removed").breaking).toBe(false);
+    expect(only(diffDocuments(secured({ global: [both] }), secured({ global: [{ petstore_auth: ["write:pets"] }] })), "api-global-security-scope-removed").message).toBe(
+      "the security scope read:pets was removed from the global security scheme petstore_auth",
+    );
+    expect(only(diffDocuments(secured({ global: [{ petstore_auth: ["read:pets"] }] }), secured({ global: [both] })), "api-global-security-scope-added").breaking).toBe(false);
+    // Anonymous access as an alternative ({}) is an alternative like any other at the document level.
+    expect(only(diffDocuments(secured({ global: [both] }), secured({ global: [both, {}] })), "api-global-security-added").message).toBe("the security scheme {} was added to the API");
+    // An operation's {} is left out, as oasdiff leaves it out.
+    expect(diffDocuments(secured({ operation: [both] }), secured({ operation: [both, {}] }))).toEqual([]);
+  });
+
+  it("alternatives are matched as wholes: the same list in another order is no change; AND-ed schemes are one alternative", () => {
+    const apiKey = { api_key: [] };
+    expect(diffDocuments(secured({ global: [apiKey, both] }), secured({ global: [both, apiKey] }))).toEqual([]);
+    const anded = { ...both, ...apiKey };
+    const changes = diffDocuments(secured({ global: [both] }), secured({ global: [anded] }));
+    expect(changes.map((c) => [c.kind, c.message])).toEqual([
+      ["api-global-security-added", "the security scheme api_key AND petstore_auth: [read:pets, write:pets] was added to the API"],
+      ["api-global-security-removed", "the security scheme petstore_auth: [read:pets, write:pets] was removed from the API"],
+    ]);
+    // The same scheme twice (read OR write): once the identical ones cancel out, a single leftover on
+    // each side is a scope change; two leftovers are ambiguous, so they are removed and added.
+    expect(diffSecurityLists([{ p: ["read"] }, { p: ["write"] }], [{ p: ["read"] }, { p: ["admin"] }])).toEqual({
+      removed: [],
+      added: [],
+      scopes: [{ scheme: "p", added: ["admin"], removed: ["write"] }],
+    });
+    expect(diffSecurityLists([{ p: ["a"] }, { p: ["b"] }], [{ p: ["c"] }, { p: ["d"] }])).toEqual({
+      removed: [{ p: ["a"] }, { p: ["b"] }],
+      added: [{ p: ["c"] }, { p: ["d"] }],
+      scopes: [],
+    });
+    // Compared with itself, such a list shows no phantom scope change (oasdiff issue #1041).
+    expect(diffSecurityLists([{ p: ["read"] }, { p: ["write"] }], [{ p: ["write"] }, { p: ["read"] }])).toEqual({ removed: [], added: [], scopes: [] });
+  });
+
+  it("security schemes: added, removed, type changed, OAuth scopes added or removed", () => {
+    const { api_key: _, ...onlyOauth } = petstore;
+    expect(only(diffDocuments(secured({ schemes: onlyOauth }), secured({})), "api-security-component-added")).toMatchObject({
+      breaking: false,
+      pointer: "/components/securitySchemes/api_key",
+      message: "the component security scheme api_key was added",
+    });
+    expect(only(diffDocuments(secured({}), secured({ schemes: onlyOauth })), "api-security-component-removed").breaking).toBe(false);
+    const bearer = { ...petstore, api_key: { type: "http", scheme: "bearer" } };
+    expect(only(diffDocuments(secured({}), secured({ schemes: bearer })), "api-security-component-type-changed").message).toBe(
+      "the component security scheme api_key type changed from apiKey to http",
+    );
+    const fewer = structuredClone(petstore);
+    delete (((fewer.petstore_auth as JsonObject).flows as JsonObject).implicit as JsonObject & { scopes: JsonObject }).scopes["read:pets"];
+    expect(only(diffDocuments(secured({}), secured({ schemes: fewer })), "api-security-component-oauth-scope-removed").message).toBe(
+      "the component security scheme petstore_auth oauth scope read:pets was removed",
+    );
+    expect(only(diffDocuments(secured({ schemes: fewer }), secured({})), "api-security-component-oauth-scope-added").breaking).toBe(false);
+  });
+
+  it("security changes alone need a minor version bump, and never fail the check", () => {
+    const b = secured({});
+    const a = secured({ global: [both] });
+    expect(verdict(b, a, diffDocuments(b, a))).toMatchObject({ breaking: 0, required: "minor", fails: false });
   });
 });
