@@ -1,13 +1,15 @@
 // The secrets reference server: express app, token and policy checks, OpenAPI validation,
 // handlers, and the `{"errors": [...]}` envelope. One app serves one cluster.
 //
-// A request goes through, in order:
-//   1. JSON decoding of the body whatever its Content-Type (a missing POST/PUT body counts as {});
-//   2. dispatch: `list` (LIST or GET ?list=true) read; the token checked (403); the operation found
-//      from method and path (404 no route, 405 unsupported); its capabilities checked (403); PUT and
-//      POST aliased to the described one;
-//   3. express-openapi-validator: the request against the description (400), and every JSON answer;
-//   4. the operation's handler.
+// A request goes through, in order (cheapest refusal first, nothing parsed for a stranger):
+//   1. dispatch: the canonical path (decoded once, cleaned: http/canonical-path.ts); `list` (LIST or
+//      GET ?list=true) read; the token checked (403); the operation found from method and path (404
+//      no route, 405 unsupported); its capabilities checked on the canonical path (403); only then
+//      the body read within its limits (413 for size, 400 for shape) and decoded as JSON whatever
+//      its Content-Type (a missing, empty or `null` body counts as {}); the URL rewritten to the
+//      canonical path, so that the validator and the handlers see exactly what was authorized;
+//   2. express-openapi-validator: the request against the description (400), and every JSON answer;
+//   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { express, loadBundle, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
@@ -15,12 +17,27 @@ import "../shared/validator-route-cache.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
+import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
 import { apiRouter } from "./replication/cluster-app.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
 export const TOKEN_HEADER = "X-Secrets-Token";
+
+/**
+ * Request body limits: the real listener's defaults (max_request_size 32 MiB; max_json_depth 500,
+ * max_json_string_value_length 1 MiB, max_json_object_entry_count and
+ * max_json_array_element_count 10,000).
+ */
+export const BODY_LIMITS: JsonLimits = {
+  maxBytes: 32 * 1024 * 1024,
+  maxDepth: 500,
+  maxStringLength: 1024 * 1024,
+  maxObjectEntries: 10_000,
+  maxArrayElements: 10_000,
+};
 
 export interface SecretsAppOptions extends ClusterOptions {
   /** A cluster to serve as it is (otherwise one is created from the options). */
@@ -31,6 +48,8 @@ export interface SecretsAppOptions extends ClusterOptions {
   validateResponses?: boolean;
   /** Request and response validation as a whole; on unless turned off. */
   validate?: boolean;
+  /** Request body limits (BODY_LIMITS unless given). */
+  bodyLimits?: Partial<JsonLimits>;
 }
 
 export interface SecretsApp {
@@ -45,6 +64,8 @@ export interface SecretsApp {
 export interface RequestContext {
   operation: SecretsOperation;
   token: string;
+  /** The canonical path relative to /v1, as policies saw it (a list's ends in `/`). */
+  path: string;
 }
 
 export async function createSecretsApp(options: SecretsAppOptions = {}): Promise<SecretsApp> {
@@ -66,12 +87,9 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
     res.set("Cache-Control", "no-store");
     next();
   });
-  // The real system decodes every body as JSON whatever its Content-Type (32 MiB at most).
-  app.use(express.json({ type: () => true, limit: "32mb" }));
-  app.use(treatBodyAsJson);
   // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
   app.use(SECRETS_BASE_PATH, apiRouter(cluster.replication));
-  app.use(SECRETS_BASE_PATH, dispatch(cluster, operations));
+  app.use(SECRETS_BASE_PATH, dispatch(cluster, operations, { ...BODY_LIMITS, ...options.bodyLimits }));
   if (options.validate !== false) app.use(validator(document, options.validateResponses !== false));
   for (const operation of operations.operations()) {
     const handler = handlers[operation.operationId]!;
@@ -88,37 +106,80 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   return { app, cluster, document, operations };
 }
 
-/** A missing POST/PUT body is {}; any body is JSON, so the validator checks it against the schema. */
-function treatBodyAsJson(req: Request, _res: Response, next: NextFunction): void {
-  if (req.body === undefined && (req.method === "POST" || req.method === "PUT")) req.body = {};
-  if (req.body !== undefined) req.headers["content-type"] = "application/json";
-  next();
-}
-
-function dispatch(cluster: SecretsCluster, operations: OperationIndex) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: JsonLimits) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const list = listFlag(req);
-      const token = req.get(TOKEN_HEADER);
+      const method: RequestMethod = (req.method === "GET" && list) || req.method === "LIST" ? "list" : (req.method.toLowerCase() as RequestMethod);
+      const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(req.url), SECRETS_BASE_PATH, method === "list");
+      if (canonical.kind === "invalid") throw new InvalidRequestError(canonical.message);
+      if (canonical.kind === "redirect") {
+        // As the real server's HTTP mux answers a path that is not clean.
+        const query = req.url.indexOf("?");
+        res.status(301).location(canonical.location + (query === -1 ? "" : req.url.slice(query))).end();
+        return;
+      }
+      const token = tokenOf(req);
       cluster.auth.authenticate(token);
-      const method: RequestMethod = req.method === "GET" && list ? "list" : (req.method.toLowerCase() as RequestMethod);
-      const resolution = operations.resolve(method, req.path);
+      const routePath = `/${canonical.segments.join("/")}`;
+      const resolution = operations.resolve(method, routePath);
       // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
-      cluster.replication.admit(method, req.path.slice(1), "operation" in resolution ? resolution.operation.mount : undefined);
+      cluster.replication.admit(method, canonical.path, "operation" in resolution ? resolution.operation.mount : undefined);
       if ("problem" in resolution) {
-        throw resolution.problem === "not-found" ? routeNotFound(req.path) : new UnsupportedOperationError();
+        throw resolution.problem === "not-found" ? routeNotFound(routePath) : new UnsupportedOperationError();
       }
       const { operation } = resolution;
-      cluster.auth.authorize(token, req.path.slice(1), operation.capabilities);
-      // The described method (PUT for POST and the other way round) and a canonical `list`.
+      cluster.auth.authorize(token, canonical.path, operation.capabilities);
+      req.body = await bodyOf(req, operation, limits);
+      // The body is JSON whatever its Content-Type; the validator checks it against the schema.
+      if (req.body !== undefined) req.headers["content-type"] = "application/json";
+      // The described method (PUT for POST and the other way round), the canonical path (each
+      // segment encoded again, so express and the validator decode exactly the canonical segments)
+      // and a canonical `list`.
       req.method = operation.describedMethod.toUpperCase();
-      req.url = withListParameter(req.url, method === "list");
-      res.locals.secrets = { operation, token: token! } satisfies RequestContext;
+      req.url = withListParameter(encodePath(routePath) + queryOf(req.url), method === "list");
+      res.locals.secrets = { operation, token: token!, path: canonical.path } satisfies RequestContext;
       next();
     } catch (error) {
       next(error);
     }
   };
+}
+
+/** The token from the service's own header, or else from `Authorization: Bearer <token>` (as the real server takes it). */
+function tokenOf(req: Request): string | undefined {
+  const own = req.get(TOKEN_HEADER);
+  if (own) return own;
+  for (const value of req.headersDistinct.authorization ?? []) {
+    if (value.startsWith("Bearer ")) return value.slice("Bearer ".length).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The decoded JSON body of a write: {} when there is none or it is `null` (a client's "no data");
+ * any other JSON that is not an object is refused as the real server's decoder refuses it.
+ */
+async function bodyOf(req: Request, operation: SecretsOperation, limits: JsonLimits): Promise<unknown> {
+  const write = operation.describedMethod === "post" || operation.describedMethod === "put" || operation.describedMethod === "patch";
+  const body = await readJsonBody(req, limits);
+  if (!write) return body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== "object" || Array.isArray(body)) {
+    const kind = Array.isArray(body) ? "array" : typeof body === "string" ? "string" : typeof body === "number" ? "number" : "bool";
+    throw new InvalidRequestError(`failed to parse JSON input: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
+  }
+  return body;
+}
+
+function rawPathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function queryOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? "" : url.slice(query);
 }
 
 /** The `list` query parameter, read with the real system's boolean spellings; 400 when unreadable. */
@@ -160,10 +221,21 @@ function validator(document: OpenApiDocument, validateResponses: boolean) {
 }
 
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  // A client that left while sending: nobody to answer, nothing wrong with the server.
+  if (error instanceof JsonBodyError && error.problem.kind === "aborted") return;
   const { status, messages } = describeError(error, req.path);
   if (status >= 500) console.error(`secrets: ${req.method} ${req.originalUrl}: ${messages.join("; ")}`);
   if (res.headersSent) return;
+  // A body left unread (a refusal before reading it, or one over the limit) is not drained: the
+  // connection closes after the answer.
+  if (hasUnreadBody(req)) res.set("Connection", "close");
   res.status(status).json({ errors: messages });
+}
+
+function hasUnreadBody(req: Request): boolean {
+  const declared = req.headers["content-length"];
+  const body = req.headers["transfer-encoding"] !== undefined || (declared !== undefined && declared !== "0");
+  return body && !req.readableEnded;
 }
 
 function describeProblem({ location, field, message }: ValidationProblem): string {
@@ -181,6 +253,11 @@ function describeError(error: unknown, requestPath: string): { status: number; m
   if (error instanceof Refusal) return { status: error.status, messages: error.messages };
   if (isSecretsError(error)) return { status: error.status, messages: [error.message] };
   const { status = 500, type, message = "internal error" } = (error ?? {}) as { status?: number; type?: string; message?: string };
+  if (error instanceof JsonBodyError) {
+    const { problem } = error;
+    if (problem.kind === "too-large") return { status: 413, messages: ["http: request body too large"] };
+    return { status: 400, messages: [`failed to parse JSON input: ${error.message}`] };
+  }
   if (type === "entity.parse.failed") return { status: 400, messages: [`failed to parse JSON input: ${message}`] };
   if (type === "entity.too.large") return { status: 413, messages: ["http: request body too large"] };
   const problems = validationProblems(error, requestPath);

@@ -70,10 +70,12 @@ describe("the error envelope", () => {
     });
   });
 
-  it("answers a body that is not an object with 400", async () => {
-    const response = await request("POST", "/sys/rekey/update", { body: "[1]" });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ errors: ["must be object"] });
+  it("answers a body that is not an object with 400, in the words of the real server's JSON decoder", async () => {
+    for (const [body, kind] of [["[1]", "array"], ['"x"', "string"], ["5", "number"], ["true", "bool"]]) {
+      const response = await request("POST", "/sys/rekey/update", { body });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ errors: [`failed to parse JSON input: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`] });
+    }
   });
 
   it("answers an unknown path with 404 and an unsupported method with 405", async () => {

@@ -25,13 +25,15 @@ const world = parseWorld({
   policies: {
     "mfa-admin": {
       path: {
-        "identity/mfa/method/pushmfa": { capabilities: ["update", "list"] },
+        "identity/mfa/method/pushmfa": { capabilities: ["update"] },
+        // A list is authorized on the path with a trailing slash.
+        "identity/mfa/method/pushmfa/": { capabilities: ["list"] },
         "identity/mfa/method/pushmfa/*": { capabilities: ["read", "update", "delete"] },
       },
     },
     "mfa-reader": {
       path: {
-        "identity/mfa/method/pushmfa": { capabilities: ["list"] },
+        "identity/mfa/method/pushmfa/": { capabilities: ["list"] },
         "identity/mfa/method/pushmfa/*": { capabilities: ["read"] },
       },
     },

@@ -90,12 +90,14 @@ export function apiRouter(manager: ReplicationManager): Router {
       next(error);
     }
   };
-  router.post("/sys/wrapping/unwrap", validate, unwrap, renderError);
+  // The only unauthenticated write (the wrapping token is in the body): a small body limit.
+  const body = express.json({ type: () => true, limit: "64kb" });
+  router.post("/sys/wrapping/unwrap", body, validate, unwrap, renderError);
   const asPost = (req: Request, _res: Response, next: NextFunction) => {
     req.method = "POST";
     next();
   };
-  router.put("/sys/wrapping/unwrap", asPost, validate, unwrap, renderError);
+  router.put("/sys/wrapping/unwrap", asPost, body, validate, unwrap, renderError);
   return router;
 }
 
@@ -104,7 +106,13 @@ export function clusterApp(manager: ReplicationManager): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use(express.json({ limit: "256mb" }));
+  // Refuse before parsing: connect and wal need a secondary's credential, and every request here
+  // is a small JSON object (the answers carry the data, not the requests).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.path.endsWith("/probe") || bearer(req)) return next();
+    res.set("Connection", "close").status(403).json({ errors: ["unknown or revoked secondary credential"] });
+  });
+  app.use(express.json({ limit: "64kb" }));
   app.use(validator("cluster"));
   const primaryOf = (req: Request) => {
     const mode = req.params.mode as ReplicationMode;
