@@ -1,0 +1,148 @@
+// Hostile bodies and slow or vanishing clients: the secrets server refuses before it parses (token
+// first, then the declared size, then the shape), answers 413 as soon as Content-Length is over
+// the limit, never answers 500 and keeps serving everyone else.
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { BODY_LIMITS } from "../../server/secrets/app.ts";
+import { shapeProblem } from "../../server/shared/json-body.ts";
+import { ROOT_TOKEN, startSecrets, type RunningTestSecrets } from "../helpers/secrets.ts";
+
+let secrets: RunningTestSecrets;
+const errors: string[] = [];
+beforeAll(async () => {
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void errors.push(args.join(" ")));
+  secrets = await startSecrets();
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await secrets.close();
+});
+
+/** Sends raw bytes on a fresh connection; resolves with what came back once the server answers or closes. */
+function exchange(bytes: Array<string | Buffer>, { waitMs = 3000, endAfter = false } = {}): Promise<{ text: string; closed: boolean; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(secrets.secrets.port, "127.0.0.1");
+    let text = "";
+    let done = false;
+    const finish = (closed: boolean) => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve({ text, closed, ms: Date.now() - started });
+    };
+    socket.on("connect", () => {
+      for (const part of bytes) socket.write(part);
+      if (endAfter) socket.end();
+    });
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+      // One whole answer with a body is enough for these tests.
+      const head = text.indexOf("\r\n\r\n");
+      const length = /content-length: (\d+)/i.exec(text)?.[1];
+      if (head !== -1 && length !== undefined && text.length >= head + 4 + Number(length)) setTimeout(() => finish(false), 20);
+    });
+    socket.on("close", () => finish(true));
+    socket.on("error", (error) => (text ? finish(true) : reject(error)));
+    setTimeout(() => finish(false), waitMs);
+  });
+}
+
+const head = (method: string, path: string, headers: Record<string, string | number>) =>
+  `${method} ${path} HTTP/1.1\r\nHost: x\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("")}\r\n`;
+const status = (text: string) => Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]);
+const body = (text: string) => JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) as unknown;
+
+describe("refusing before parsing", () => {
+  it("answers a declared Content-Length over the limit with 413 at once, without reading the body, and closes", async () => {
+    const answer = await exchange([head("POST", "/v1/sys/rekey/init", { "X-Secrets-Token": ROOT_TOKEN, "Content-Length": 99999999999999 })]);
+    expect(status(answer.text)).toBe(413);
+    expect(body(answer.text)).toEqual({ errors: ["http: request body too large"] });
+    expect(answer.text).toMatch(/connection: close/i);
+  });
+
+  it("answers an unauthenticated request with a huge body 403 before reading it", async () => {
+    const answer = await exchange([head("POST", "/v1/sys/rekey/init", { "Content-Length": 30 * 1024 * 1024 }), "[".repeat(1024)]);
+    expect(status(answer.text)).toBe(403);
+    expect(body(answer.text)).toEqual({ errors: ["permission denied"] });
+    expect(answer.text).toMatch(/connection: close/i);
+  });
+
+  it("stops reading a chunked body at the limit with 413", async () => {
+    const limited = await startSecrets({ bodyLimits: { maxBytes: 1024 } });
+    try {
+      const socket = connect(limited.secrets.port, "127.0.0.1");
+      const chunk = "x".repeat(600);
+      const text = await new Promise<string>((resolve) => {
+        let got = "";
+        socket.on("data", (data) => (got += data.toString()));
+        socket.on("close", () => resolve(got));
+        socket.on("error", () => resolve(got));
+        socket.write(head("POST", "/v1/sys/rekey/init", { "X-Secrets-Token": ROOT_TOKEN, "Transfer-Encoding": "chunked" }));
+        for (let i = 0; i < 3; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+        setTimeout(() => socket.destroy(), 2000);
+      });
+      expect(status(text)).toBe(413);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("refuses JSON nested deeper than the limit with 400, before building it", async () => {
+    const deep = "[".repeat(BODY_LIMITS.maxDepth + 1) + "]".repeat(BODY_LIMITS.maxDepth + 1);
+    const response = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": ROOT_TOKEN }, body: deep });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ errors: [`failed to parse JSON input: JSON nested more than ${BODY_LIMITS.maxDepth} levels deep`] });
+  });
+
+  it("answers 15 million nested brackets from a stranger with 403, quickly, and serves others meanwhile", async () => {
+    const size = 15 * 1024 * 1024;
+    const attack = exchange([head("POST", "/v1/sys/rekey/init", { "Content-Length": size }), Buffer.alloc(size, "[")], { waitMs: 10_000 });
+    const other = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { headers: { "X-Secrets-Token": ROOT_TOKEN } });
+    expect(other.status).toBe(200);
+    expect(status((await attack).text)).toBe(403);
+  });
+
+  it("checks every shape limit on the text", () => {
+    const limits = { maxBytes: 1e9, maxDepth: 3, maxStringLength: 5, maxObjectEntries: 2, maxArrayElements: 3 };
+    expect(shapeProblem('{"a":[1,2,3],"b":{"c":"12345"}}', limits)).toBeUndefined();
+    expect(shapeProblem("[[[[]]]]", limits)).toBe("JSON nested more than 3 levels deep");
+    expect(shapeProblem('"123456"', limits)).toBe("JSON string of more than 5 bytes");
+    expect(shapeProblem('{"a":1,"b":2,"c":3}', limits)).toBe("JSON object with more than 2 members");
+    expect(shapeProblem("[1,2,3,4]", limits)).toBe("JSON array with more than 3 elements");
+    // Brackets and commas inside strings are text, not structure.
+    expect(shapeProblem('["[[[[,,,,", "\\"[[[["]', limits)).toBe("JSON string of more than 5 bytes");
+    expect(shapeProblem('["[[[", "a\\"b"]', limits)).toBeUndefined();
+  });
+});
+
+describe("bodies real clients send", () => {
+  it("takes `null` and an empty body as no data", async () => {
+    for (const sent of ["null", "", "  \n"]) {
+      const response = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "PUT", headers: { "X-Secrets-Token": ROOT_TOKEN }, body: sent });
+      // The rekey needs its fields: the answer names them, so the body was read as {}.
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toMatch(/secret_shares|secret_threshold/);
+    }
+  });
+
+  it("takes the token from Authorization: Bearer as well as from its own header", async () => {
+    const bearer = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { headers: { Authorization: `Bearer ${ROOT_TOKEN}` } });
+    expect(bearer.status).toBe(200);
+    const wrong = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { headers: { Authorization: `Basic ${ROOT_TOKEN}` } });
+    expect(wrong.status).toBe(403);
+  });
+});
+
+describe("clients that go away", () => {
+  it("does not log a client that aborts its body as a server error", async () => {
+    errors.length = 0;
+    const answer = await exchange([head("POST", "/v1/sys/rekey/init", { "X-Secrets-Token": ROOT_TOKEN, "Content-Length": 1000 }), "{\"secret_"], { waitMs: 300 });
+    expect(answer.text).toBe("");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(errors).toEqual([]);
+    expect((await fetch(`${secrets.baseUrl}/sys/rekey/init`, { headers: { "X-Secrets-Token": ROOT_TOKEN } })).status).toBe(200);
+  });
+});
