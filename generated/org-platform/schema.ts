@@ -30,8 +30,8 @@ export interface paths {
          *     settings: an owner, the organization token, the owners-team token, or a member (or team token) of a
          *     team with `manage-vcs-settings`; anyone else gets the 404 of an unknown organization.
          *
-         *     Three provider kinds of the real platform (the cloud and data-center editions of one git product and
-         *     the hosted edition of the server-edition product) cannot be created here; `service-provider` only
+         *     Three provider kinds (the cloud and data-center editions of one git product and the hosted edition
+         *     of the server-edition product) cannot be created through this endpoint; `service-provider` only
          *     takes the six values of `ServiceProvider`.
          */
         post: operations["createOAuthClient"];
@@ -63,8 +63,8 @@ export interface paths {
         post?: never;
         /**
          * Destroy an OAuth client
-         * @description Removes the OAuth client and its OAuth tokens. On the real platform, workspaces that use the
-         *     connection are unlinked from their repositories and must be relinked by hand. Needs the
+         * @description Removes the OAuth client and its OAuth tokens. Workspaces that use the connection are unlinked from
+         *     their repositories and must be relinked by hand. Needs the
          *     manage-VCS-settings permission (404 otherwise).
          */
         delete: operations["deleteOAuthClient"];
@@ -184,34 +184,146 @@ export interface paths {
         patch: operations["updateTeam"];
         trace?: never;
     };
+    "/organizations/{organization_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's name.
+                 * @example acme
+                 */
+                organization_name: components["parameters"]["OrganizationName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show an organization
+         * @description The organization that `relationships.organization` names (`links.related`). Any member of the
+         *     organization, and its organization and team tokens, may read it; anyone else gets 404.
+         */
+        get: operations["readOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth-tokens/{oauth_token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The OAuth token's id (`ot-...`).
+                 * @example ot-Lq2nWv8xKc5tRb7J
+                 */
+                oauth_token_id: components["parameters"]["OAuthTokenId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show an OAuth token
+         * @description An OAuth token of an OAuth client (`relationships.oauth-tokens` of the client). Readable by whoever
+         *     may read its OAuth client. The token string it was made from is never returned.
+         */
+        get: operations["readOAuthToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (`prj-...`).
+                 * @example prj-Zc4hNp7bWy2dFs9T
+                 */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a project
+         * @description A project (`relationships.projects` of an OAuth client). Any member of the project's organization,
+         *     and its organization and team tokens, may read it; anyone else gets 404.
+         */
+        get: operations["readProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user-...`).
+                 * @example user-Hc5vNw8eTy3mZa6P
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a user
+         * @description A user (`relationships.users` of a team, `links.self` of a user). Visible to the user itself and to
+         *     whoever has a role in an organization the user is an active member of; anyone else gets 404.
+         */
+        get: operations["readUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization-memberships/{organization_membership_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization membership's id (`ou-...`).
+                 * @example ou-Jd8sXt4bGp6yQn2M
+                 */
+                organization_membership_id: components["parameters"]["OrganizationMembershipId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Show an organization membership
+         * @description A user's membership of an organization (`relationships.organization-memberships` of a team).
+         *     Active memberships are visible to the organization's members and tokens; memberships of invited users
+         *     who have not accepted only to owners. `relationships.teams` lists only the teams the caller may see.
+         */
+        get: operations["readOrganizationMembership"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @description An organization, the resource `relationships.organization` points to (`links.related`,
-         *     `/api/v2/organizations/<name>`). The organization's name is its id. No endpoint of this description
-         *     returns it; it is described so that clients know what the relationship names.
-         */
-        Organization: {
-            id: string;
-            /** @enum {string} */
-            type: "organizations";
-            attributes: {
-                name: string;
-                "external-id": string;
-                /** Format: date-time */
-                "created-at": string;
-                /** Format: email */
-                email: string;
-                /**
-                 * @description The paid features of the organization (`team`: team management; `business`: also single sign-on).
-                 * @enum {string}
-                 */
-                "plan-identifier"?: "free" | "team" | "business";
-                "saml-enabled"?: boolean;
-            };
-        };
         /**
          * @description The VCS provider of an OAuth client. `vcs_a` is a hosted git product, `vcs_b` a second git product,
          *     `vcs_c` a third, server-edition product. Only these six kinds can be created through the API; the
@@ -329,8 +441,8 @@ export interface components {
                 /** Format: date-time */
                 "created-at": string;
                 /**
-                 * @description The VCS user the token belongs to. The reference server does not call the provider, so a token
-                 *     made from an `oauth-token-string` has null here.
+                 * @description The VCS user the token belongs to; null for a token made from an `oauth-token-string` (the
+                 *     provider is not asked).
                  */
                 "service-provider-user": string | null;
                 /** @description Whether an SSH key is attached to the token (never through this API). */
@@ -349,6 +461,14 @@ export interface components {
                 self: string;
             };
         };
+        /** @description The organization a resource belongs to, and where to read it. */
+        OrganizationRelationship: {
+            data: components["schemas"]["OrganizationIdentifier"];
+            links: {
+                /** @description `/api/v2/organizations/<name>` */
+                related: string;
+            };
+        };
         /** @description A project of the organization (returned in `included` with `include=projects`). */
         Project: {
             id: string;
@@ -361,9 +481,7 @@ export interface components {
                 "created-at": string;
             };
             relationships: {
-                organization: {
-                    data: components["schemas"]["OrganizationIdentifier"];
-                };
+                organization: components["schemas"]["OrganizationRelationship"];
             };
             links: {
                 /** @description `/api/v2/projects/<id>` */
@@ -451,8 +569,7 @@ export interface components {
          *     - `rsa-public-key` is paired with `secret` (the private half): it may only be sent together with it;
          *     - every project in `relationships.projects` must exist in the organization.
          *
-         *     Whether `key` and `secret` are required is not stated by the platform; the reference server treats
-         *     both as optional for every provider. Attributes not listed here are ignored.
+         *     `key` and `secret` are optional for every provider. Attributes not listed here are ignored.
          */
         OAuthClientCreateRequest: {
             data: {
@@ -576,6 +693,12 @@ export interface components {
             /** @enum {string} */
             type: "users";
         };
+        /** @description A JSON:API resource identifier. An organization membership. */
+        OrganizationMembershipIdentifier: {
+            id: string;
+            /** @enum {string} */
+            type: "organization-memberships";
+        };
         /** @description A team of an organization. */
         Team: {
             id: string;
@@ -599,6 +722,10 @@ export interface components {
                 users: {
                     /** @description The members (empty when none; invited users who have not accepted are absent). */
                     data: components["schemas"]["UserIdentifier"][];
+                };
+                "organization-memberships": {
+                    /** @description The organization memberships of the members, in the order of `users`. */
+                    data: components["schemas"]["OrganizationMembershipIdentifier"][];
                 };
                 "authentication-token": {
                     /** @description Always empty. */
@@ -626,14 +753,6 @@ export interface components {
                     "can-create-organizations": boolean;
                     "can-change-email": boolean;
                     "can-change-username": boolean;
-                };
-            };
-            relationships: {
-                "authentication-tokens": {
-                    links: {
-                        /** @description `/api/v2/users/<id>/authentication-tokens` */
-                        related: string;
-                    };
                 };
             };
             links: {
@@ -669,9 +788,11 @@ export interface components {
                 user: {
                     data: components["schemas"]["UserIdentifier"];
                 };
-                organization: {
-                    data: components["schemas"]["OrganizationIdentifier"];
-                };
+                organization: components["schemas"]["OrganizationRelationship"];
+            };
+            links: {
+                /** @description `/api/v2/organization-memberships/<id>` */
+                self: string;
             };
         };
         /** @description A resource of `included` in a team document, told apart by `type`. */
@@ -749,11 +870,60 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description An organization, the resource `relationships.organization` points to (`links.related`,
+         *     `/api/v2/organizations/<name>`). The organization's name is its id.
+         */
+        Organization: {
+            id: string;
+            /** @enum {string} */
+            type: "organizations";
+            attributes: {
+                name: string;
+                "external-id": string;
+                /** Format: date-time */
+                "created-at": string;
+                /** Format: email */
+                email: string;
+                /**
+                 * @description The paid features of the organization (`team`: team management; `business`: also single sign-on).
+                 * @enum {string}
+                 */
+                "plan-identifier"?: "free" | "team" | "business";
+                /** @description Whether single sign-on is set up. */
+                "saml-enabled"?: boolean;
+            };
+            links: {
+                /** @description `/api/v2/organizations/<name>` */
+                self: string;
+            };
+        };
+        /** @description A JSON:API document holding one organization. */
+        OrganizationDocument: {
+            data: components["schemas"]["Organization"];
+        };
+        /** @description A JSON:API document holding one OAuth token. */
+        OAuthTokenDocument: {
+            data: components["schemas"]["OAuthToken"];
+        };
+        /** @description A JSON:API document holding one project. */
+        ProjectDocument: {
+            data: components["schemas"]["Project"];
+        };
+        /** @description A JSON:API document holding one user. */
+        UserDocument: {
+            data: components["schemas"]["User"];
+        };
+        /** @description A JSON:API document holding one organization membership. */
+        OrganizationMembershipDocument: {
+            data: components["schemas"]["OrganizationMembership"];
+        };
     };
     responses: {
         /**
-         * @description A query parameter is invalid: an `include` value the endpoint does not offer, a page number below 1, a
-         *     page size outside 1–100, or an unknown query parameter. `source.parameter` names it.
+         * @description An `include` value the endpoint does not offer (title `Invalid include parameter`), or a query
+         *     parameter of the wrong form. `source.parameter` names it. Query parameters the endpoint does not know
+         *     are ignored.
          */
         InvalidQuery: {
             headers: {
@@ -784,8 +954,29 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
+        /**
+         * @description `page[number]` is not a whole number from 1, or `page[size]` is not a whole number from 1 to 100.
+         *     `source.parameter` names it.
+         */
+        InvalidPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The request body is larger than 1 MB; it is not read. */
         PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The request has a body that is not sent as `application/vnd.api+json`. The body is not read. */
+        UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
             };
@@ -896,6 +1087,26 @@ export interface components {
          * @example team-Dv3LpQn8sWc4Xe2B
          */
         TeamId: string;
+        /**
+         * @description The OAuth token's id (`ot-...`).
+         * @example ot-Lq2nWv8xKc5tRb7J
+         */
+        OAuthTokenId: string;
+        /**
+         * @description The project's id (`prj-...`).
+         * @example prj-Zc4hNp7bWy2dFs9T
+         */
+        ProjectId: string;
+        /**
+         * @description The user's id (`user-...`).
+         * @example user-Hc5vNw8eTy3mZa6P
+         */
+        UserId: string;
+        /**
+         * @description The organization membership's id (`ou-...`).
+         * @example ou-Jd8sXt4bGp6yQn2M
+         */
+        OrganizationMembershipId: string;
     };
     requestBodies: never;
     headers: never;
@@ -951,6 +1162,7 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidPage"];
         };
     };
     createOAuthClient: {
@@ -985,6 +1197,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
         };
     };
@@ -1052,6 +1265,8 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     updateOAuthClient: {
@@ -1086,6 +1301,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
         };
     };
@@ -1119,6 +1335,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
         };
     };
@@ -1152,6 +1369,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
         };
     };
@@ -1216,6 +1434,7 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidPage"];
         };
     };
     createTeam: {
@@ -1260,6 +1479,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TeamUnprocessable"];
             500: components["responses"]["TeamFailure"];
         };
@@ -1328,6 +1548,8 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TeamUnprocessable"];
         };
     };
@@ -1373,8 +1595,149 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TeamUnprocessable"];
             500: components["responses"]["TeamFailure"];
+        };
+    };
+    readOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's name.
+                 * @example acme
+                 */
+                organization_name: components["parameters"]["OrganizationName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["OrganizationDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    readOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The OAuth token's id (`ot-...`).
+                 * @example ot-Lq2nWv8xKc5tRb7J
+                 */
+                oauth_token_id: components["parameters"]["OAuthTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OAuth token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["OAuthTokenDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    readProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (`prj-...`).
+                 * @example prj-Zc4hNp7bWy2dFs9T
+                 */
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["ProjectDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    readUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user-...`).
+                 * @example user-Hc5vNw8eTy3mZa6P
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["UserDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    readOrganizationMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization membership's id (`ou-...`).
+                 * @example ou-Jd8sXt4bGp6yQn2M
+                 */
+                organization_membership_id: components["parameters"]["OrganizationMembershipId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization membership. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.api+json": components["schemas"]["OrganizationMembershipDocument"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

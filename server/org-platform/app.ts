@@ -3,12 +3,16 @@
 import type { NextFunction, Request, Response } from "express";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { DEFAULT_WORLD } from "./default-world.ts";
-import { ApiError, type ErrorObject } from "./domain/errors.ts";
+import { ApiError, INVALID_INCLUDE, type ErrorObject } from "./domain/errors.ts";
 import { loadWorld, type WorldFile } from "./domain/world.ts";
-import { JSON_API, orgPlatformHandlers, type Handler } from "./handlers/index.ts";
+import { orgPlatformHandlers, type Handler } from "./handlers/index.ts";
+import { JSON_API } from "./http/body.ts";
 import { OrgPlatformService } from "./service.ts";
 import { MemoryOrgPlatformStore, type OrgPlatformStore } from "./store/store.ts";
 import { checkWorldFile } from "./world-file.ts";
+import { jsonApiBody, unsupportedMediaType } from "./http/body.ts";
+import { canonicalRequestPath, noSuchPath } from "./http/canonical.ts";
+import { openDurableStore } from "./store/durable.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
 
@@ -21,21 +25,37 @@ export interface OrgPlatformAppOptions {
   validateResponses?: boolean;
   /** Request and response validation as a whole; on unless turned off. */
   validate?: boolean;
+  /**
+   * A data directory (ORG_PLATFORM_DATA_DIR) to keep state in across restarts. An empty directory is
+   * seeded from `world`; a directory with data ignores it.
+   */
+  dataDir?: string;
 }
 
 export interface OrgPlatformApp {
   app: express.Express;
   service: OrgPlatformService;
+  /** Set when the state is kept in a data directory: whether it was created now, and how to close it. */
+  data?: { path: string; created: boolean; close(): void };
 }
 
 export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPlatformApp {
-  const store = options.store ?? new MemoryOrgPlatformStore(loadWorld(checkWorldFile(options.world ?? DEFAULT_WORLD, "the world")));
+  const seed = () => loadWorld(checkWorldFile(options.world ?? DEFAULT_WORLD, "the world"));
+  let data: OrgPlatformApp["data"];
+  let store = options.store;
+  if (!store && options.dataDir) {
+    const durable = openDurableStore(options.dataDir, seed);
+    store = durable.store;
+    data = { path: options.dataDir, created: durable.created, close: durable.close };
+  }
+  store ??= new MemoryOrgPlatformStore(seed());
   const service = new OrgPlatformService(store);
   const bundle = loadBundle("org-platform");
 
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.use(canonicalRequestPath);
   // Authentication comes first: without a valid token nothing else is looked at.
   app.use(ORG_PLATFORM_BASE_PATH, (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -45,11 +65,17 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
       next(error);
     }
   });
-  // JSON-ish bodies (and bodies without a Content-Type) are parsed; any other media type is left
-  // for the validator to refuse as such.
-  app.use(express.json({ type: (req) => isJsonLike(req.headers["content-type"]), limit: "1mb" }));
+  // Then the body: media type, size and depth are checked before it is parsed.
+  app.use(ORG_PLATFORM_BASE_PATH, jsonApiBody());
   if (options.validate !== false) {
-    app.use(openApiValidator(bundle, { basePath: ORG_PLATFORM_BASE_PATH, validateResponses: options.validateResponses !== false }));
+    app.use(
+      openApiValidator(bundle, {
+        basePath: ORG_PLATFORM_BASE_PATH,
+        validateResponses: options.validateResponses !== false,
+        // Clients send parameters of other versions (show_affected_workspaces...): ignored, not refused.
+        allowUnknownQueryParameters: true,
+      }),
+    );
   }
   for (const route of routesOf(bundle)) {
     const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
@@ -61,15 +87,9 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
       }
     });
   }
-  app.use((_req: Request, _res: Response, next: NextFunction) => next(new ApiError(404, [{ title: "not found", detail: "No such path." }])));
+  app.use((_req: Request, _res: Response, next: NextFunction) => next(noSuchPath()));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => renderError(error, req, res));
-  return { app, service };
-}
-
-function isJsonLike(contentType: string | undefined): boolean {
-  if (!contentType) return true;
-  const type = contentType.split(";")[0]!.trim().toLowerCase();
-  return type.endsWith("/json") || type.endsWith("+json");
+  return { app, service, ...(data && { data }) };
 }
 
 function bearerToken(req: Request): string | undefined {
@@ -77,6 +97,8 @@ function bearerToken(req: Request): string | undefined {
 }
 
 function renderError(error: unknown, req: Request, res: Response): void {
+  // A client that went away is not answered, and it is not a failure of the server.
+  if (req.destroyed && !req.complete) return;
   const { status, errors } = describeError(error, req);
   if (status >= 500) {
     // Only the place and the validator's words: never a request or response body (it may hold secrets).
@@ -93,21 +115,13 @@ function describeError(error: unknown, req: Request): { status: number; errors: 
   if (error instanceof ApiError) return { status: error.status, errors: error.errors };
   const status = (error as { status?: number })?.status ?? 500;
   const type = (error as { type?: string })?.type;
-  if (type === "entity.parse.failed") {
-    return unprocessable([{ title: "invalid document", detail: "The request body is not valid JSON.", source: { pointer: "" } }]);
-  }
-  if (type === "entity.too.large") {
-    return { status: 413, errors: [{ status: "413", title: "payload too large", detail: "The request body is larger than 1 MB." }] };
-  }
   if (status === 415 || type === "encoding.unsupported" || type === "charset.unsupported") {
-    // The description's media type is the only one accepted; the platform names 422 for a bad body.
+    // The validator says 415 for a missing body too: that is a malformed request (422).
     if (!hasBody(req)) {
       return unprocessable([{ title: "invalid document", detail: "A request body is required: a JSON:API document with data.", source: { pointer: "/data" } }]);
     }
-    const got = req.get("content-type") ?? "none";
-    return unprocessable([
-      { title: "invalid content type", detail: `Content-Type must be ${JSON_API} (got ${got}).`, source: { pointer: "", header: "Content-Type" } },
-    ]);
+    const refusal = unsupportedMediaType();
+    return { status: refusal.status, errors: refusal.errors };
   }
   const problems = validationProblems(error, req.path);
   if (problems && status === 400) return fromValidation(problems);
@@ -130,6 +144,9 @@ function unprocessable(errors: Omit<ErrorObject, "status">[]): { status: number;
 function fromValidation(all: ValidationProblem[]): { status: number; errors: ErrorObject[] } {
   const problems = all.some((p) => !NOISE.has(p.message)) ? all.filter((p) => !NOISE.has(p.message)) : all;
   const errors = problems.map((p): ErrorObject => {
+    if (p.location === "body" && p.field === "" && p.message === "body is required") {
+      return { status: "422", title: "invalid document", detail: "A request body is required: a JSON:API document with data.", source: { pointer: "/data" } };
+    }
     if (p.location === "body") {
       const pointer = toPointer(p.field);
       return { status: "422", title: "invalid attribute", detail: bodyDetail(pointer, p.message), source: { pointer } };
@@ -138,6 +155,10 @@ function fromValidation(all: ValidationProblem[]): { status: number; errors: Err
       return { status: "400", title: "invalid header", detail: `${p.field} ${p.message}`, source: { header: p.field } };
     }
     const parameter = toParameter(p.field);
+    // go-tfe recognizes this title (ErrInvalidIncludeValue).
+    if (parameter === "include") return { status: "400", title: INVALID_INCLUDE, detail: `include: ${p.message}`, source: { parameter } };
+    // The platform answers a page number or size out of range with 422.
+    if (parameter.startsWith("page")) return { status: "422", title: "invalid page parameter", detail: `${parameter}: ${p.message}`, source: { parameter } };
     return { status: "400", title: "invalid query parameter", detail: `${parameter}: ${p.message}`, source: { parameter } };
   });
   // One HTTP status for the response: 400 when a parameter is wrong, else 422 (JSON:API: the most general).

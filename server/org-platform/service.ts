@@ -2,9 +2,10 @@
 // express here: handlers translate HTTP to these calls, and ApiError back to JSON:API errors.
 import type { components } from "../../generated/org-platform/schema.ts";
 import { canManageTeams, canManageVcsSettings, canSeeTeam, roleIn, type Caller, type Role } from "./domain/access.ts";
+import { allAccess } from "./domain/model.ts";
 import { notFound, unauthorized } from "./domain/errors.ts";
 import { newId, newUuid, now } from "./domain/ids.ts";
-import type { OAuthClient, Organization, Team, User } from "./domain/model.ts";
+import type { Membership, OAuthClient, Organization, Project, Team, User } from "./domain/model.ts";
 import {
   changedOAuthClient,
   newOAuthClient,
@@ -15,7 +16,15 @@ import {
   type ResourceIdentifierInput,
 } from "./domain/oauth-clients.ts";
 import { paginate, type ListLocation, type Page } from "./domain/pagination.ts";
-import { renderMembership, renderOAuthClient, renderOAuthToken, renderProject, renderTeam, renderUser } from "./domain/render.ts";
+import {
+  renderMembership,
+  renderOAuthClient,
+  renderOAuthToken,
+  renderOrganization,
+  renderProject,
+  renderTeam,
+  renderUser,
+} from "./domain/render.ts";
 import { changedTeam, checkDeletable, hasTeamManagement, newTeam, type TeamInput } from "./domain/teams.ts";
 import type { OrgPlatformStore } from "./store/store.ts";
 
@@ -88,8 +97,10 @@ export class OrgPlatformService {
       { client: newId("oc"), token: newId("ot"), uuid: newUuid() },
       now(),
     );
-    this.store.saveOAuthClient(client);
-    this.store.saveOAuthToken(token);
+    this.store.transaction(() => {
+      this.store.saveOAuthClient(client);
+      this.store.saveOAuthToken(token);
+    });
     return { data: this.renderClient(client, organization, origin) };
   }
 
@@ -146,12 +157,66 @@ export class OrgPlatformService {
         for (const id of client.projectIds) {
           add(`prj:${id}`, () => {
             const project = this.store.project(id);
-            return project && renderProject(project);
+            return project && project.organization === client.organization ? renderProject(project) : undefined;
           });
         }
       }
     }
     return { included };
+  }
+
+  // ---- Related resources: what relationships and links point to, read-only. Each is readable by
+  // exactly the callers who could see it in `included`, so that neither path shows more.
+
+  readOrganization(caller: Caller, name: string): Schemas["OrganizationDocument"] {
+    const { organization } = this.access(caller, name);
+    return { data: renderOrganization(organization) };
+  }
+
+  readOAuthToken(caller: Caller, id: string): Schemas["OAuthTokenDocument"] {
+    const token = this.store.oauthToken(id);
+    const client = token && this.store.oauthClient(token.oauthClientId);
+    if (!token || !client) throw notFound();
+    this.access(caller, client.organization);
+    return { data: renderOAuthToken(token) };
+  }
+
+  readProject(caller: Caller, id: string): Schemas["ProjectDocument"] {
+    const project: Project | undefined = this.store.project(id);
+    if (!project) throw notFound();
+    this.access(caller, project.organization);
+    return { data: renderProject(project) };
+  }
+
+  /** A user is visible to itself and to whoever has a role in an organization the user is an active member of. */
+  readUser(caller: Caller, id: string): Schemas["UserDocument"] {
+    const user = this.store.user(id);
+    if (!user) throw notFound();
+    if (caller.kind === "user" && caller.user.id === user.id) {
+      return { data: renderUser(user, { organization: "", owner: false, teamIds: new Set(), access: allAccess(false), userId: user.id }) };
+    }
+    for (const organization of this.store.organizations()) {
+      const member = this.store.memberships(organization.name).some((m) => m.userId === user.id && m.status === "active");
+      const role = member && roleIn(caller, organization.name, this.store.memberships(organization.name), this.store.teams(organization.name));
+      if (role) return { data: renderUser(user, role) };
+    }
+    throw notFound();
+  }
+
+  /** Active memberships are visible to the organization's members; invited ones only to owners. */
+  readMembership(caller: Caller, id: string): Schemas["OrganizationMembershipDocument"] {
+    const membership = this.store.membership(id);
+    const user = membership && this.store.user(membership.userId);
+    if (!membership || !user) throw notFound();
+    const { organization, role } = this.access(caller, membership.organization);
+    if (membership.status !== "active" && !role.owner) throw notFound();
+    return { data: this.renderMembership(membership, user, organization, role) };
+  }
+
+  /** teams: the user's teams that the caller may see. */
+  private renderMembership(membership: Membership, user: User, organization: Organization, role: Role) {
+    const teams = this.store.teams(organization.name).filter((t) => canSeeTeam(role, t) && t.userIds.includes(user.id));
+    return renderMembership(membership, user, teams);
   }
 
   // ---- Teams
@@ -214,39 +279,38 @@ export class OrgPlatformService {
     return { team, organization, role };
   }
 
-  /** Team members whose membership is active, in the team's order. */
-  private activeMembers(team: Team): User[] {
-    const active = new Set(this.store.memberships(team.organization).filter((m) => m.status === "active").map((m) => m.userId));
-    return team.userIds.filter((id) => active.has(id)).flatMap((id) => this.store.user(id) ?? []);
+  /** Team members whose membership is active, in the team's order, with those memberships. */
+  private activeMembers(team: Team): { user: User; membership: Membership }[] {
+    const active = new Map(this.store.memberships(team.organization).filter((m) => m.status === "active").map((m) => [m.userId, m]));
+    return team.userIds.flatMap((id) => {
+      const membership = active.get(id);
+      const user = membership && this.store.user(id);
+      return user && membership ? [{ user, membership }] : [];
+    });
   }
 
   private renderTeam(team: Team, organization: Organization, role: Role) {
-    return renderTeam(team, organization, role, this.activeMembers(team));
+    const members = this.activeMembers(team);
+    return renderTeam(team, organization, role, members.map((m) => m.user), members.map((m) => m.membership));
   }
 
   private teamIncluded(teams: Team[], organization: Organization, role: Role, include: TeamInclude[]): { included?: Schemas["TeamIncluded"][] } {
     if (include.length === 0) return {};
-    const members = new Map<string, User>();
-    for (const team of teams) for (const user of this.activeMembers(team)) members.set(user.id, user);
+    // Only the members of the teams in data: every included resource is linked from primary data.
+    const members = new Map<string, { user: User; membership: Membership }>();
+    for (const team of teams) for (const member of this.activeMembers(team)) members.set(member.user.id, member);
     const included: Schemas["TeamIncluded"][] = [];
     if (include.includes("users")) {
-      for (const user of members.values()) included.push(renderUser(user, role));
+      for (const { user } of members.values()) included.push(renderUser(user, role));
     }
     if (include.includes("organization-memberships")) {
-      const memberships = this.store.memberships(organization.name);
-      const visibleTeams = this.store.teams(organization.name).filter((t) => canSeeTeam(role, t));
-      for (const user of members.values()) {
-        const membership = memberships.find((m) => m.userId === user.id);
-        if (membership) {
-          included.push(renderMembership(membership, user, visibleTeams.filter((t) => t.userIds.includes(user.id))));
-        }
-      }
+      for (const { user, membership } of members.values()) included.push(this.renderMembership(membership, user, organization, role));
     }
     return { included };
   }
 }
 
-function compareNames(a: string, b: string): number {
+export function compareNames(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
   return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;

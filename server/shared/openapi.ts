@@ -48,6 +48,8 @@ export function routesOf(bundle: OpenApiDocument): Route[] {
 export interface ValidatorOptions {
   basePath: string;
   validateResponses: boolean;
+  /** Query parameters the description does not name are let through (the org platform ignores them). */
+  allowUnknownQueryParameters?: boolean;
 }
 
 /** express-openapi-validator for a bundle served under basePath (other server URLs are ignored). */
@@ -55,7 +57,7 @@ export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOpti
   const apiSpec = structuredClone({ ...bundle, servers: [{ url: options.basePath }] });
   return OpenApiValidator.middleware({
     apiSpec: apiSpec as never,
-    validateRequests: { allErrors: true },
+    validateRequests: { allErrors: true, allowUnknownQueryParameters: options.allowUnknownQueryParameters === true },
     validateResponses: options.validateResponses ? { allErrors: false } : false,
     validateSecurity: false,
     validateFormats: true,

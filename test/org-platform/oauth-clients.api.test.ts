@@ -316,27 +316,30 @@ describe("createOAuthClient", () => {
     expect(data!.data.relationships.projects.data.map((p) => p.id)).toEqual([IDS.projects.platform, IDS.projects.data]);
   });
 
-  it("refuses malformed JSON, a wrong content type and a missing body with 422, creating nothing", async () => {
+  it("refuses malformed JSON and a missing body with 422, a body of another media type with 415, creating nothing", async () => {
     const post = (body: string | undefined, contentType?: string) =>
       server.fetch("/organizations/acme/oauth-clients", { method: "POST", token: TOKENS.alice, body, headers: contentType ? { "Content-Type": contentType } : {} });
     const valid = JSON.stringify(createBody());
-    const cases: [Response, string][] = [
-      [await post("{\"data\": {", JSON_API), ""],
-      [await post(valid, "text/plain"), ""],
-      [await post(valid, "application/json"), ""],
-      [await post(valid), ""],
-      [await post(undefined, JSON_API), "/data"],
-      [await post(undefined), "/data"],
-      [await post("[]", JSON_API), ""],
+    const cases: [Response, number, string | undefined][] = [
+      [await post("{\"data\": {", JSON_API), 422, ""],
+      [await post(valid, "text/plain"), 415, undefined],
+      [await post(valid, "application/json"), 415, undefined],
+      // fetch sends a string body as text/plain when no type is given.
+      [await post(valid), 415, undefined],
+      [await post(undefined, JSON_API), 422, "/data"],
+      [await post(undefined), 422, "/data"],
+      [await post("[]", JSON_API), 422, ""],
     ];
-    for (const [response, pointer] of cases) {
-      expect(response.status).toBe(422);
+    for (const [response, status, pointer] of cases) {
+      expect(response.status).toBe(status);
       expect(response.headers.get("content-type")).toMatch(/^application\/vnd\.api\+json/);
       const body = (await response.json()) as { errors: { status: string; source: { pointer: string } }[] };
-      expect(body.errors[0]).toMatchObject({ status: "422", source: { pointer } });
+      if (status === 422) expect(body.errors[0]).toMatchObject({ status: "422", source: { pointer } });
+      else expect(body.errors[0]).toEqual({ status: "415", title: "invalid content type", detail: "content-type must be application/vnd.api+json", source: { header: "Content-Type" } });
     }
     expect(await clientIds()).toHaveLength(2);
   });
+
 });
 
 describe("updateOAuthClient", () => {

@@ -231,11 +231,12 @@ describe("readTeam", () => {
         // bob may not see the secret platform team carol is also in.
         teams: { data: [{ id: IDS.teams.developers, type: "teams" }] },
         user: { data: { id: IDS.users.carol, type: "users" } },
-        organization: { data: { id: "acme", type: "organizations" } },
+        organization: { data: { id: "acme", type: "organizations" }, links: { related: "/api/v2/organizations/acme" } },
       },
+      links: { self: `/api/v2/organization-memberships/${IDS.memberships.carol}` },
     });
     const asAlice = (await get(TOKENS.alice)).data!;
-    expect((asAlice.included!.find((r) => r.id === IDS.memberships.carol)!.relationships as { teams: { data: unknown[] } }).teams.data).toEqual([
+    expect(((asAlice.included!.find((r) => r.id === IDS.memberships.carol) as { relationships: unknown }).relationships as { teams: { data: unknown[] } }).teams.data).toEqual([
       { id: IDS.teams.developers, type: "teams" },
       { id: IDS.teams.platform, type: "teams" },
     ]);
@@ -314,7 +315,7 @@ describe("createTeam", () => {
         permissions: ALL_PERMISSIONS,
         "organization-access": ALL_FALSE,
       },
-      relationships: { users: { data: [] }, "authentication-token": { meta: {} } },
+      relationships: { users: { data: [] }, "organization-memberships": { data: [] }, "authentication-token": { meta: {} } },
       links: { self: `/api/v2/teams/${created.id}` },
     });
     expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "platform", "release-engineers", "security"]);
@@ -418,17 +419,17 @@ describe("createTeam", () => {
     });
   }
 
-  it("refuses a wrong type, a missing body, malformed JSON and a wrong content type with 422", async () => {
+  it("refuses a wrong type, a missing body and malformed JSON with 422, a wrong content type with 415", async () => {
     const wrongType = await server.as(TOKENS.alice).POST("/organizations/{organization_name}/teams", { ...org("acme"), body: { data: { type: "oauth-clients", attributes: { name: "t" } } } as never });
     expect(wrongType.response.status).toBe(422);
     expectError(wrongType.error, 422, "/data/type");
-    for (const [body, contentType] of [
-      [undefined, "application/vnd.api+json"],
-      ["{", "application/vnd.api+json"],
-      [JSON.stringify({ data: { type: "teams", attributes: { name: "t" } } }), "text/plain"],
+    for (const [body, contentType, status] of [
+      [undefined, "application/vnd.api+json", 422],
+      ["{", "application/vnd.api+json", 422],
+      [JSON.stringify({ data: { type: "teams", attributes: { name: "t" } } }), "text/plain", 415],
     ] as const) {
       const response = await server.fetch("/organizations/acme/teams", { method: "POST", token: TOKENS.alice, body, headers: { "Content-Type": contentType } });
-      expect(response.status).toBe(422);
+      expect(response.status).toBe(status);
     }
     expect(await teamNames(TOKENS.alice)).toHaveLength(4);
   });

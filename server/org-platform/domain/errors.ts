@@ -49,3 +49,10 @@ export function invalidRelationship(pointer: string, detail: string): ApiError {
 export function invalidParameter(parameter: string, detail: string): ApiError {
   return new ApiError(400, [{ title: "invalid query parameter", detail, source: { parameter } }]);
 }
+
+/** The platform's title for an include value an endpoint does not offer; go-tfe matches on it. */
+export const INVALID_INCLUDE = "Invalid include parameter";
+
+export function invalidInclude(detail: string): ApiError {
+  return new ApiError(400, [{ title: INVALID_INCLUDE, detail, source: { parameter: "include" } }]);
+}

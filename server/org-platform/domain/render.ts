@@ -14,6 +14,7 @@ export type ProjectResource = Schemas["Project"];
 export type TeamResource = Schemas["Team"];
 export type UserResource = Schemas["User"];
 export type MembershipResource = Schemas["OrganizationMembership"];
+export type OrganizationResource = Schemas["Organization"];
 
 export const API_PREFIX = "/api/v2";
 
@@ -74,13 +75,37 @@ export function renderProject(project: Project): ProjectResource {
     id: project.id,
     type: "projects",
     attributes: { name: project.name, description: project.description, "created-at": project.createdAt },
-    relationships: { organization: { data: { id: project.organization, type: "organizations" } } },
+    relationships: {
+      organization: {
+        data: { id: project.organization, type: "organizations" },
+        links: { related: `${API_PREFIX}/organizations/${project.organization}` },
+      },
+    },
     links: { self: `${API_PREFIX}/projects/${project.id}` },
   };
 }
 
-/** members: the team's users whose membership is active (invited ones are hidden). */
-export function renderTeam(team: Team, organization: Organization, role: Role, members: User[]): TeamResource {
+export function renderOrganization(organization: Organization): OrganizationResource {
+  return {
+    id: organization.name,
+    type: "organizations",
+    attributes: {
+      name: organization.name,
+      "external-id": organization.externalId,
+      "created-at": organization.createdAt,
+      email: organization.email,
+      "plan-identifier": organization.plan,
+      "saml-enabled": false,
+    },
+    links: { self: `${API_PREFIX}/organizations/${organization.name}` },
+  };
+}
+
+/**
+ * members: the team's users whose membership is active (invited ones are hidden), with those
+ * memberships (in the same order), so that included memberships are linked from the team.
+ */
+export function renderTeam(team: Team, organization: Organization, role: Role, members: User[], memberships: Membership[]): TeamResource {
   return {
     id: team.id,
     type: "teams",
@@ -94,6 +119,7 @@ export function renderTeam(team: Team, organization: Organization, role: Role, m
     },
     relationships: {
       users: { data: members.map((u) => ({ id: u.id, type: "users" as const })) },
+      "organization-memberships": { data: memberships.map((m) => ({ id: m.id, type: "organization-memberships" as const })) },
       "authentication-token": { meta: {} },
     },
     links: { self: `${API_PREFIX}/teams/${team.id}` },
@@ -116,9 +142,6 @@ export function renderUser(user: User, role: Role): UserResource {
         "can-change-username": self,
       },
     },
-    relationships: {
-      "authentication-tokens": { links: { related: `${API_PREFIX}/users/${user.id}/authentication-tokens` } },
-    },
     links: { self: `${API_PREFIX}/users/${user.id}` },
   };
 }
@@ -132,8 +155,12 @@ export function renderMembership(membership: Membership, user: User, teams: Team
     relationships: {
       teams: { data: teams.map((t) => ({ id: t.id, type: "teams" as const })) },
       user: { data: { id: user.id, type: "users" } },
-      organization: { data: { id: membership.organization, type: "organizations" } },
+      organization: {
+        data: { id: membership.organization, type: "organizations" },
+        links: { related: `${API_PREFIX}/organizations/${membership.organization}` },
+      },
     },
+    links: { self: `${API_PREFIX}/organization-memberships/${membership.id}` },
   };
 }
 

@@ -3,13 +3,14 @@
 import type { Request, Response } from "express";
 import type { operations } from "../../../generated/org-platform/schema.ts";
 import type { Caller } from "../domain/access.ts";
-import { invalidAttribute, invalidParameter } from "../domain/errors.ts";
+import { invalidAttribute, invalidInclude } from "../domain/errors.ts";
 import type { OAuthClientCreateInput, OAuthClientUpdateInput, ResourceIdentifierInput } from "../domain/oauth-clients.ts";
 import { pageOf, type ListLocation, type Page } from "../domain/pagination.ts";
 import type { TeamInput } from "../domain/teams.ts";
 import type { OAuthClientInclude, OrgPlatformService, TeamInclude } from "../service.ts";
 
-export const JSON_API = "application/vnd.api+json";
+import { JSON_API } from "../http/body.ts";
+export { JSON_API };
 
 export interface HandlerContext {
   service: OrgPlatformService;
@@ -105,6 +106,27 @@ export const orgPlatformHandlers = {
     service.deleteTeam(caller, pathParam(req, "team_id"));
     res.status(204).end();
   },
+
+  // Related resources, read-only: where links and relationships point.
+  readOrganization: ({ service, caller }, req, res) => {
+    send(res, 200, service.readOrganization(caller, pathParam(req, "organization_name")));
+  },
+
+  readOAuthToken: ({ service, caller }, req, res) => {
+    send(res, 200, service.readOAuthToken(caller, pathParam(req, "oauth_token_id")));
+  },
+
+  readProject: ({ service, caller }, req, res) => {
+    send(res, 200, service.readProject(caller, pathParam(req, "project_id")));
+  },
+
+  readUser: ({ service, caller }, req, res) => {
+    send(res, 200, service.readUser(caller, pathParam(req, "user_id")));
+  },
+
+  readOrganizationMembership: ({ service, caller }, req, res) => {
+    send(res, 200, service.readMembership(caller, pathParam(req, "organization_membership_id")));
+  },
 } satisfies Record<keyof operations, Handler>;
 
 function send(res: Response, status: number, document: object): void {
@@ -141,13 +163,15 @@ function includes<T extends string>(req: Request, allowed: readonly T[]): T[] {
     .flatMap((v) => v.split(","))
     .filter((v) => v !== "");
   const unknown = values.find((v) => !allowed.includes(v as T));
-  if (unknown !== undefined) throw invalidParameter("include", `include: must be one of ${allowed.join(", ")} (got ${unknown})`);
+  if (unknown !== undefined) throw invalidInclude(`include: must be one of ${allowed.join(", ")} (got ${unknown})`);
   return [...new Set(values as T[])];
 }
 
 /** The list's own URL and its query parameters other than the page ones, for pagination links. */
 function locationOf(req: Request, origin: string): ListLocation {
-  const [pathname = "", search = ""] = req.originalUrl.split("?");
+  // The canonical path (repeated and trailing slashes settled), the query as sent.
+  const pathname = req.path;
+  const search = req.originalUrl.split("?")[1] ?? "";
   const pairs = [...new URLSearchParams(search)].filter(([key]) => key !== "page[number]" && key !== "page[size]");
   return { url: `${origin}${pathname}`, query: pairs };
 }

@@ -8,8 +8,10 @@ export interface OrgPlatformStore {
   organization(name: string): Organization | undefined;
   organizations(): Organization[];
   user(id: string): User | undefined;
+  users(): User[];
   /** Memberships of an organization, invited ones included. */
   memberships(organization: string): Membership[];
+  membership(id: string): Membership | undefined;
   projects(organization: string): Project[];
   project(id: string): Project | undefined;
 
@@ -27,10 +29,14 @@ export interface OrgPlatformStore {
   /** Deletes the client and its OAuth tokens. */
   deleteOAuthClient(id: string): void;
   oauthTokens(oauthClientId: string): OAuthToken[];
+  oauthToken(id: string): OAuthToken | undefined;
   saveOAuthToken(token: OAuthToken): void;
 
   apiToken(secret: string): ApiToken | undefined;
   apiTokens(): ApiToken[];
+
+  /** Runs `work` so that all of its writes are kept, or none (one request's writes). */
+  transaction<R>(work: () => R): R;
 }
 
 export class MemoryOrgPlatformStore implements OrgPlatformStore {
@@ -70,8 +76,14 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
   user(id: string) {
     return this.usersById.get(id);
   }
+  users() {
+    return [...this.usersById.values()];
+  }
   memberships(organization: string) {
     return this.membershipList.filter((m) => m.organization === organization);
+  }
+  membership(id: string) {
+    return this.membershipList.find((m) => m.id === id);
   }
   projects(organization: string) {
     return [...this.projectsById.values()].filter((p) => p.organization === organization);
@@ -114,8 +126,15 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
   oauthTokens(oauthClientId: string) {
     return [...this.tokensById.values()].filter((t) => t.oauthClientId === oauthClientId);
   }
+  oauthToken(id: string) {
+    return this.tokensById.get(id);
+  }
   saveOAuthToken(token: OAuthToken) {
     this.tokensById.set(token.id, token);
+  }
+  /** In memory every write of a request is made after all of its checks: nothing to undo. */
+  transaction<R>(work: () => R): R {
+    return work();
   }
 
   apiToken(secret: string) {
