@@ -144,7 +144,7 @@ function unprocessable(errors: Omit<ErrorObject, "status">[]): { status: number;
 function fromValidation(all: ValidationProblem[]): { status: number; errors: ErrorObject[] } {
   const problems = all.some((p) => !NOISE.has(p.message)) ? all.filter((p) => !NOISE.has(p.message)) : all;
   const errors = problems.map((p): ErrorObject => {
-    if (p.location === "body" && p.field === "" && p.message === "body is required") {
+    if (p.location === "body" && p.field === "" && /^must have required property .body.$/.test(p.message)) {
       return { status: "422", title: "invalid document", detail: "A request body is required: a JSON:API document with data.", source: { pointer: "/data" } };
     }
     if (p.location === "body") {

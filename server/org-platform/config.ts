@@ -15,10 +15,12 @@ export interface OrgPlatformEnvironment extends OrgPlatformAppOptions {
 export function orgPlatformOptionsFromEnv(env: NodeJS.ProcessEnv): OrgPlatformEnvironment {
   const port = Number(env.ORG_PLATFORM_PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`ORG_PLATFORM_PORT=${env.ORG_PLATFORM_PORT}: not a port number`);
+  // Opt-in durable state; unset keeps everything in memory.
+  const dataDir = env.ORG_PLATFORM_DATA_DIR || undefined;
   const file = env.ORG_PLATFORM_WORLD;
-  if (!file) return { port, worldSource: "default (see README)" };
+  if (!file) return { port, worldSource: "default (see docs/org-platform.md)", ...(dataDir && { dataDir }) };
   const world = checkWorldFile(readDataFile(file, "ORG_PLATFORM_WORLD"), `ORG_PLATFORM_WORLD=${file}`);
-  return { port, world, worldSource: file };
+  return { port, world, worldSource: file, ...(dataDir && { dataDir }) };
 }
 
 /** One line per API token: what it acts as, and the token to send as `Authorization: Bearer`. */

@@ -3,13 +3,29 @@
 import { listen, portOf, type ServiceEntry } from "../shared/service-entry.ts";
 import { createOrgPlatformApp, ORG_PLATFORM_BASE_PATH } from "./app.ts";
 import { orgPlatformOptionsFromEnv, tokenSummary } from "./config.ts";
+import { DataDirectoryError } from "../shared/data-dir.ts";
 
 export const orgPlatformEntry: ServiceEntry = {
   name: "org-platform",
   async start(host, env) {
     const options = orgPlatformOptionsFromEnv(env);
-    const { app, service } = createOrgPlatformApp(options);
-    const server = await listen(app, host, options.port);
+    let created: ReturnType<typeof createOrgPlatformApp>;
+    try {
+      created = createOrgPlatformApp(options);
+    } catch (error) {
+      // A foreign or damaged data directory: name the variable, start nothing.
+      if (error instanceof DataDirectoryError) throw new Error(`ORG_PLATFORM_DATA_DIR=${options.dataDir}: ${error.message}`);
+      throw error;
+    }
+    const { app, service, data } = created;
+    let server;
+    try {
+      server = await listen(app, host, options.port);
+    } catch (error) {
+      data?.close();
+      throw error;
+    }
+    server.once("close", () => data?.close());
     return {
       servers: [server],
       summary: [
@@ -18,6 +34,9 @@ export const orgPlatformEntry: ServiceEntry = {
           .organizations()
           .map((o) => `${o.name} (${o.plan}${o.selfHostedRelease ? `, self-hosted ${o.selfHostedRelease}` : ""})`)
           .join(", ")}`,
+        data
+          ? `  data: ${data.path} (${data.created ? `new, seeded from the world ${options.worldSource}` : "kept state; the world is not read"})`
+          : "  data: in memory (set ORG_PLATFORM_DATA_DIR to keep it across restarts)",
         ...tokenSummary(service.store).map((line) => `  ${line}`),
       ],
     };
