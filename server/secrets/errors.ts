@@ -42,13 +42,17 @@ export class Refusal extends Error {
   }
 }
 
-export type SecretsError = InvalidRequestError | PermissionDeniedError | NotFoundError | UnsupportedOperationError;
+export { StorageLimitError } from "./store/storage.ts";
+import { StorageLimitError } from "./store/storage.ts";
+
+export type SecretsError = InvalidRequestError | PermissionDeniedError | NotFoundError | UnsupportedOperationError | StorageLimitError;
 
 export function isSecretsError(error: unknown): error is SecretsError {
   return (
     error instanceof InvalidRequestError ||
     error instanceof PermissionDeniedError ||
     error instanceof NotFoundError ||
-    error instanceof UnsupportedOperationError
+    error instanceof UnsupportedOperationError ||
+    error instanceof StorageLimitError
   );
 }

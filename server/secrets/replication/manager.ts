@@ -31,6 +31,8 @@ export interface ReplicationOptions {
   clusterAddress?: string;
   /** WAL entries kept for secondaries that fall behind (default 10000). */
   walRetention?: number;
+  /** Bytes of JSON the WAL keeps at most (default 16 MiB). */
+  walRetentionBytes?: number;
   /** Milliseconds since the epoch (tests may give their own clock). */
   clock?: () => number;
 }
@@ -68,7 +70,7 @@ export class ReplicationManager {
     this.heartbeatMs = options.heartbeatIntervalMs ?? 5000;
     this.disconnectMs = options.disconnectAfterMs ?? this.heartbeatMs * 3;
     this.clock = options.clock ?? Date.now;
-    this.wal = new WalLog(options.walRetention);
+    this.wal = new WalLog(options.walRetention, options.walRetentionBytes);
     const context = (mode: ReplicationMode) => ({
       storage,
       random,

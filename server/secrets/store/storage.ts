@@ -26,24 +26,60 @@ export interface Storage {
   subscribe(listener: (write: StorageWrite) => void): () => void;
 }
 
+/** Largest stored value, in bytes of JSON: the real server's integrated storage refuses larger entries. */
+export const MAX_ENTRY_BYTES = 1024 * 1024;
+/** What an in-memory storage holds at most, in bytes of JSON (keys and values). */
+export const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
+
+/** A write refused because of its size or the storage's budget: answered 413. */
+export class StorageLimitError extends Error {
+  override name = "StorageLimitError";
+  readonly status = 413;
+}
+
+/** The JSON size of a value: what it costs to keep and to ship; refuses one over MAX_ENTRY_BYTES. */
+export function entryBytes(key: string, value: StoredValue): number {
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  if (bytes > MAX_ENTRY_BYTES) {
+    throw new StorageLimitError(`put failed due to value being too large; got ${bytes} bytes, max: ${MAX_ENTRY_BYTES} bytes`);
+  }
+  return bytes + Buffer.byteLength(key);
+}
+
 export class MemoryStorage implements Storage {
-  readonly #entries = new Map<string, StoredValue>();
+  readonly #entries = new Map<string, { value: StoredValue; bytes: number }>();
   readonly #listeners = new Set<(write: StorageWrite) => void>();
   #index = 0;
+  #bytes = 0;
+
+  /** `budget`: the bytes of JSON it holds at most; a write past it is refused (413). */
+  constructor(private readonly budget = DEFAULT_MEMORY_BUDGET) {}
+
+  /** Bytes of JSON held (keys and values). */
+  get bytes(): number {
+    return this.#bytes;
+  }
 
   get<T extends StoredValue = StoredValue>(key: string): T | undefined {
-    const value = this.#entries.get(key);
+    const entry = this.#entries.get(key);
     // Values go out as copies, so that no caller can change stored state by accident.
-    return value === undefined ? undefined : (structuredClone(value) as T);
+    return entry === undefined ? undefined : (structuredClone(entry.value) as T);
   }
 
   put(key: string, value: StoredValue): void {
-    this.#entries.set(key, structuredClone(value));
+    const bytes = entryBytes(key, value);
+    const total = this.#bytes - (this.#entries.get(key)?.bytes ?? 0) + bytes;
+    if (total > this.budget) throw new StorageLimitError(`storage is full: ${this.budget} bytes in use or requested, refusing a write of ${bytes} bytes`);
+    this.#entries.set(key, { value: structuredClone(value), bytes });
+    this.#bytes = total;
     this.#announce(key, value);
   }
 
   delete(key: string): void {
-    if (!this.#entries.delete(key)) return;
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
     this.#announce(key, undefined);
   }
 

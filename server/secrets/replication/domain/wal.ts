@@ -13,12 +13,26 @@ export interface WalEntry {
 
 export type WalRead = { entries: WalEntry[] } | { truncated: true };
 
+/** Bytes of JSON the log keeps at most: older entries go first (a secondary that needs them resyncs). */
+export const DEFAULT_WAL_BYTES = 16 * 1024 * 1024;
+
 export class WalLog {
   readonly #entries: WalEntry[] = [];
+  /** Bytes of each kept entry, in the same order. */
+  readonly #sizes: number[] = [];
+  #bytes = 0;
   #last = 0;
 
-  constructor(private readonly retain = 10_000) {
+  constructor(
+    private readonly retain = 10_000,
+    private readonly retainBytes = DEFAULT_WAL_BYTES,
+  ) {
     if (!Number.isInteger(retain) || retain < 1) throw new Error("a WAL keeps at least one entry");
+  }
+
+  /** Bytes of JSON held by the kept entries. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** Index of the newest entry (0 before the first). */
@@ -28,8 +42,19 @@ export class WalLog {
 
   append(key: string, value: StoredValue | undefined): WalEntry {
     const entry = { index: ++this.#last, key, value };
+    const size = Buffer.byteLength(key) + (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
     this.#entries.push(entry);
-    if (this.#entries.length > this.retain) this.#entries.splice(0, this.#entries.length - this.retain);
+    this.#sizes.push(size);
+    this.#bytes += size;
+    let drop = 0;
+    while (this.#entries.length - drop > this.retain || (this.#bytes > this.retainBytes && drop < this.#entries.length)) {
+      this.#bytes -= this.#sizes[drop]!;
+      drop++;
+    }
+    if (drop > 0) {
+      this.#entries.splice(0, drop);
+      this.#sizes.splice(0, drop);
+    }
     return entry;
   }
 
