@@ -1251,7 +1251,10 @@ export interface paths {
          *       `user_path` (`/`), with its `permissions_boundary_arn`, its `policy_arns` attached, its
          *       `policy_document` as inline policy named after the role, added to its `iam_groups` and tagged
          *       with its `iam_tags`, then an access key (`AKIA...`) for it. `security_token` is null. The lease
-         *       is renewable, `lease_duration` is the `lease` of `config/lease` (else `768h`).
+         *       is renewable (at `/sys/leases/renew`, up to the `lease_max` of `config/lease`, else `768h`, after
+         *       issue), `lease_duration` is the `lease` of `config/lease` (else `768h`). When the lease ends or
+         *       is revoked (`/sys/leases/revoke`), the user is removed from the provider with its access keys,
+         *       policies and group memberships, and the keys stop working.
          *     - **`assumed_role`**: temporary credentials (`ASIA...` with a session token) of one of the role's
          *       `role_arns` (`role_arn` picks it; it may be left out when the role has exactly one), session
          *       policies from `policy_document`, `policy_arns` and the groups. `role_session_name` is cleaned
@@ -1474,16 +1477,92 @@ export interface paths {
          *     role's `ttl`, else the mount's default lease (768h; mounts have no
          *     tuning), capped by the role's `max_ttl` (else the mount's maximum, 768h);
          *     `renewable` is true. `data.token` is the token's secret; tokens from the token API also carry
-         *     `accessor`, `local`, `catalog_namespace` and `partition`. (This server keeps no lease table:
-         *     the token is not revoked at the backend when the lease ends.)
+         *     `accessor`, `local`, `catalog_namespace` and `partition`. The lease can be renewed (with the
+         *     role's TTLs as they are then) and revoked at `/sys/leases/*`; when it ends or is revoked, the
+         *     token is deleted from the backend and stops working there.
          *
-         *     **Errors.** An unknown role is `404` with `role "<name>" not found`. Access not configured is `400`. When the backend cannot be reached or refuses to create
+         *     **Errors.** An unknown role is `400` with `role "<name>" not found`. Access not configured is
+         *     `400`. When the backend cannot be reached or refuses to create
          *     the token (for example a policy that does not exist there), the answer is `502` with the
          *     backend's address, the call and the backend's message: `502`, not `400`, so that a client can tell a backend failure from its own bad
          *     input. The management token never appears in an answer.
          */
         get: operations["generateDiscoveryToken"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Renew a lease
+         * @description Extends a secret's lease: the new TTL is `increment` (else the TTL its engine gives now: for IAM
+         *     users the mount's lease configuration, for discovery tokens the role's `ttl`), counted from now,
+         *     and never past the lease's issue time plus its maximum TTL (the engine's maximum, else the
+         *     mount's, 768h). Refused with `400`: `lease_id must be specified`, `lease not found` (unknown,
+         *     revoked or expired), `lease expired`, `lease is not renewable` (STS credentials),
+         *     `past the max TTL, cannot renew`, and `failed to renew entry: ...` when the engine refuses (a
+         *     discovery token whose role was deleted: `issuing role "<name>" not found`). A refused renewal
+         *     changes nothing.
+         */
+        put: operations["renewLease"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke a lease
+         * @description Revokes a secret before its lease ends: the engine makes it stop working (an IAM user is removed
+         *     from the provider with its access keys and policies; a discovery token is deleted from the
+         *     backend; STS credentials end by themselves) and the lease is gone. Revoking a lease that does
+         *     not exist (any more) succeeds too. When the engine cannot revoke the secret the answer is `400`
+         *     `failed to revoke entry: ...` and the lease stays. `400` `lease_id must be specified` without a
+         *     lease id.
+         */
+        put: operations["revokeLease"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Read a lease's times
+         * @description When the lease was issued, when it ends, when it was last renewed, whether it can be renewed now,
+         *     and the seconds it has left. `400` `invalid lease` when no lease has this id, `400`
+         *     `lease_id must be specified` without one.
+         */
+        put: operations["lookupLease"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2528,6 +2607,77 @@ export interface components {
             lease_id: string;
             data: components["schemas"]["DiscoveryTokenCredential"];
         };
+        /** @description Which lease to renew, and for how long. */
+        LeaseRenewRequest: {
+            /**
+             * @description The lease's id, as the secret's answer gave it in `lease_id` (required; an empty one is refused).
+             * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+             */
+            lease_id?: string;
+            /**
+             * @description The TTL asked for from now: an integer number of seconds, or a duration string (`3600`, `1h`).
+             *     Left out or 0: the TTL the secret's engine gives (the role's or the mount's configuration).
+             *     The lease never runs past its issue time plus its maximum TTL.
+             */
+            increment?: number | string;
+        };
+        /**
+         * @description The renewed lease, in the standard response envelope: `lease_id`, `renewable` and the new
+         *     `lease_duration` (seconds from now); `data` is null. `warnings` says when the TTL asked for was
+         *     cut to what is left of the lease's maximum TTL.
+         */
+        LeaseRenewResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: null;
+        };
+        /** @description Which lease to revoke. */
+        LeaseRevokeRequest: {
+            /**
+             * @description The lease's id, as the secret's answer gave it in `lease_id` (required; an empty one is refused).
+             * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+             */
+            lease_id?: string;
+            /**
+             * @description True (the default): answer once the secret is revoked (`204`). False: answer `202 Accepted` at
+             *     once and revoke in the background.
+             */
+            sync?: boolean;
+        };
+        /** @description Which lease. */
+        LeaseIdRequest: {
+            /**
+             * @description The lease's id, as the secret's answer gave it in `lease_id` (required; an empty one is refused).
+             * @example consul/creds/web-reader/Yd8QUzmQ2HVbSRZ4DeHxYEX5
+             */
+            lease_id?: string;
+        };
+        /** @description A lease's times. */
+        LeaseLookup: {
+            /** @description The lease's id. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the secret was issued.
+             */
+            issue_time: string;
+            /**
+             * Format: date-time
+             * @description When the lease ends and the secret is revoked.
+             */
+            expire_time: string | null;
+            /**
+             * Format: date-time
+             * @description When the lease was last renewed; null before its first renewal.
+             */
+            last_renewal: string | null;
+            /** @description Whether the lease can be renewed now. */
+            renewable: boolean;
+            /** @description Seconds left until `expire_time`. */
+            ttl: number;
+        };
+        /** @description A lease's times, in the standard response envelope. */
+        LeaseLookupResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["LeaseLookup"];
+        };
         /** @description The ids of the push-MFA methods visible in the request's namespace, in the standard response envelope. */
         PushMfaMethodList: components["schemas"]["ResponseEnvelope"] & {
             data: {
@@ -2605,6 +2755,19 @@ export interface components {
          *     the operation needs (`x-secrets-capabilities`).
          */
         PermissionDenied: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The request is too large: its body is over 32 MiB (`Content-Length` over the limit is refused
+         *     before the body is read, and the connection is closed), or a value to store is over 1 MiB of JSON,
+         *     or the server's storage is full.
+         */
+        RequestTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2723,6 +2886,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     cancelRekey: {
@@ -2825,6 +2989,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     readRekeyVerification: {
@@ -2889,6 +3054,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     restartRekeyVerification: {
@@ -2972,6 +3138,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     demoteDrPrimary: {
@@ -3000,6 +3167,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     disableDrPrimary: {
@@ -3028,6 +3196,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     createDrSecondaryToken: {
@@ -3062,6 +3231,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     revokeDrSecondary: {
@@ -3094,6 +3264,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     generateDrSecondaryPublicKey: {
@@ -3124,6 +3295,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     enableDrSecondary: {
@@ -3156,6 +3328,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     promoteDrSecondary: {
@@ -3190,6 +3363,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     disableDrSecondary: {
@@ -3218,6 +3392,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     updateDrSecondaryPrimary: {
@@ -3250,6 +3425,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     readDrOperationTokenAttempt: {
@@ -3314,6 +3490,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     cancelDrOperationTokenAttempt: {
@@ -3376,6 +3553,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     deleteDrOperationToken: {
@@ -3408,6 +3586,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     readPerformanceReplicationStatus: {
@@ -3461,6 +3640,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     demotePerformancePrimary: {
@@ -3489,6 +3669,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     disablePerformancePrimary: {
@@ -3517,6 +3698,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     createPerformanceSecondaryToken: {
@@ -3551,6 +3733,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     revokePerformanceSecondary: {
@@ -3583,6 +3766,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     generatePerformanceSecondaryPublicKey: {
@@ -3613,6 +3797,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     enablePerformanceSecondary: {
@@ -3645,6 +3830,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     promotePerformanceSecondary: {
@@ -3679,6 +3865,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     disablePerformanceSecondary: {
@@ -3707,6 +3894,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     updatePerformanceSecondaryPrimary: {
@@ -3739,6 +3927,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     readPerformancePathsFilter: {
@@ -3822,6 +4011,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     deletePerformancePathsFilter: {
@@ -3939,6 +4129,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     deletePerformanceMountFilter: {
@@ -4107,6 +4298,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     rotateCloudCredentialsRoot: {
@@ -4137,6 +4329,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     readCloudCredentialsLeaseConfig: {
@@ -4199,6 +4392,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     listCloudCredentialsRoles: {
@@ -4339,6 +4533,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     deleteCloudCredentialsRole: {
@@ -4475,6 +4670,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     configureDiscoveryTokenAccess: {
@@ -4507,6 +4703,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     listDiscoveryTokenRoles: {
@@ -4633,6 +4830,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     deleteDiscoveryTokenRole: {
@@ -4693,7 +4891,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiscoveryTokenCredentialResponse"];
                 };
             };
-            /** @description Access is not configured, or the role cannot issue tokens from this backend version. */
+            /** @description No such role, access is not configured, or the role cannot issue tokens from this backend version. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4703,15 +4901,6 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
-            /** @description No such role. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description The backend could not be reached, or refused to create the token. */
             502: {
                 headers: {
@@ -4721,6 +4910,116 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+        };
+    };
+    renewLease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRenewRequest"];
+            };
+        };
+        responses: {
+            /** @description The lease with its new duration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseRenewResponse"];
+                };
+            };
+            /** @description No lease id, no such lease, or a lease that cannot be renewed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+        };
+    };
+    revokeLease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRevokeRequest"];
+            };
+        };
+        responses: {
+            /** @description With `sync` false, the revocation was accepted and runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The secret is revoked and the lease gone (or there was no such lease). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No lease id, or the engine could not revoke the secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+        };
+    };
+    lookupLease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The lease's times. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseLookupResponse"];
+                };
+            };
+            /** @description No lease id, or no lease has this id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     listPushMfaMethods: {
@@ -4814,6 +5113,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     readPushMfaMethod: {
@@ -4922,6 +5222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            413: components["responses"]["RequestTooLarge"];
         };
     };
     deletePushMfaMethod: {

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { createSecretsApp, SECRETS_BASE_PATH, type SecretsApp, type SecretsAppOptions } from "./app.ts";
 import { acceptListMethod } from "./http/list-method.ts";
 import { clusterApp } from "./replication/cluster-app.ts";
+import { leasesOf } from "./leases/index.ts";
 
 export interface RunningSecrets extends SecretsApp {
   server: Server;
@@ -37,6 +38,8 @@ export async function startSecretsServer(options: SecretsAppOptions = {}, host =
   const clusterPort = (clusterServer.address() as AddressInfo).port;
   const origin = (p: number) => `http://${host.includes(":") ? `[${host}]` : host}:${p}`;
   replication.listening({ apiAddress: origin(actual), clusterAddress: origin(clusterPort) });
+  // The lease table: leases already in storage get their expiry timers.
+  const leases = leasesOf(secrets.cluster);
   const closeServer = (s: Server) =>
     new Promise<void>((resolve) => {
       s.closeAllConnections();
@@ -51,6 +54,7 @@ export async function startSecretsServer(options: SecretsAppOptions = {}, host =
     clusterPort,
     clusterUrl: origin(clusterPort),
     close: async () => {
+      leases.stop();
       await replication.stop();
       await Promise.all([closeServer(server), closeServer(clusterServer)]);
     },

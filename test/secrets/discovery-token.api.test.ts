@@ -362,9 +362,10 @@ describe("creds: tokens from the backend", () => {
     expect((await creds("short")).data!.lease_duration).toBe(600);
   });
 
-  it("answers an unknown role with 404 and a missing configuration with 400", async () => {
+  // Both as the real engine answers them (builtin/logical/consul/path_token.go and client.go, Vault 1.14).
+  it("answers an unknown role and a missing configuration with 400 and the real engine's words", async () => {
     const unknown = await creds("nobody");
-    expect(unknown.response.status).toBe(404);
+    expect(unknown.response.status).toBe(400);
     expect(unknown.error).toEqual({ errors: ['role "nobody" not found'] });
     const fresh = await startDiscoverySecrets();
     try {
@@ -373,7 +374,9 @@ describe("creds: tokens from the backend", () => {
       fresh.secrets.cluster.storage.put(`${key}roles/orphan`, { token_type: "management", policy: "", policies: [], catalog_roles: [], local: false, ttl: 0, max_ttl: 0, catalog_namespace: "", partition: "" });
       const unconfigured = await creds("orphan", fresh);
       expect(unconfigured.response.status).toBe(400);
-      expect(unconfigured.error).toEqual({ errors: ["the access to the discovery backend is not configured: write consul/config/access first"] });
+      expect(unconfigured.error).toEqual({
+        errors: ["access credentials for the backend itself haven't been configured; please configure them at the '/config/access' endpoint"],
+      });
     } finally {
       await fresh.close();
     }

@@ -4,6 +4,7 @@ import type { operations } from "../../../generated/secrets/schema.ts";
 import { cloudCredentialsHandlers } from "../engines/cloud-credentials/handlers.ts";
 import { discoveryTokenHandlers } from "../engines/discovery-token/handlers.ts";
 import { pushMfaHandlers } from "../identity/handlers.ts";
+import { leaseHandlers } from "../leases/handlers.ts";
 import { replicationHandlers } from "../replication/handlers.ts";
 import { rekeyHandlers } from "./rekey.ts";
 import type { Handler } from "./types.ts";
@@ -16,4 +17,5 @@ export const secretsHandlers = {
   ...discoveryTokenHandlers,
   ...cloudCredentialsHandlers,
   ...pushMfaHandlers,
+  ...leaseHandlers,
 } satisfies Record<keyof operations, Handler>;

@@ -25,7 +25,7 @@ import {
   type RoleWrite,
 } from "./roles.ts";
 import { SimulatedCloud } from "./simulation.ts";
-import { iamUserLeaseTtl, stsTtl, type LeaseConfig } from "./ttl.ts";
+import { stsTtl, type LeaseConfig } from "./ttl.ts";
 
 /** The stored root configuration (secret_key included: it never leaves this module). */
 export interface RootConfig {
@@ -56,10 +56,18 @@ export interface CredentialsRequest {
 
 export interface IssuedCredentials {
   data: { access_key: string; secret_key: string; security_token: string | null; arn: string };
-  lease_id: string;
-  lease_duration: number;
-  renewable: boolean;
+  /** What the lease table needs (lease/manager.ts): the path the lease id starts with, TTLs in seconds, what revocation needs. */
+  lease: {
+    path: string;
+    renewable: boolean;
+    ttl: number;
+    maxTtl: number;
+    internal: { username: string; is_sts: false } | { is_sts: true };
+  };
 }
+
+/** The secret type of the engine's credentials in the lease table. */
+export const ACCESS_KEYS_SECRET = "cloud-credentials/access_keys";
 
 export interface CloudCredentialsOptions {
   /** The cloud provider; a simulation of the default account when absent. */
@@ -211,11 +219,13 @@ export class CloudCredentialsEngine {
     const type = credentialTypeFor(role, path);
     if ("error" in type) throw new InvalidRequestError(type.error);
     const names: NameSource = { unixTime: Math.floor(this.#now() / 1000), random: randomAlphanumeric };
-    const leaseId = `${mount}/${path}/${roleName}/${randomAlphanumeric(24)}`;
+    const leasePath = `${mount}/${path}/${roleName}`;
 
     if (type.type === "iam_user") {
-      const data = await this.#createIamUser(storage, role, roleName, displayName, names);
-      return { data, lease_id: leaseId, lease_duration: iamUserLeaseTtl(this.#leaseSeconds(storage)), renewable: true };
+      const { data, userName } = await this.#createIamUser(storage, role, roleName, displayName, names);
+      // As the real engine: the lease takes the mount's lease configuration (0: the mount's default and maximum).
+      const config = this.#leaseSeconds(storage);
+      return { data, lease: { path: leasePath, renewable: true, ttl: config?.lease ?? 0, maxTtl: config?.leaseMax ?? 0, internal: { username: userName, is_sts: false } } };
     }
 
     let roleArn = "";
@@ -237,7 +247,7 @@ export class CloudCredentialsEngine {
           ...(policyArns.length > 0 ? { policyArns } : {}),
         }),
       );
-      return this.#stsAnswer(result.credentials, result.assumedRoleUser.arn, leaseId);
+      return this.#stsAnswer(result.credentials, result.assumedRoleUser.arn, leasePath);
     }
     if (policy === "" && policyArns.length === 0) {
       throw new InvalidRequestError("must specify at least one of policy_arns or policy_document with federation_token credential_type");
@@ -250,7 +260,7 @@ export class CloudCredentialsEngine {
         ...(policyArns.length > 0 ? { policyArns } : {}),
       }),
     );
-    return this.#stsAnswer(result.credentials, result.federatedUser.arn, leaseId);
+    return this.#stsAnswer(result.credentials, result.federatedUser.arn, leasePath);
   }
 
   async #createIamUser(storage: MountStorage, role: RoleEntry, roleName: string, displayName: string, names: NameSource) {
@@ -271,7 +281,7 @@ export class CloudCredentialsEngine {
       for (const group of role.iam_groups) await this.#step("Error adding user to group", () => this.provider.addUserToGroup(client, userName, group));
       if (Object.keys(role.iam_tags).length > 0) await this.#step("Error adding tags to user", () => this.provider.tagUser(client, userName, role.iam_tags));
       const key = await this.#step("Error creating access keys", () => this.provider.createAccessKey(client, userName));
-      return { access_key: key.accessKeyId, secret_key: key.secretAccessKey, security_token: null, arn: user.arn };
+      return { data: { access_key: key.accessKeyId, secret_key: key.secretAccessKey, security_token: null, arn: user.arn }, userName };
     } catch (error) {
       // The real engine's write-ahead log removes a half-made user; here it is removed at once.
       await this.#removeUser(client, userName);
@@ -316,13 +326,42 @@ export class CloudCredentialsEngine {
     return { policy, policyArns };
   }
 
-  #stsAnswer(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }, arn: string, leaseId: string): IssuedCredentials {
+  #stsAnswer(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }, arn: string, leasePath: string): IssuedCredentials {
+    // STS credentials end by themselves: their lease is not renewable and revoking it does nothing.
+    const ttl = Math.max(1, Math.round((credentials.expiration.getTime() - this.#now()) / 1000));
     return {
       data: { access_key: credentials.accessKeyId, secret_key: credentials.secretAccessKey, security_token: credentials.sessionToken, arn },
-      lease_id: leaseId,
-      lease_duration: Math.max(0, Math.round((credentials.expiration.getTime() - this.#now()) / 1000)),
-      renewable: false,
+      lease: { path: leasePath, renewable: false, ttl, maxTtl: 0, internal: { is_sts: true } },
     };
+  }
+
+  // ---- leases (secretAccessKeysRenew and secretAccessKeysRevoke of the real engine) ----
+
+  /** The TTL and maximum TTL a renewed IAM-user lease takes: the mount's lease configuration now. */
+  leaseTtls(mount: string): { ttl: number; maxTtl: number } {
+    const config = this.#leaseSeconds(this.#mount(mount));
+    return { ttl: config?.lease ?? 0, maxTtl: config?.leaseMax ?? 0 };
+  }
+
+  /**
+   * Removes an IAM user the engine made, with its access keys, policies and group memberships (the
+   * real engine's user rollback). A user that is already gone is fine; any other refusal is thrown.
+   */
+  async revokeUser(mount: string, userName: string): Promise<void> {
+    const client = (await this.#client(this.#mount(mount), "iam")).client;
+    const p = this.provider;
+    let groups: string[];
+    try {
+      groups = await p.listGroupsForUser(client, userName);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "NoSuchEntity") return;
+      throw error;
+    }
+    for (const group of groups) await p.removeUserFromGroup(client, userName, group);
+    for (const name of await p.listUserPolicies(client, userName)) await p.deleteUserPolicy(client, userName, name);
+    for (const arn of await p.listAttachedUserPolicies(client, userName)) await p.detachUserPolicy(client, userName, arn);
+    for (const id of await p.listAccessKeys(client, userName)) await p.deleteAccessKey(client, id, userName);
+    await p.deleteUser(client, userName);
   }
 
   // ---- inside ----

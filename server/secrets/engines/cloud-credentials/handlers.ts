@@ -4,8 +4,9 @@ import type { operations } from "../../../../generated/secrets/schema.ts";
 import type { RequestContext } from "../../app.ts";
 import type { SecretsCluster } from "../../cluster.ts";
 import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
-import { cloudCredentialsEngine, type CredentialsRequest, type RootConfigWrite } from "./engine.ts";
+import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CredentialsRequest, type RootConfigWrite } from "./engine.ts";
 import type { RoleWrite } from "./roles.ts";
+import { leasesOf } from "../../leases/index.ts";
 
 type CloudCredentialsOperation =
   | "writeCloudCredentialsRootConfig"
@@ -32,8 +33,17 @@ function mountOf(res: Response): string {
 
 async function issue(cluster: SecretsCluster, req: Request, res: Response, path: "creds" | "sts", request: CredentialsRequest): Promise<void> {
   const displayName = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
-  const issued = await cloudCredentialsEngine(cluster).generate(mountOf(res), String(req.params.name), path, request, displayName);
-  res.json({ ...envelope(cluster, issued.data), lease_id: issued.lease_id, renewable: issued.renewable, lease_duration: issued.lease_duration });
+  const mount = mountOf(res);
+  const issued = await cloudCredentialsEngine(cluster).generate(mount, String(req.params.name), path, request, displayName);
+  const { path: leasePath, ...lease } = issued.lease;
+  const registered = leasesOf(cluster).register({ path: leasePath, mount, secretType: ACCESS_KEYS_SECRET, ...lease });
+  res.json({
+    ...envelope(cluster, issued.data),
+    lease_id: registered.lease_id,
+    renewable: registered.renewable,
+    lease_duration: registered.lease_duration,
+    warnings: registered.warnings.length > 0 ? registered.warnings : null,
+  });
 }
 
 export const cloudCredentialsHandlers = {

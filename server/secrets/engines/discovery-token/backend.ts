@@ -76,7 +76,21 @@ export class DiscoveryBackend {
     return answer.ID;
   }
 
-  private call(method: "GET" | "PUT", path: string, body?: unknown): Promise<unknown> {
+  /** Deletes a token of the token API by its accessor; one that is already gone counts as deleted. */
+  async deleteToken(accessorId: string): Promise<void> {
+    try {
+      await this.call("DELETE", `/v1/acl/token/${encodeURIComponent(accessorId)}`);
+    } catch (error) {
+      if (!(error instanceof BackendError && error.status === 404)) throw error;
+    }
+  }
+
+  /** Deletes a legacy token by its secret (the legacy API succeeds whether or not it exists). */
+  async destroyLegacyToken(secretId: string): Promise<void> {
+    await this.call("PUT", `/v1/acl/destroy/${encodeURIComponent(secretId)}`);
+  }
+
+  private call(method: "GET" | "PUT" | "DELETE", path: string, body?: unknown): Promise<unknown> {
     const { scheme, address, token, ca_cert, client_cert, client_key } = this.settings;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const url = new URL(`${scheme}://${address}${path}`);

@@ -2,22 +2,32 @@
 // discovery backend. State lives in the cluster's storage under the mount's prefix
 // (`logical/<mount uuid>/config/access`, `logical/<mount uuid>/roles/<name>`), so a new engine
 // object per request sees everything and replication ships it.
-import { randomBytes } from "node:crypto";
 import { Refusal } from "../../errors.ts";
 import type { Storage, StoredValue } from "../../store/storage.ts";
 import { mountStoragePrefix } from "../mount-storage.ts";
 import { checkAccess, type AccessConfig, type AccessInput } from "./access.ts";
 import { BackendError, DiscoveryBackend } from "./backend.ts";
-import { checkRole, leaseDuration, parseVersion, tokenApiFor, type RoleInput, type StoredRole } from "./role-rules.ts";
+import { checkRole, parseVersion, tokenApiFor, type RoleInput, type StoredRole } from "./role-rules.ts";
 
 export const DISCOVERY_TOKEN_ENGINE = "discovery-token";
 
 export interface IssuedLease {
-  lease_id: string;
-  lease_duration: number;
-  renewable: true;
+  /** What the lease table needs (leases/manager.ts): the path the lease id starts with, TTLs in seconds, what revocation needs. */
+  lease: { path: string; renewable: true; ttl: number; maxTtl: number; internal: TokenInternal };
   data: { token: string; accessor?: string; local?: boolean; catalog_namespace?: string; partition?: string };
 }
+
+/** What revoking a token needs, as the real engine keeps it: the accessor (the secret for a legacy token), the role, the API. */
+export interface TokenInternal {
+  [key: string]: string;
+  token: string;
+  role: string;
+  /** `token` for the token API, "" for the legacy one. */
+  version: string;
+}
+
+/** The secret type of the engine's tokens in the lease table. */
+export const TOKEN_SECRET = "discovery-token/token";
 
 export class DiscoveryTokenEngine {
   readonly #prefix: string;
@@ -78,8 +88,10 @@ export class DiscoveryTokenEngine {
   /** A new token from the backend for the role, as a lease. `requester` names the caller in the token's description. */
   async issue(name: string, requester: string): Promise<IssuedLease> {
     const role = this.readRole(name);
-    if (!role) throw new Refusal(404, [`role "${name}" not found`]);
-    const config = this.#requireConfig();
+    // The real engine's words and status (builtin/logical/consul/path_token.go): 400 `role "<name>" not found`.
+    if (!role) throw new Refusal(400, [`role ${goQuote(name)} not found`]);
+    const config = this.config();
+    if (!config) throw new Refusal(400, [NOT_CONFIGURED]);
     const api = tokenApiFor(role, config.backend_version);
     if (typeof api === "object") throw new Refusal(400, [`role "${name}" ${api.problem}`]);
 
@@ -117,7 +129,31 @@ export class DiscoveryTokenEngine {
           : `the discovery backend at ${backend.origin} refused to create the token (PUT ${path}): ${message}`,
       ]);
     }
-    return { lease_id: `${this.mount}/creds/${name}/${leaseSuffix()}`, lease_duration: leaseDuration(role), renewable: true, data };
+    const internal: TokenInternal =
+      api === "legacy" ? { token: data.token, role: name, version: "" } : { token: data.accessor!, role: name, version: "token" };
+    // The role's TTLs as they are: the lease table applies the mount's default and maximum.
+    return { lease: { path: `${this.mount}/creds/${name}`, renewable: true, ttl: role.ttl, maxTtl: role.max_ttl, internal }, data };
+  }
+
+  /** The TTLs a renewed lease takes: its role's now; a refusal when the role is gone (secretTokenRenew). */
+  leaseTtls(role: string): { ttl: number; maxTtl: number } | { error: string } {
+    const stored = this.readRole(role);
+    if (!stored) return { error: `issuing role ${goQuote(role)} not found` };
+    return { ttl: stored.ttl, maxTtl: stored.max_ttl };
+  }
+
+  /** Deletes a token from the backend so that it stops working (secretTokenRevoke); throws when the backend refuses. */
+  async revokeToken(internal: TokenInternal): Promise<void> {
+    const config = this.config();
+    if (!config) throw new Error(NOT_CONFIGURED);
+    const backend = new DiscoveryBackend(config, this.backendTimeoutMs);
+    try {
+      if (internal.version === "token") await backend.deleteToken(internal.token);
+      else await backend.destroyLegacyToken(internal.token);
+    } catch (error) {
+      if (error instanceof BackendError) throw new Error(redact(error.message, config.token));
+      throw error;
+    }
   }
 
   #requireConfig(): AccessConfig {
@@ -131,15 +167,12 @@ export class DiscoveryTokenEngine {
   }
 }
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** The real engine's words when config/access was never written (builtin/logical/consul/path_config.go). */
+export const NOT_CONFIGURED = "access credentials for the backend itself haven't been configured; please configure them at the '/config/access' endpoint";
 
-/** 24 random base62 characters, the real system's lease id suffix. */
-function leaseSuffix(): string {
-  let text = "";
-  while (text.length < 24) {
-    for (const byte of randomBytes(32)) if (byte < 248 && text.length < 24) text += BASE62[byte % 62];
-  }
-  return text;
+/** A string quoted as Go's %q quotes it (for the names roles may have: JSON quoting is the same). */
+function goQuote(text: string): string {
+  return JSON.stringify(text);
 }
 
 /** A backend's message with the management token taken out, should a backend ever echo it. */

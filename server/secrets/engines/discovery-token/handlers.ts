@@ -4,7 +4,8 @@ import type { RequestContext } from "../../app.ts";
 import type { SecretsCluster } from "../../cluster.ts";
 import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
 import type { AccessInput } from "./access.ts";
-import { DiscoveryTokenEngine } from "./engine.ts";
+import { leasesOf } from "../../leases/index.ts";
+import { DiscoveryTokenEngine, TOKEN_SECRET } from "./engine.ts";
 import { roleView, type RoleInput } from "./role-rules.ts";
 
 type DiscoveryTokenOperation =
@@ -53,7 +54,16 @@ export const discoveryTokenHandlers = {
 
   generateDiscoveryToken: async (cluster, req, res) => {
     const requester = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
-    const lease = await engine(cluster, res).issue(String(req.params.name), requester);
-    res.json({ ...envelope(cluster, lease.data), lease_id: lease.lease_id, lease_duration: lease.lease_duration, renewable: lease.renewable });
+    const mount = context(res).operation.mount!;
+    const issued = await engine(cluster, res).issue(String(req.params.name), requester);
+    const { path, ...lease } = issued.lease;
+    const registered = leasesOf(cluster).register({ path, mount, secretType: TOKEN_SECRET, ...lease });
+    res.json({
+      ...envelope(cluster, issued.data),
+      lease_id: registered.lease_id,
+      lease_duration: registered.lease_duration,
+      renewable: registered.renewable,
+      warnings: registered.warnings.length > 0 ? registered.warnings : null,
+    });
   },
 } satisfies Record<DiscoveryTokenOperation, Handler>;
