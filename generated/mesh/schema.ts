@@ -16,12 +16,15 @@ export interface paths {
                 ns?: components["parameters"]["Namespace"];
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-                 *     inputs change (its index passes this value) or `wait` passes.
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
-                 * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -115,12 +118,15 @@ export interface paths {
                 ns?: components["parameters"]["Namespace"];
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-                 *     inputs change (its index passes this value) or `wait` passes.
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
-                 * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -479,6 +485,12 @@ export interface components {
             QueryParam?: components["schemas"]["QueryParamMatch"][];
             Methods?: string[];
         };
+        /**
+         * @description A duration as written: a Go duration string (`5s`, `1m30s`, `250ms`), or a number of nanoseconds
+         *     (`5000000000` is `5s`; a fraction of a nanosecond is dropped), the form Go clients send when they
+         *     encode a `time.Duration`. Read back as a canonical duration string.
+         */
+        DurationInput: string | number;
         RouteDestination: {
             /** @description Defaults to the router's service. */
             Service?: string;
@@ -486,7 +498,7 @@ export interface components {
             Namespace?: string;
             /** @description Only with `PathExact` or `PathPrefix`. */
             PrefixRewrite?: string;
-            RequestTimeout?: components["schemas"]["Duration"];
+            RequestTimeout?: components["schemas"]["DurationInput"];
             NumRetries?: number;
             RetryOnConnectFailure?: boolean;
             RetryOnStatusCodes?: number[];
@@ -536,9 +548,14 @@ export interface components {
             Datacenter: string;
             MeshGateway: components["schemas"]["MeshGatewayConfig"];
             Subset: components["schemas"]["ServiceResolverSubset"];
-            /** @description `<target_id>.internal.<cluster_uuid>.<domain_suffix>` */
+            /**
+             * @description Present (`true`) only for a service outside the mesh, whose `service-defaults` entry sets `ExternalSNI`; such a target never uses a mesh gateway.
+             * @constant
+             */
+            External?: true;
+            /** @description `<target_id>.internal.<cluster_uuid>.<domain_suffix>`, or the `ExternalSNI` of an external service. */
             SNI: string;
-            /** @description Equal to `SNI`. */
+            /** @description `<target_id>.internal.<cluster_uuid>.<domain_suffix>`: equal to `SNI` except for external services. */
             Name: string;
         };
         /** @description A compiled discovery chain. */
@@ -569,7 +586,7 @@ export interface components {
         };
         DiscoveryChainOverrides: {
             /** @description Replaces the connect timeout of every resolver. `0s` (default) means no override. */
-            OverrideConnectTimeout?: components["schemas"]["Duration"];
+            OverrideConnectTimeout?: components["schemas"]["DurationInput"];
             /**
              * @description Replaces the chain's protocol. Empty means no override.
              * @enum {string}
@@ -604,9 +621,9 @@ export interface components {
             Kind: "service-resolver";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
             Namespace?: string;
-            /** @description Free-form key/value metadata. */
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
                 [key: string]: string;
             };
@@ -615,7 +632,7 @@ export interface components {
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
             /** @description Connect timeout of the service's resolvers; `5s` when unset. */
-            ConnectTimeout?: components["schemas"]["Duration"];
+            ConnectTimeout?: components["schemas"]["DurationInput"];
             /** @description Subset used when a request names none; must be one of `Subsets`. */
             DefaultSubset?: string;
             /** @description Named subsets of the service's instances. */
@@ -640,9 +657,9 @@ export interface components {
             Kind: "service-defaults";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
             Namespace?: string;
-            /** @description Free-form key/value metadata. */
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
                 [key: string]: string;
             };
@@ -670,9 +687,9 @@ export interface components {
             Kind: "proxy-defaults";
             /** @constant */
             Name: "global";
-            /** @description The entry's namespace (enterprise); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
             Namespace?: string;
-            /** @description Free-form key/value metadata. */
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
                 [key: string]: string;
             };
@@ -709,9 +726,9 @@ export interface components {
             Kind: "service-splitter";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
             Namespace?: string;
-            /** @description Free-form key/value metadata. */
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
                 [key: string]: string;
             };
@@ -733,9 +750,9 @@ export interface components {
             Kind: "service-router";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
             Namespace?: string;
-            /** @description Free-form key/value metadata. */
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
                 [key: string]: string;
             };
@@ -799,7 +816,7 @@ export interface components {
             Local?: boolean;
             Namespace?: string;
             /** @description Lifetime of the token, 1m to 24h. */
-            ExpirationTTL?: components["schemas"]["Duration"];
+            ExpirationTTL?: components["schemas"]["DurationInput"];
             /** @description Admin partition (1.11+). This server has only the `default` partition; any other is refused. */
             Partition?: string;
         };
@@ -975,12 +992,15 @@ export interface components {
         NamespaceHeader: string;
         /**
          * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-         *     inputs change (its index passes this value) or `wait` passes.
+         *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+         *     is refused with `400 Invalid index`.
          * @example 42
          */
         Index: number;
         /**
-         * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+         * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+         *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+         *     duration is refused with `400 Invalid wait time`.
          * @example 30s
          */
         Wait: string;
@@ -1042,12 +1062,15 @@ export interface operations {
                 ns?: components["parameters"]["Namespace"];
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-                 *     inputs change (its index passes this value) or `wait` passes.
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
-                 * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1096,12 +1119,15 @@ export interface operations {
                 ns?: components["parameters"]["Namespace"];
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-                 *     inputs change (its index passes this value) or `wait` passes.
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
-                 * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1191,12 +1217,15 @@ export interface operations {
                 ns?: components["parameters"]["Namespace"];
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-                 *     inputs change (its index passes this value) or `wait` passes.
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
-                 * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1249,12 +1278,15 @@ export interface operations {
                 ns?: components["parameters"]["Namespace"];
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
-                 *     inputs change (its index passes this value) or `wait` passes.
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
-                 * @description How long a blocking query may wait, as a duration with unit (`30s`, `5m`). Default `5m`, at most `10m`.
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];

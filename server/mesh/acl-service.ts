@@ -13,6 +13,8 @@ import {
 import { AclRulesError, parseAclRules } from "./domain/acl-rules.ts";
 import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE } from "./domain/entries.ts";
+import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
+import { DurationInputError, durationText } from "./domain/durations.ts";
 import { MeshHttpError } from "./errors.ts";
 import { MemoryAclStore, type AclLink, type AclPolicy, type AclRole, type AclTokenRecord } from "./store/acl-store.ts";
 
@@ -77,7 +79,8 @@ export interface TokenInput {
   Namespace?: string;
   /** Admin partition (1.11+); this server has only the `default` partition. */
   Partition?: string;
-  ExpirationTTL?: string;
+  /** A duration string, or a number of nanoseconds. */
+  ExpirationTTL?: string | number;
 }
 
 /** A token as the API returns it. */
@@ -103,7 +106,10 @@ export class MeshAcl {
     private readonly store = new MemoryAclStore(),
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.store.policies.put(GLOBAL_MANAGEMENT.ID, GLOBAL_MANAGEMENT);
+    // On a data directory these rows may exist already: they are written again only when they changed.
+    if (!sameFields(this.store.policies.get(GLOBAL_MANAGEMENT.ID), GLOBAL_MANAGEMENT)) {
+      this.store.policies.put(GLOBAL_MANAGEMENT.ID, GLOBAL_MANAGEMENT);
+    }
     if (settings.managementToken) {
       this.putToken({
         AccessorID: "00000000-0000-0000-0000-000000000002",
@@ -116,8 +122,11 @@ export class MeshAcl {
     for (const declared of settings.tokens) {
       const rules = typeof declared.Rules === "object" ? JSON.stringify(declared.Rules) : declared.Rules;
       if (rules !== undefined) this.rulesOf(rules); // refuse bad rules at start
+      if (declared.Namespace !== undefined) checkTokenNamespace(declared.Namespace);
+      // A restart on a data directory finds the token declared last time: same accessor, no duplicate.
+      const existing = this.store.tokens.all().find((t) => t.SecretID === declared.SecretID);
       this.putToken({
-        AccessorID: declared.AccessorID ?? randomUUID(),
+        AccessorID: declared.AccessorID ?? existing?.AccessorID ?? randomUUID(),
         SecretID: declared.SecretID,
         Description: declared.Description ?? "",
         Namespace: declared.Namespace,
@@ -196,9 +205,14 @@ export class MeshAcl {
 
   createToken(authorizer: Authorizer | undefined, input: TokenInput, namespace: string): AclTokenView {
     this.requireTokenApi(authorizer, "write");
-    if (input.Partition && input.Partition !== "default") {
-      throw new MeshHttpError(400, `Invalid Token: partition ${JSON.stringify(input.Partition)} does not exist`);
+    if (input.Partition) {
+      const problem = checkPartitionName(input.Partition);
+      if (problem) throw new MeshHttpError(400, `Invalid Token: ${problem}`);
+      if (input.Partition !== "default") {
+        throw new MeshHttpError(400, `Invalid Token: partition ${JSON.stringify(input.Partition)} does not exist`);
+      }
     }
+    if (input.Namespace) checkTokenNamespace(input.Namespace);
     const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
     const roles = (input.Roles ?? []).map((link) => this.link("role", link));
     const accessor = input.AccessorID ?? randomUUID();
@@ -331,13 +345,17 @@ export class MeshAcl {
     }
   }
 
-  private expiration(ttl: string | undefined): string | undefined {
-    if (!ttl) return undefined;
+  private expiration(raw: string | number | undefined): string | undefined {
+    if (!raw) return undefined;
     let ns: number;
+    let ttl: string;
     try {
+      ttl = durationText(raw) as string;
       ns = parseDuration(ttl);
     } catch (error) {
-      if (error instanceof DurationError) throw new MeshHttpError(400, `Invalid Token: ExpirationTTL: ${error.message}`);
+      if (error instanceof DurationError || error instanceof DurationInputError) {
+        throw new MeshHttpError(400, `Invalid Token: ExpirationTTL: ${error.message}`);
+      }
       throw error;
     }
     if (ns < MIN_TTL_NS || ns > MAX_TTL_NS) {
@@ -349,6 +367,16 @@ export class MeshAcl {
   private expired(token: AclTokenRecord): boolean {
     return token.ExpirationTime !== undefined && Date.parse(token.ExpirationTime) <= this.now().getTime();
   }
+}
+
+function checkTokenNamespace(namespace: string): void {
+  const problem = checkNamespaceName(namespace);
+  if (problem) throw new MeshHttpError(400, `Invalid Token: ${problem}`);
+}
+
+function sameFields(stored: object | undefined, fields: object): boolean {
+  if (!stored) return false;
+  return Object.entries(fields).every(([key, value]) => JSON.stringify((stored as Record<string, unknown>)[key]) === JSON.stringify(value));
 }
 
 function notFound(message: string): never {

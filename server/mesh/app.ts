@@ -3,12 +3,15 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import type { DeclaredToken } from "./acl-service.ts";
-import { normalizeEntryInput } from "./domain/config-entry.ts";
+import { EntryValidationError, normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
-import { meshHandlers, type Handler } from "./handlers/index.ts";
+import { checkBlockingParams, meshHandlers, type Handler } from "./handlers/index.ts";
+import { checkBodyShape } from "./domain/body-limits.ts";
 import { MeshService } from "./service.ts";
+import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
+import { DataDirectory } from "../shared/data-dir.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -30,6 +33,11 @@ export interface MeshAppOptions {
   entries?: ConfigEntry[];
   /** A store to use as it is (tests use it to hold states a write would refuse). */
   store?: ConfigEntryStore;
+  /**
+   * A data directory (MESH_DATA_DIR): configuration entries, ACL policies, roles and tokens and their
+   * indexes are kept there and survive a restart. Unset: everything lives in memory.
+   */
+  dataDir?: string;
   /** Response validation; on unless turned off (the benchmark measures both). */
   validateResponses?: boolean;
   /** Request and response validation as a whole; on unless turned off. */
@@ -39,11 +47,25 @@ export interface MeshAppOptions {
 export interface MeshApp {
   app: express.Express;
   service: MeshService;
+  /** The open data directory, when there is one; close() releases it. */
+  data?: DataDirectory;
 }
 
 export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
-  const clusterId = options.clusterId ?? randomUUID();
-  const store = options.store ?? new MemoryConfigEntryStore();
+  const data = options.dataDir ? DataDirectory.open(options.dataDir, "mesh") : undefined;
+  try {
+    return buildMeshApp(options, data);
+  } catch (error) {
+    data?.close();
+    throw error;
+  }
+}
+
+function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined): MeshApp {
+  const clusterId = options.clusterId ?? data?.table<string>("settings").get("cluster_id") ?? randomUUID();
+  // The cluster id is part of every target SNI: a server restarted on its data keeps it.
+  if (data && data.table<string>("settings").get("cluster_id") !== clusterId) data.table<string>("settings").put("cluster_id", clusterId);
+  const store = options.store ?? new MemoryConfigEntryStore([], data);
   const service = new MeshService(
     {
       datacenter: options.datacenter ?? "dc1",
@@ -55,6 +77,7 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
       tokens: options.tokens ?? [],
     },
     store,
+    new MemoryAclStore(data),
   );
   loadEntries(service, options.entries ?? []);
 
@@ -66,9 +89,27 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
   // The real system decodes every body as JSON whatever its Content-Type; so does this server.
   app.use(express.json({ type: () => true, limit: "1mb" }));
   app.use(treatBodyAsJson);
+  app.use((req, _res, next) => {
+    // Bounded before anything walks the body recursively (key translation, validation, ACLs).
+    const problem = checkBodyShape(req.body);
+    next(problem ? new MeshHttpError(400, `Request decoding failed: ${problem}`) : undefined);
+  });
   app.put(`${MESH_BASE_PATH}/config`, (req, _res, next) => {
-    req.body = normalizeEntryInput(req.body);
-    next();
+    try {
+      req.body = normalizeEntryInput(req.body);
+      next();
+    } catch (error) {
+      if (!(error instanceof EntryValidationError)) throw error;
+      next(new MeshHttpError(400, `Request decoding failed: ${error.message}`));
+    }
+  });
+  app.use((req, res, next) => {
+    try {
+      checkBlockingParams(req, res);
+      next();
+    } catch (error) {
+      next(error);
+    }
   });
   // The validator lets a request without any body through; the real decoder fails on it first.
   for (const route of routesOf(bundle).filter((r) => r.bodyRequired)) {
@@ -93,7 +134,7 @@ export function createMeshApp(options: MeshAppOptions = {}): MeshApp {
     res.status(404).type("text/plain").send("404 page not found");
   });
   app.use(renderError);
-  return { app, service };
+  return { app, service, ...(data ? { data } : {}) };
 }
 
 /** Applies start-up entries like writes, so a bad file fails the start with the entry named. */
@@ -120,10 +161,17 @@ function treatBodyAsJson(req: Request, _res: Response, next: NextFunction): void
 }
 
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  // A client that went away mid-request is not a failure of the server: nothing to log or answer.
+  if (clientWentAway(error, req)) return;
   const { status, message } = describeError(error, req.path);
   if (status >= 500) console.error(`mesh: ${req.method} ${req.originalUrl}: ${message}`);
   if (res.headersSent) return;
   res.status(status).type("text/plain").send(message);
+}
+
+function clientWentAway(error: unknown, req: Request): boolean {
+  const { type, code } = (error ?? {}) as { type?: string; code?: string };
+  return type === "request.aborted" || code === "ECONNRESET" || code === "ECONNABORTED" || req.socket?.destroyed === true;
 }
 
 function describeProblem({ location, field, message }: ValidationProblem): string {

@@ -1,5 +1,4 @@
 // The mesh server's settings from the environment, and the files they point to.
-import { randomUUID } from "node:crypto";
 import { readDataFile } from "../shared/data-file.ts";
 import type { DeclaredToken } from "./acl-service.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
@@ -14,11 +13,13 @@ export function meshOptionsFromEnv(env: NodeJS.ProcessEnv): MeshEnvironment {
     port: Number(env.MESH_PORT ?? 8500),
     datacenter: env.MESH_DATACENTER || "dc1",
     version: env.MESH_VERSION || undefined,
-    clusterId: env.MESH_CLUSTER_ID || randomUUID(),
+    // Unset: random, or the one kept in MESH_DATA_DIR.
+    clusterId: env.MESH_CLUSTER_ID || undefined,
     domain: env.MESH_DOMAIN || "mesh",
     managementToken: env.MESH_MANAGEMENT_TOKEN || undefined,
     entries: env.MESH_CONFIG_FILE ? entriesFromFile(env.MESH_CONFIG_FILE) : [],
     tokens: env.MESH_ACL_FILE ? tokensFromFile(env.MESH_ACL_FILE) : [],
+    dataDir: env.MESH_DATA_DIR || undefined,
   };
 }
 

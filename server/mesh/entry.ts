@@ -7,12 +7,24 @@ export const meshEntry: ServiceEntry = {
   name: "mesh",
   async start(host, env) {
     const options = meshOptionsFromEnv(env);
-    const server = await listen(createMeshApp(options).app, host, options.port);
+    const mesh = createMeshApp(options);
+    let server;
+    try {
+      server = await listen(mesh.app, host, options.port);
+    } catch (error) {
+      mesh.data?.close();
+      throw error;
+    }
+    server.once("close", () => mesh.data?.close());
+    const clusterId = mesh.service.settings.trustDomain.slice(0, -`.${options.domain}`.length);
     return {
       servers: [server],
       summary: [
         `mesh (service-mesh discovery chain)  http://${host}:${portOf(server)}${MESH_BASE_PATH}`,
-        `  version ${options.version ?? MESH_DEFAULT_VERSION}, datacenter ${options.datacenter}, cluster id ${options.clusterId}, SNI domain ${options.domain}`,
+        `  version ${options.version ?? MESH_DEFAULT_VERSION}, datacenter ${options.datacenter}, cluster id ${clusterId}, SNI domain ${options.domain}`,
+        mesh.data
+          ? `  data directory ${mesh.data.path} (${mesh.data.created ? "new" : "reopened"}): entries, ACLs and indexes survive restarts`
+          : "  state in memory (set MESH_DATA_DIR to keep it)",
         options.managementToken
           ? `  ACLs enforced; management token (X-Mesh-Token): ${options.managementToken}`
           : "  ACLs off (set MESH_MANAGEMENT_TOKEN to enforce them)",

@@ -9,7 +9,9 @@ import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/en
 import { checkChainsCompile } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
 import { MeshHttpError } from "./errors.ts";
-import { entryKey, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
+import type { MemoryAclStore } from "./store/acl-store.ts";
+import { entryKey, entryKeyPrefix, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
+import { checkNamespaceName } from "./domain/names.ts";
 
 export interface MeshSettings extends Omit<AclSettings, "legacyApi" | "tokenApi"> {
   datacenter: string;
@@ -58,18 +60,23 @@ export class MeshService {
   constructor(
     readonly settings: MeshSettings,
     readonly store: ConfigEntryStore,
+    aclStore?: MemoryAclStore,
   ) {
-    this.acl = new MeshAcl({
-      ...settings,
-      legacyApi: compareVersions(settings.version, "1.11.0") < 0,
-      tokenApi: compareVersions(settings.version, "1.4.0") >= 0,
-    });
+    this.acl = new MeshAcl(
+      {
+        ...settings,
+        legacyApi: compareVersions(settings.version, "1.11.0") < 0,
+        tokenApi: compareVersions(settings.version, "1.4.0") >= 0,
+      },
+      aclStore,
+    );
   }
 
   /** Resolves the token and the namespace (ns, then header, then the token's, then default). */
   identify(secret: string | undefined, nsParam: string | undefined, nsHeader: string | undefined): Caller {
     const authorizer = this.acl.resolve(secret);
-    return { authorizer, namespace: nsParam || nsHeader || authorizer?.namespace || DEFAULT_NAMESPACE };
+    const namespace = nsParam || nsHeader || authorizer?.namespace || DEFAULT_NAMESPACE;
+    return { authorizer, namespace: checkedNamespace(namespace) };
   }
 
   private authorize(caller: Caller, namespace: string, resource: AclResource, access: "read" | "write"): void {
@@ -109,6 +116,7 @@ export class MeshService {
         serviceName,
         namespace,
         datacenter: compileDc || this.settings.datacenter,
+        useInDatacenter: this.settings.datacenter,
         trustDomain: this.settings.trustDomain,
         ...overrides,
       });
@@ -143,7 +151,7 @@ export class MeshService {
 
   listEntries(caller: Caller, kind: EntryKind): Indexed<ConfigEntry[]> {
     const namespace = entryNamespace(kind, caller.namespace);
-    const prefix = entryKey(kind, namespace, "");
+    const prefix = entryKeyPrefix(kind, namespace);
     const watches = (key: string) => key.startsWith(prefix);
     return {
       value: this.store.list(kind, namespace).filter((entry) => this.canRead(caller, entry)),
@@ -156,7 +164,7 @@ export class MeshService {
   applyEntry(caller: Caller, input: ConfigEntry, cas: number | undefined): boolean {
     const entry = this.validate({
       ...input,
-      Namespace: entryNamespace(input.Kind, input.Namespace || caller.namespace),
+      Namespace: entryNamespace(input.Kind, checkedNamespace(input.Namespace || caller.namespace)),
     } as ConfigEntry);
     const namespace = entry.Namespace!;
     this.authorize(caller, namespace, entryResource(entry.Kind, entry.Name), "write");
@@ -209,6 +217,13 @@ export class MeshService {
 }
 
 const CHAIN_CACHE_LIMIT = 10_000;
+
+/** A namespace name from any source (parameter, header, body), refused with 400 when malformed. */
+function checkedNamespace(namespace: string): string {
+  const problem = checkNamespaceName(namespace);
+  if (problem) throw new MeshHttpError(400, problem);
+  return namespace;
+}
 
 /** proxy-defaults is global: it always lives in the default namespace. */
 function entryNamespace(kind: EntryKind, namespace: string): string {

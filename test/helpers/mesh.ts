@@ -18,7 +18,7 @@ export interface RunningMesh {
 }
 
 export async function startMesh(options: MeshAppOptions = {}): Promise<RunningMesh> {
-  const { app, service } = createMeshApp({ clusterId: CLUSTER_ID, ...options });
+  const { app, service, data } = createMeshApp({ clusterId: CLUSTER_ID, ...options });
   const server = await new Promise<import("node:http").Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
@@ -32,7 +32,10 @@ export async function startMesh(options: MeshAppOptions = {}): Promise<RunningMe
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          data?.close();
+          resolve();
+        });
       }),
   };
 }

@@ -57,10 +57,10 @@ describe("blocking queries on the discovery chain", () => {
     expect(indexOf(response)).toBe(indexOf(first.response));
   });
 
-  it("refuses a wait without a unit", async () => {
+  it("refuses a wait without a unit as the agent does (agent/http.go parseWait)", async () => {
     const { response, error } = await readChain({ index: 1, wait: "30" });
     expect(response.status).toBe(400);
-    expect(error).toMatch(/query parameter "wait"/);
+    expect(error).toBe("Invalid wait time");
   });
 });
 

@@ -289,6 +289,29 @@ describe("redirects", () => {
     expect(chain.Targets["web.default.dc2"]!.MeshGateway).toEqual({ Mode: "local" });
   });
 
+  // 1.6-1.8 compile.go: `if target.Datacenter == c.useInDatacenter { Mode = default }`, with
+  // UseInDatacenter = the answering server's datacenter (discovery_chain_endpoint.go), not compile-dc.
+  describe("when compile-dc is another datacenter than the server's", () => {
+    const entries = () => [defaults("web", { MeshGateway: { Mode: "remote" } })];
+
+    it("gives the targets in compile-dc their mesh-gateway mode: they are remote to the server", () => {
+      const chain = compile(entries(), { datacenter: "dc2", useInDatacenter: "dc1" });
+      expect(chain.Datacenter).toBe("dc2");
+      expect(chain.Targets["web.default.dc2"]!.MeshGateway).toEqual({ Mode: "remote" });
+    });
+
+    it("gives no mode to a target in the server's own datacenter", () => {
+      const chain = compile([...entries(), resolver("web", { Redirect: { Datacenter: "dc1" } })], { datacenter: "dc2", useInDatacenter: "dc1" });
+      expect(chain.Targets["web.default.dc1"]!.MeshGateway).toEqual({});
+    });
+
+    it("applies OverrideMeshGateway to compile-dc targets and marks the chain customized", () => {
+      const chain = compile(entries(), { datacenter: "dc2", useInDatacenter: "dc1", overrideMeshGateway: { Mode: "local" } });
+      expect(chain.Targets["web.default.dc2"]!.MeshGateway).toEqual({ Mode: "local" });
+      expect(chain.CustomizationHash).toBeDefined();
+    });
+  });
+
   it("never puts a mesh gateway on a local target, whatever the config says", () => {
     const chain = compile([
       defaults("web", { MeshGateway: { Mode: "remote" } }),
@@ -759,15 +782,19 @@ describe("overrides", () => {
 });
 
 describe("external services", () => {
-  it("uses the external SNI and never a mesh gateway", () => {
+  // agent/consul/discoverychain/compile.go (1.8): target.SNI = ExternalSNI, target.External = true,
+  // and the mesh gateway is bypassed; DiscoveryTarget.External is `json:",omitempty"`.
+  it("uses the external SNI, flags the target External and never uses a mesh gateway", () => {
     const chain = compile([
       resolver("web", { Redirect: { Service: "ext", Datacenter: "dc2" } }),
       defaults("ext", { ExternalSNI: "ext.example.com", MeshGateway: { Mode: "local" } }),
     ]);
     expect(chain.Targets["ext.default.dc2"]).toStrictEqual({
       ...target("ext.default.dc2"),
+      External: true,
       SNI: "ext.example.com",
     });
+    expect(chain.Targets["ext.default.dc2"]).not.toHaveProperty("MeshGateway.Mode");
   });
 
   it("refuses subsets on an external service", () => {

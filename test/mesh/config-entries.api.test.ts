@@ -167,7 +167,7 @@ describe("check-and-set", () => {
 describe("refused entries name the field and change nothing", () => {
   it("unknown kind", () => expectRefused({ Kind: "service-intentions", Name: "web" }, /'Kind' must be equal to one of the allowed values/));
   it("unknown key", () => expectRefused({ Kind: "service-resolver", Name: "web", Timeout: "5s" }, 'Request decoding failed: invalid config key "Timeout"'));
-  it("wrong type", () => expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: 5 }, "Request decoding failed: ConnectTimeout must be string"));
+  it("wrong type", () => expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: true }, /^Request decoding failed: ConnectTimeout must be string/));
   it("bad duration", () =>
     expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, /ConnectTimeout.*time: invalid duration "soon"/));
   it("bad route duration", () =>

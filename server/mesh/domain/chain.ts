@@ -38,6 +38,8 @@ export interface DiscoveryTarget {
   Datacenter: string;
   MeshGateway: MeshGatewayConfig;
   Subset: ServiceResolverSubset;
+  /** Present (true) when the target is outside the mesh (service-defaults ExternalSNI). */
+  External?: boolean;
   SNI: string;
   Name: string;
 }
@@ -59,6 +61,11 @@ export interface CompileRequest {
   namespace: string;
   /** Datacenter the chain is evaluated in (compile-dc, else the server's). */
   datacenter: string;
+  /**
+   * Datacenter the chain will be used from: the answering server's own. Mesh-gateway modes are only
+   * set on targets outside it, even when compile-dc names another datacenter. Defaults to `datacenter`.
+   */
+  useInDatacenter?: string;
   /** Trust domain used for SNI, `<cluster_uuid>.<domain_suffix>`. */
   trustDomain: string;
   /** Go duration string; "" or "0s" means no override. */

@@ -369,8 +369,10 @@ class ChainCompiler {
   }
 
   private meshGatewayMode(target: Target): MeshGatewayMode {
-    // Gateways are only used to leave the datacenter, and never for external services.
-    if (target.datacenter === this.request.datacenter || target.external) return "";
+    // Gateways are only used to leave the datacenter the chain is used from (the answering server's,
+    // not compile-dc), and never for external services.
+    const useIn = this.request.useInDatacenter || this.request.datacenter;
+    if (target.datacenter === useIn || target.external) return "";
 
     let mode: MeshGatewayMode =
       this.entries.serviceDefaults(target.namespace, target.service)?.MeshGateway?.Mode ?? "";
@@ -632,6 +634,7 @@ function outputTarget(target: Target): DiscoveryTarget {
     Datacenter: target.datacenter,
     MeshGateway: target.meshGatewayMode === "" ? {} : { Mode: target.meshGatewayMode },
     Subset: { ...target.subsetDefinition },
+    ...(target.external ? { External: true } : {}),
     SNI: target.sni,
     Name: target.name,
   };

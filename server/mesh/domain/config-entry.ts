@@ -4,6 +4,7 @@
 // 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
 import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROTOCOLS, PROXY_DEFAULTS_NAME } from "./entries.ts";
+import { DurationInputError, durationText } from "./durations.ts";
 import type {
   ConfigEntry,
   HeaderMatch,
@@ -103,9 +104,29 @@ export function normalizeEntryInput(raw: unknown): unknown {
   const entry = translateEntryKeys(raw);
   if (!isPlainObject(entry)) return entry;
   if (typeof entry.Protocol === "string") entry.Protocol = entry.Protocol.toLowerCase();
+  // Durations may come as numbers of nanoseconds; from here on they are Go duration strings.
+  entry.ConnectTimeout = checkedDurationText("ConnectTimeout", entry.ConnectTimeout);
+  if (Array.isArray(entry.Routes)) {
+    entry.Routes.forEach((route: unknown, i) => {
+      const destination = isPlainObject(route) ? route.Destination : undefined;
+      if (isPlainObject(destination) && destination.RequestTimeout !== undefined) {
+        destination.RequestTimeout = checkedDurationText(`Routes[${i}].Destination.RequestTimeout`, destination.RequestTimeout);
+      }
+    });
+  }
+  if (entry.ConnectTimeout === undefined) delete entry.ConnectTimeout;
   const config = entry.Config;
   if (isPlainObject(config) && typeof config.protocol === "string") config.protocol = config.protocol.toLowerCase();
   return entry;
+}
+
+function checkedDurationText(field: string, value: unknown): unknown {
+  try {
+    return durationText(value);
+  } catch (error) {
+    if (error instanceof DurationInputError) fail(`${field}: ${error.message}`);
+    throw error;
+  }
 }
 
 function translateObject(obj: Record<string, unknown>): Record<string, unknown> {
@@ -166,6 +187,7 @@ export function validateEntry(entry: ConfigEntry): ConfigEntry {
   }
   if (!copy.Name) fail("Name is required");
   copy.Namespace = copy.Namespace || DEFAULT_NAMESPACE;
+  checkMeta(copy.Meta);
 
   switch (copy.Kind) {
     case "service-resolver":
@@ -188,6 +210,27 @@ export function validateEntry(entry: ConfigEntry): ConfigEntry {
 }
 
 // --- shared rules ----------------------------------------------------------------------------
+
+// Consul's limits on entry metadata (agent/structs: metaMaxKeyPairs, metaKeyMaxLength,
+// metaValueMaxLength) and its validateConfigEntryMeta messages.
+const META_MAX_PAIRS = 64;
+const META_KEY_MAX_LENGTH = 128;
+const META_VALUE_MAX_LENGTH = 512;
+
+function checkMeta(meta: Record<string, string> | undefined): void {
+  if (!meta) return;
+  const problems: string[] = [];
+  const keys = Object.keys(meta);
+  if (keys.length > META_MAX_PAIRS) problems.push(`Meta exceeds maximum element count ${META_MAX_PAIRS}`);
+  for (const key of keys.slice(0, META_MAX_PAIRS + 1)) {
+    if (key.length > META_KEY_MAX_LENGTH) problems.push(`Meta key ${q(key)} exceeds maximum length ${META_KEY_MAX_LENGTH}`);
+    const value = meta[key];
+    if (typeof value === "string" && value.length > META_VALUE_MAX_LENGTH) {
+      problems.push(`Meta value for key ${q(key)} exceeds maximum length ${META_VALUE_MAX_LENGTH}`);
+    }
+  }
+  if (problems.length > 0) fail(problems.join("; "));
+}
 
 /** Returns the canonical form of a non-negative Go duration. */
 function checkDuration(field: string, text: string): string {

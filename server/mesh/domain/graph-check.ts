@@ -14,7 +14,7 @@ export function checkChainsCompile(
   for (const entry of entries) {
     if (entry.Kind === "proxy-defaults") continue;
     const namespace = entry.Namespace!;
-    const key = `${namespace}/${entry.Name}`;
+    const key = JSON.stringify([namespace, entry.Name]);
     if (seen.has(key)) continue;
     seen.add(key);
     compileDiscoveryChain(lookup, { ...base, serviceName: entry.Name, namespace });

@@ -2,10 +2,11 @@
 import type { Request, Response } from "express";
 import type { operations } from "../../../generated/mesh/schema.ts";
 import type { LegacyTokenInput, PolicyInput, RoleInput, TokenInput } from "../acl-service.ts";
-import { blockingQuery } from "../blocking.ts";
+import { BlockingParamError, blockingQuery, parseWait } from "../blocking.ts";
 import { parseDuration } from "../../shared/go-duration.ts";
 import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
 import { MeshHttpError } from "../errors.ts";
+import { durationText } from "../domain/durations.ts";
 import type { Caller, ChainOverrides, Indexed, MeshService } from "../service.ts";
 
 export type Handler = (service: MeshService, req: Request, res: Response) => void | Promise<void>;
@@ -15,7 +16,7 @@ export const meshHandlers = {
 
   readDiscoveryChainWithOverrides: (service, req, res) => {
     const body = (req.body ?? {}) as {
-      OverrideConnectTimeout?: string;
+      OverrideConnectTimeout?: string | number;
       OverrideProtocol?: string;
       OverrideMeshGateway?: ChainOverrides["overrideMeshGateway"];
     };
@@ -118,11 +119,17 @@ async function answerBlocking<T>(
   if ("stale" in req.query && "consistent" in req.query) {
     throw new MeshHttpError(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
   }
-  const result = await blockingQuery(
-    service.store,
-    { index: queryInteger(req, "index"), wait: queryString(req, "wait"), onClientGone: (stop) => res.once("close", stop) },
-    run,
-  );
+  // One listener for the whole query, however often it wakes up before its index is reached.
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  res.once("close", onClose);
+  let result: Indexed<T>;
+  try {
+    result = await blockingQuery(service.store, { ...blockingParamsOf(req), signal: gone.signal }, run);
+  } finally {
+    res.off("close", onClose);
+  }
+  if (gone.signal.aborted) return;
   res.set({
     "X-Mesh-Index": String(result.index),
     "X-Mesh-KnownLeader": "true",
@@ -131,11 +138,37 @@ async function answerBlocking<T>(
   res.json(render(result.value));
 }
 
-function checkedDuration(field: string, value: string | undefined): string | undefined {
+/** `wait` and `index`, checked by the app before validation (see blockingParamsGuard). */
+function blockingParamsOf(req: Request): { waitMs: number; index?: number } {
+  const checked = req.res?.locals.blocking as ReturnType<typeof parseWait> | undefined;
+  if (checked) return checked;
+  try {
+    return parseWait(rawQuery(req, "wait"), rawQuery(req, "index"));
+  } catch (error) {
+    if (error instanceof BlockingParamError) throw new MeshHttpError(400, error.message);
+    throw error;
+  }
+}
+
+function rawQuery(req: Request, name: string): string | undefined {
+  const value = req.query[name] as unknown;
+  return value === undefined ? undefined : String(value);
+}
+
+/** Refuses a bad `wait` or `index` with the agent's own 400 before anything else reads them. */
+export function checkBlockingParams(req: Request, res: Response): void {
+  if (req.method !== "GET" && req.method !== "POST") return;
+  if (req.query.wait === undefined && req.query.index === undefined) return;
+  res.locals.blocking = blockingParamsOf(req);
+}
+
+/** A duration string or number of nanoseconds (as Go clients send it), as a duration string. */
+function checkedDuration(field: string, value: string | number | undefined): string | undefined {
   if (value === undefined) return undefined;
   try {
-    parseDuration(value);
-    return value;
+    const text = durationText(value) as string;
+    parseDuration(text);
+    return text;
   } catch (error) {
     throw new MeshHttpError(400, `Request decoding failed: ${field}: ${(error as Error).message}`);
   }

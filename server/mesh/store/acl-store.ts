@@ -1,4 +1,7 @@
-// Storage of ACL policies, roles and tokens, by id, with creation/modification indexes.
+// Storage of ACL policies, roles and tokens, by id, with creation/modification indexes; optionally
+// durable (every write committed to the data directory, with the index, before it is acknowledged).
+import type { DataDirectory, DurableTable } from "../../shared/data-dir.ts";
+
 export interface AclLink {
   ID: string;
   Name: string;
@@ -43,9 +46,20 @@ export interface AclTokenRecord {
 
 type Indexed = { CreateIndex: number; ModifyIndex: number };
 
+interface Durable<T> {
+  dir: DataDirectory;
+  rows: DurableTable<T>;
+  counters: DurableTable<number>;
+}
+
 class Table<T extends Indexed> {
   private readonly rows = new Map<string, T>();
-  constructor(private readonly nextIndex: () => number) {}
+  constructor(
+    private readonly index: { current: number },
+    private readonly durable?: Durable<T>,
+  ) {
+    for (const [id, row] of durable?.rows.entries() ?? []) this.rows.set(id, row);
+  }
   get(id: string): T | undefined {
     return this.rows.get(id);
   }
@@ -53,20 +67,44 @@ class Table<T extends Indexed> {
     return [...this.rows.values()];
   }
   put(id: string, row: Omit<T, keyof Indexed>): T {
-    const index = this.nextIndex();
+    const index = this.index.current + 1;
     const stored = { ...row, CreateIndex: this.rows.get(id)?.CreateIndex ?? index, ModifyIndex: index } as T;
+    this.commit(index, (d) => d.rows.put(id, stored));
     this.rows.set(id, stored);
     return stored;
   }
   delete(id: string): boolean {
+    if (!this.rows.has(id)) return false;
+    this.commit(this.index.current + 1, (d) => d.rows.delete(id));
     return this.rows.delete(id);
+  }
+  /** Writes the change and the new index in one transaction, then moves the index. */
+  private commit(index: number, change: (durable: Durable<T>) => void): void {
+    const durable = this.durable;
+    if (durable) {
+      durable.dir.transaction(() => {
+        change(durable);
+        durable.counters.put("index", index);
+      });
+    }
+    this.index.current = index;
   }
 }
 
 export class MemoryAclStore {
-  private index = 0;
-  private readonly next = () => ++this.index;
-  readonly policies = new Table<AclPolicy>(this.next);
-  readonly roles = new Table<AclRole>(this.next);
-  readonly tokens = new Table<AclTokenRecord>(this.next);
+  private readonly index: { current: number };
+  readonly policies: Table<AclPolicy>;
+  readonly roles: Table<AclRole>;
+  readonly tokens: Table<AclTokenRecord>;
+
+  /** With `dir`, starts from what the directory holds and commits every write to it. */
+  constructor(dir?: DataDirectory) {
+    const counters = dir?.table<number>("acl_counters");
+    this.index = { current: counters?.get("index") ?? 0 };
+    const durable = <T>(name: string): Durable<T> | undefined =>
+      dir && counters ? { dir, rows: dir.table<T>(name), counters } : undefined;
+    this.policies = new Table<AclPolicy>(this.index, durable("acl_policies"));
+    this.roles = new Table<AclRole>(this.index, durable("acl_roles"));
+    this.tokens = new Table<AclTokenRecord>(this.index, durable("acl_tokens"));
+  }
 }

@@ -1,6 +1,9 @@
 // Storage of configuration entries, with a raft-like index: every write gets the next index, and
 // the index of every key (deleted ones too) is kept so blocking queries can tell what changed.
+// Optionally durable: with a data directory every write is committed to SQLite (one transaction for
+// the entry, its key index and the store index) before it is acknowledged.
 import { EventEmitter } from "node:events";
+import type { DataDirectory, DurableTable } from "../../shared/data-dir.ts";
 import {
   DEFAULT_NAMESPACE,
   type ConfigEntry,
@@ -19,8 +22,17 @@ export interface EntryKey {
   name: string;
 }
 
+/**
+ * The store key of an entry: a JSON array, so that no kind, namespace or name (whatever characters it
+ * holds, `/` included) can produce the key of another entry.
+ */
 export function entryKey(kind: EntryKind, namespace: string, name: string): string {
-  return `${kind}/${namespace}/${name}`;
+  return JSON.stringify([kind, namespace, name]);
+}
+
+/** The common beginning of the keys of every entry of a kind in a namespace (and of no other key). */
+export function entryKeyPrefix(kind: EntryKind, namespace: string): string {
+  return `${JSON.stringify([kind, namespace]).slice(0, -1)},`;
 }
 
 export interface ConfigEntryStore {
@@ -54,14 +66,50 @@ export function lookupOf(
   };
 }
 
+/** Where a store keeps its state across restarts: three tables of one data directory. */
+class EntryPersistence {
+  private readonly entries: DurableTable<ConfigEntry>;
+  private readonly indexes: DurableTable<number>;
+  private readonly counters: DurableTable<number>;
+
+  constructor(private readonly dir: DataDirectory) {
+    this.entries = dir.table<ConfigEntry>("config_entries");
+    this.indexes = dir.table<number>("config_entry_indexes");
+    this.counters = dir.table<number>("config_entry_counters");
+  }
+
+  load(): { entries: Array<[string, ConfigEntry]>; indexes: Array<[string, number]>; index: number } {
+    return { entries: this.entries.entries(), indexes: this.indexes.entries(), index: this.counters.get("index") ?? 0 };
+  }
+
+  /** One write: the entry (or its removal), the key's index and the store's index, all or nothing. */
+  write(key: string, entry: ConfigEntry | undefined, index: number): void {
+    this.dir.transaction(() => {
+      if (entry) this.entries.put(key, entry);
+      else this.entries.delete(key);
+      this.indexes.put(key, index);
+      this.counters.put("index", index);
+    });
+  }
+}
+
 export class MemoryConfigEntryStore implements ConfigEntryStore {
   private readonly entries = new Map<string, ConfigEntry>();
   private readonly indexes = new Map<string, number>();
   private index = 0;
   private readonly changes = new EventEmitter();
+  private readonly persistence: EntryPersistence | undefined;
 
-  constructor(initial: ConfigEntry[] = []) {
+  /** With `dir`, the store starts from what the directory holds and commits every write to it. */
+  constructor(initial: ConfigEntry[] = [], dir?: DataDirectory) {
     this.changes.setMaxListeners(0);
+    if (dir) {
+      this.persistence = new EntryPersistence(dir);
+      const loaded = this.persistence.load();
+      for (const [key, entry] of loaded.entries) this.entries.set(key, entry);
+      for (const [key, index] of loaded.indexes) this.indexes.set(key, index);
+      this.index = loaded.index;
+    }
     for (const entry of initial) this.put(entry);
   }
 
@@ -95,9 +143,12 @@ export class MemoryConfigEntryStore implements ConfigEntryStore {
 
   put(entry: ConfigEntry): ConfigEntry {
     const key = entryKey(entry.Kind, entry.Namespace ?? DEFAULT_NAMESPACE, entry.Name);
-    const index = ++this.index;
+    const index = this.index + 1;
     const createIndex = this.entries.get(key)?.CreateIndex ?? index;
     const stored = { ...entry, CreateIndex: createIndex, ModifyIndex: index } as ConfigEntry;
+    // Committed first: a write that fails to reach the disk changes nothing here either.
+    this.persistence?.write(key, stored, index);
+    this.index = index;
     this.entries.set(key, stored);
     this.indexes.set(key, index);
     this.changes.emit("change", key);
@@ -106,8 +157,12 @@ export class MemoryConfigEntryStore implements ConfigEntryStore {
 
   delete(kind: EntryKind, namespace: string, name: string): void {
     const key = entryKey(kind, namespace, name);
-    if (!this.entries.delete(key)) return;
-    this.indexes.set(key, ++this.index);
+    if (!this.entries.has(key)) return;
+    const index = this.index + 1;
+    this.persistence?.write(key, undefined, index);
+    this.index = index;
+    this.entries.delete(key);
+    this.indexes.set(key, index);
     this.changes.emit("change", key);
   }
 
