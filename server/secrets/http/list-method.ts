@@ -21,8 +21,9 @@ type State = "request-line" | "headers" | "body" | "chunk-size" | "chunk-data" |
  */
 export class ListRequestRewriter {
   #state: State = "request-line";
-  /** Bytes of an incomplete line (request line, header line, chunk size or trailer). */
-  #pending = Buffer.alloc(0);
+  /** Bytes of an incomplete line (request line, header line, chunk size or trailer), as they came. */
+  #pending: Buffer[] = [];
+  #pendingLength = 0;
   /** Body (or chunk) bytes still to pass through. */
   #remaining = 0;
   #contentLength = 0;
@@ -30,8 +31,7 @@ export class ListRequestRewriter {
 
   push(chunk: Buffer): Buffer[] {
     const out: Buffer[] = [];
-    let data = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
-    this.#pending = Buffer.alloc(0);
+    let data = chunk;
     while (data.length > 0) {
       if (this.#state === "passthrough") {
         out.push(data);
@@ -45,20 +45,30 @@ export class ListRequestRewriter {
         if (this.#remaining === 0) this.#state = this.#state === "body" ? "request-line" : "chunk-size";
         continue;
       }
+      // Only the new bytes are searched: a line that comes a byte at a time costs linear time.
       const end = data.indexOf(0x0a);
       if (end === -1) {
-        if (data.length > MAX_LINE) {
+        this.#pending.push(data);
+        this.#pendingLength += data.length;
+        if (this.#pendingLength > MAX_LINE) {
+          out.push(...this.#takePending());
           this.#state = "passthrough";
-          continue;
         }
-        this.#pending = Buffer.from(data);
         break;
       }
-      const line = data.subarray(0, end + 1);
+      const tail = data.subarray(0, end + 1);
+      const line = this.#pendingLength > 0 ? Buffer.concat([...this.#takePending(), tail]) : tail;
       data = data.subarray(end + 1);
       out.push(this.#line(line));
     }
     return out;
+  }
+
+  #takePending(): Buffer[] {
+    const parts = this.#pending;
+    this.#pending = [];
+    this.#pendingLength = 0;
+    return parts;
   }
 
   /** Handles one complete line (ending in LF) in a line state; returns the bytes to pass on. */
@@ -124,16 +134,23 @@ export class ListRequestRewriter {
   }
 }
 
-/** `LIST /v1/a/b?x=1 HTTP/1.1\r\n` → `GET /v1/a/b?x=1&list=true HTTP/1.1\r\n` (any other `list` dropped). */
+/**
+ * `LIST /v1/a/b?x=1 HTTP/1.1\r\n` → `GET /v1/a/b?x=1&list=true HTTP/1.1\r\n` (any other `list`
+ * dropped). A `#fragment` (clients do not send one, but a hostile one may) stays last, so that the
+ * flag is in the query and not in the fragment.
+ */
 export function rewriteListRequestLine(line: string): string {
   const match = /^LIST (\S+)( HTTP\/\d\.\d)?(\r?\n)$/.exec(line);
   if (!match) return line;
-  const [, target, version = "", eol] = match;
-  const question = target!.indexOf("?");
-  const path = question === -1 ? target! : target!.slice(0, question);
-  const query = question === -1 ? [] : target!.slice(question + 1).split("&").filter((p) => p !== "" && p.split("=")[0] !== "list");
+  const [, rawTarget, version = "", eol] = match;
+  const hash = rawTarget!.indexOf("#");
+  const target = hash === -1 ? rawTarget! : rawTarget!.slice(0, hash);
+  const fragment = hash === -1 ? "" : rawTarget!.slice(hash);
+  const question = target.indexOf("?");
+  const path = question === -1 ? target : target.slice(0, question);
+  const query = question === -1 ? [] : target.slice(question + 1).split("&").filter((p) => p !== "" && p.split("=")[0] !== "list");
   query.push("list=true");
-  return `GET ${path}?${query.join("&")}${version}${eol}`;
+  return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
 }
 
 /** A connection as the HTTP server sees it: the socket's bytes, with `LIST` request lines rewritten. */
