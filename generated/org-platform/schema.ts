@@ -914,9 +914,13 @@ export interface components {
         UserDocument: {
             data: components["schemas"]["User"];
         };
+        /** @description A resource of `included` in an organization membership document, told apart by `type`. */
+        OrganizationMembershipIncluded: components["schemas"]["User"] | components["schemas"]["Team"];
         /** @description A JSON:API document holding one organization membership. */
         OrganizationMembershipDocument: {
             data: components["schemas"]["OrganizationMembership"];
+            /** @description Present when `include` was given: each requested related resource once. */
+            included?: components["schemas"]["OrganizationMembershipIncluded"][];
         };
     };
     responses: {
@@ -1107,6 +1111,14 @@ export interface components {
          * @example ou-Jd8sXt4bGp6yQn2M
          */
         OrganizationMembershipId: string;
+        /**
+         * @description Related resources to return in `included`, comma-separated: `user` (the member), `teams` (the
+         *     member's teams that the caller may see). Any other value is a 400.
+         * @example [
+         *       "user"
+         *     ]
+         */
+        OrganizationMembershipInclude: ("user" | "teams")[];
     };
     requestBodies: never;
     headers: never;
@@ -1714,7 +1726,16 @@ export interface operations {
     };
     readOrganizationMembership: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related resources to return in `included`, comma-separated: `user` (the member), `teams` (the
+                 *     member's teams that the caller may see). Any other value is a 400.
+                 * @example [
+                 *       "user"
+                 *     ]
+                 */
+                include?: components["parameters"]["OrganizationMembershipInclude"];
+            };
             header?: never;
             path: {
                 /**
@@ -1736,6 +1757,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationMembershipDocument"];
                 };
             };
+            400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };

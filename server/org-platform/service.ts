@@ -31,6 +31,7 @@ import type { OrgPlatformStore } from "./store/store.ts";
 type Schemas = components["schemas"];
 export type OAuthClientInclude = "oauth_tokens" | "projects";
 export type TeamInclude = "users" | "organization-memberships";
+export type MembershipInclude = "user" | "teams";
 
 export interface ListOptions<I> {
   /** Absent: not paginated (only list OAuth clients allows it). */
@@ -204,13 +205,24 @@ export class OrgPlatformService {
   }
 
   /** Active memberships are visible to the organization's members; invited ones only to owners. */
-  readMembership(caller: Caller, id: string): Schemas["OrganizationMembershipDocument"] {
+  readMembership(caller: Caller, id: string, include: MembershipInclude[]): Schemas["OrganizationMembershipDocument"] {
     const membership = this.store.membership(id);
     const user = membership && this.store.user(membership.userId);
     if (!membership || !user) throw notFound();
     const { organization, role } = this.access(caller, membership.organization);
     if (membership.status !== "active" && !role.owner) throw notFound();
-    return { data: this.renderMembership(membership, user, organization, role) };
+    const data = this.renderMembership(membership, user, organization, role);
+    if (include.length === 0) return { data };
+    // Exactly what data links to: the user, and the teams its relationships name (those the caller may see).
+    const included: Schemas["OrganizationMembershipIncluded"][] = [];
+    if (include.includes("user")) included.push(renderUser(user, role));
+    if (include.includes("teams")) {
+      for (const { id: teamId } of data.relationships.teams.data) {
+        const team = this.store.team(teamId);
+        if (team) included.push(this.renderTeam(team, organization, role));
+      }
+    }
+    return { data, included };
   }
 
   /** teams: the user's teams that the caller may see. */

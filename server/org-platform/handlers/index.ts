@@ -7,7 +7,7 @@ import { invalidAttribute, invalidInclude } from "../domain/errors.ts";
 import type { OAuthClientCreateInput, OAuthClientUpdateInput, ResourceIdentifierInput } from "../domain/oauth-clients.ts";
 import { pageOf, type ListLocation, type Page } from "../domain/pagination.ts";
 import type { TeamInput } from "../domain/teams.ts";
-import type { OAuthClientInclude, OrgPlatformService, TeamInclude } from "../service.ts";
+import type { MembershipInclude, OAuthClientInclude, OrgPlatformService, TeamInclude } from "../service.ts";
 
 import { JSON_API } from "../http/body.ts";
 export { JSON_API };
@@ -23,6 +23,7 @@ export type Handler = (context: HandlerContext, req: Request, res: Response) => 
 
 const CLIENT_INCLUDES: readonly OAuthClientInclude[] = ["oauth_tokens", "projects"];
 const TEAM_INCLUDES: readonly TeamInclude[] = ["users", "organization-memberships"];
+const MEMBERSHIP_INCLUDES: readonly MembershipInclude[] = ["user", "teams"];
 
 export const orgPlatformHandlers = {
   listOAuthClients: ({ service, caller, origin }, req, res) => {
@@ -125,7 +126,7 @@ export const orgPlatformHandlers = {
   },
 
   readOrganizationMembership: ({ service, caller }, req, res) => {
-    send(res, 200, service.readMembership(caller, pathParam(req, "organization_membership_id")));
+    send(res, 200, service.readMembership(caller, pathParam(req, "organization_membership_id"), includes(req, MEMBERSHIP_INCLUDES)));
   },
 } satisfies Record<keyof operations, Handler>;
 
