@@ -1,0 +1,191 @@
+// npm run mutation [-- <module>... | --changed <git-ref>] [--force]
+//
+// Mutation testing (StrykerJS, vitest runner) of the modules that guard secrets and access, one
+// module at a time, each against the unit tests that are its specification. Incremental: the
+// results of the last run are kept in reports/mutation/<module>.incremental.json (committed), so a
+// run only tests the mutants whose code or covering tests changed. A module scoring below 90% fails
+// the run (exit 1); the table printed at the end is the one in docs/mutation-testing.md.
+//
+//   npm run mutation                      every guard module
+//   npm run mutation -- secrets-policy    one module (names below)
+//   npm run mutation -- --changed main    the modules whose source or tests differ from main
+//   npm run mutation -- --force           ignore the incremental files, test every mutant again
+//   npm run mutation -- --list            the modules and their tests
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { Stryker } from "@stryker-mutator/core";
+import type { MutantResult } from "@stryker-mutator/api/core";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+export interface GuardModule {
+  name: string;
+  /** The file mutated; `file:from-to` mutates those lines only. */
+  mutate: string;
+  /** The unit tests that specify it (fast, no servers where possible). */
+  tests: string[];
+}
+
+export const BREAK_AT = 90;
+
+export const GUARD_MODULES: GuardModule[] = [
+  {
+    name: "secrets-policy",
+    mutate: "server/secrets/domain/policy.ts",
+    tests: ["test/secrets/policy.test.ts", "test/secrets/policy-precedence.test.ts"],
+  },
+  {
+    name: "mesh-acl-rules",
+    mutate: "server/mesh/domain/acl-rules.ts",
+    tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],
+  },
+  {
+    name: "mesh-acl",
+    mutate: "server/mesh/domain/acl.ts",
+    tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],
+  },
+  {
+    name: "secrets-rekey",
+    mutate: "server/secrets/domain/rekey.ts",
+    tests: ["test/secrets/rekey-machine.test.ts"],
+  },
+  {
+    name: "secrets-shamir",
+    mutate: "server/secrets/domain/shamir.ts",
+    tests: ["test/secrets/shamir.test.ts", "test/secrets/rekey-machine.test.ts"],
+  },
+  {
+    name: "secrets-list-method",
+    mutate: "server/secrets/http/list-method.ts",
+    tests: ["test/secrets/list-method.test.ts"],
+  },
+  {
+    name: "org-access",
+    mutate: "server/org-platform/domain/access.ts",
+    tests: ["test/org-platform/domain.test.ts"],
+  },
+  {
+    name: "replication-filter",
+    mutate: "server/secrets/replication/domain/filter.ts",
+    tests: ["test/secrets/replication-domain.test.ts"],
+  },
+  {
+    name: "secrets-canonical-path",
+    mutate: "server/secrets/http/canonical-path.ts",
+    tests: ["test/secrets/canonical-path.test.ts"],
+  },
+];
+
+export interface ModuleScore {
+  name: string;
+  file: string;
+  score: number;
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  ignored: number;
+  errors: number;
+}
+
+/** Stryker's mutation score: detected / (detected + undetected); ignored and erroneous mutants do not count. */
+export function scoreOf(name: string, file: string, results: Pick<MutantResult, "status">[]): ModuleScore {
+  const count = (status: string) => results.filter((r) => r.status === status).length;
+  const killed = count("Killed");
+  const timeout = count("Timeout");
+  const survived = count("Survived");
+  const noCoverage = count("NoCoverage");
+  const valid = killed + timeout + survived + noCoverage;
+  return {
+    name,
+    file,
+    score: valid === 0 ? 100 : ((killed + timeout) / valid) * 100,
+    killed,
+    timeout,
+    survived,
+    noCoverage,
+    ignored: count("Ignored"),
+    errors: count("CompileError") + count("RuntimeError"),
+  };
+}
+
+export function formatTable(scores: ModuleScore[]): string[] {
+  return [
+    "| module | file | score | killed | timeout | survived | no coverage | static (ignored) |",
+    "|---|---|---|---|---|---|---|---|",
+    ...scores.map(
+      (s) =>
+        `| ${s.name} | \`${s.file}\` | ${s.score.toFixed(1)}% | ${s.killed} | ${s.timeout} | ${s.survived} | ${s.noCoverage} | ${s.ignored} |`,
+    ),
+  ];
+}
+
+function changedSince(ref: string): Set<string> {
+  const out = execFileSync("git", ["diff", "--name-only", ref, "--"], { cwd: root, encoding: "utf8" });
+  const untracked = execFileSync("git", ["ls-files", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" });
+  return new Set([...out.split("\n"), ...untracked.split("\n")].filter(Boolean));
+}
+
+async function runModule(module: GuardModule, force: boolean): Promise<ModuleScore> {
+  const file = module.mutate.replace(/:\d+-\d+$/, "");
+  mkdirSync(path.join(root, "reports", "mutation"), { recursive: true });
+  const stryker = new Stryker({
+    configFile: path.join(root, "stryker.config.mjs"),
+    mutate: [module.mutate],
+    testFiles: module.tests.filter((t) => existsSync(path.join(root, t))),
+    incrementalFile: `reports/mutation/${module.name}.incremental.json`,
+    force,
+  });
+  const results = await stryker.runMutationTest();
+  return scoreOf(module.name, file, results);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const force = args.includes("--force");
+  const changedAt = args.indexOf("--changed");
+  const named = args.filter((a, i) => !a.startsWith("--") && (changedAt < 0 || i !== changedAt + 1));
+  const unknown = named.filter((n) => !GUARD_MODULES.some((m) => m.name === n));
+  if (unknown.length) {
+    console.error(`unknown module(s): ${unknown.join(", ")}; known: ${GUARD_MODULES.map((m) => m.name).join(", ")}`);
+    process.exit(2);
+  }
+  if (args.includes("--list")) {
+    for (const m of GUARD_MODULES) console.log(`${m.name}: ${m.mutate} <- ${m.tests.join(", ")}`);
+    return;
+  }
+  // A module whose file is not there (yet) is left out, and said so.
+  let selected = GUARD_MODULES.filter((m) => (named.length ? named.includes(m.name) : true));
+  for (const m of selected.filter((m) => !existsSync(path.join(root, m.mutate.replace(/:\d+-\d+$/, ""))))) {
+    console.log(`${m.name}: ${m.mutate} does not exist, skipped`);
+  }
+  selected = selected.filter((m) => existsSync(path.join(root, m.mutate.replace(/:\d+-\d+$/, ""))));
+  if (changedAt >= 0) {
+    const ref = args[changedAt + 1];
+    if (!ref) {
+      console.error("--changed needs a git ref");
+      process.exit(2);
+    }
+    const changed = changedSince(ref);
+    selected = selected.filter((m) => [m.mutate.replace(/:\d+-\d+$/, ""), ...m.tests].some((f) => changed.has(f)));
+    if (!selected.length) {
+      console.log(`no guard module or its tests changed since ${ref}`);
+      return;
+    }
+  }
+  const scores: ModuleScore[] = [];
+  for (const module of selected) {
+    console.log(`\n== ${module.name}: ${module.mutate}`);
+    scores.push(await runModule(module, force));
+  }
+  console.log("");
+  for (const line of formatTable(scores)) console.log(line);
+  const low = scores.filter((s) => s.score < BREAK_AT);
+  if (low.length) {
+    console.error(`\nbelow ${BREAK_AT}%: ${low.map((s) => `${s.name} ${s.score.toFixed(1)}%`).join(", ")}`);
+    process.exitCode = 1;
+  }
+}
+
+if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith("scripts/mutation.ts")) await main();

@@ -1,0 +1,22 @@
+// StrykerJS settings shared by every guard module. `npm run mutation` (scripts/mutation.ts) runs
+// one module at a time and adds what is per module: `mutate`, `testFiles` and `incrementalFile`.
+// Running `npx stryker run` by hand works too, but then give those three yourself.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutation.config.ts", related: false },
+  coverageAnalysis: "perTest",
+  // Mutants only executed while a module loads (constant tables) would need a fresh process each.
+  ignoreStatic: true,
+  incremental: true,
+  // Two cores shared with other work: one test runner.
+  concurrency: 1,
+  timeoutMS: 10_000,
+  thresholds: { high: 95, low: 90, break: 90 },
+  reporters: ["clear-text", "progress"],
+  clearTextReporter: { allowColor: false, logTests: false },
+  // The sandbox needs the code and tests, not the built docs or benchmarks.
+  ignorePatterns: ["/.stryker-tmp*", "/dist", "/docs", "/bench", "/reports", "/workflows", "/.ci", "/README.md"],
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: true,
+};
