@@ -94,11 +94,18 @@ export interface paths {
         /**
          * Create or update a configuration entry
          * @description Writes the entry named by the body's `Kind` and `Name`. Keys may be PascalCase or snake_case.
-         *     The entry is refused with `400` and a message naming the field when it is invalid, and also when
-         *     it would leave a discovery chain that cannot be compiled (a redirect loop, a router on a `tcp`
-         *     service, services of different protocols in one chain). With `cas`, the write only happens when
-         *     the entry's current `ModifyIndex` equals `cas` (`0`: only when it does not exist yet), and the
-         *     answer says whether it happened.
+         *     Durations may be duration strings or numbers of nanoseconds.
+         *
+         *     A body that cannot be decoded (not JSON, no body, an unknown key, a value of the wrong type, a
+         *     duration that does not parse, a namespace that is not a DNS label, nesting deeper than 32 levels)
+         *     is refused with `400 Request decoding failed: ...`. An entry that decodes but breaks a rule of its
+         *     kind, or that would leave a discovery chain that cannot be compiled, is refused with `500` and the
+         *     rule's message: the service answers refusals from its write path that way. Nothing is written in
+         *     either case. With `cas`, the write only happens when the entry's current `ModifyIndex` equals
+         *     `cas` (`0`: only when it does not exist yet), and the answer says whether it happened.
+         *
+         *     Entry names are free text (a `/` is an ordinary character: encode it as `%2F` in the paths that
+         *     read and delete the entry).
          */
         put: operations["applyConfigEntry"];
         post?: never;
@@ -195,15 +202,21 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a configuration entry */
+        /**
+         * Read a configuration entry
+         * @description The entry of `kind` named `name` in the request's namespace (`proxy-defaults` entries live in
+         *     `default` whatever the request's namespace), with its `CreateIndex` and `ModifyIndex`. A name
+         *     holding `/` is sent encoded (`%2F`). Needs `service:read` on the name (`operator:read` for
+         *     `proxy-defaults`). A blocking query: with `index`, the answer waits for a write of this entry.
+         */
         get: operations["readConfigEntry"];
         put?: never;
         post?: never;
         /**
          * Delete a configuration entry
-         * @description Deleting an entry that does not exist succeeds. The delete is refused with `400` when it would
-         *     leave a discovery chain that cannot be compiled (for example removing the `service-defaults`
-         *     that makes a routed service `http`). With `cas`, the delete only happens when the entry's
+         * @description Deleting an entry that does not exist succeeds. The delete is refused with `500` and the
+         *     compiler's message when it would leave a discovery chain that cannot be compiled (for example
+         *     removing the `service-defaults` that makes a routed service `http`). With `cas`, the delete only happens when the entry's
          *     `ModifyIndex` equals `cas`, and the answer is a boolean saying whether it happened.
          */
         delete: operations["deleteConfigEntry"];
@@ -913,6 +926,22 @@ export interface components {
                 "text/plain": string;
             };
         };
+        /**
+         * @description The entry was decoded but breaks a rule of its kind (split weights that do not sum to 100, an
+         *     unknown default subset, a redirect together with a failover...), or the change would leave a
+         *     discovery chain that cannot be compiled (a redirect loop, a router on a `tcp` service, services of
+         *     different protocols in one chain). Nothing is written. The status is `500`, as the service answers
+         *     every refusal that comes from its write path rather than from decoding the request; the plain-text
+         *     body is the rule's message.
+         */
+        EntryRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
         /** @description No entry of that kind and name exists in the namespace. */
         NotFound: {
             headers: {
@@ -1205,6 +1234,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            500: components["responses"]["EntryRefused"];
         };
     };
     listConfigEntries: {
@@ -1333,6 +1363,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["EntryRefused"];
         };
     };
     deleteConfigEntry: {
@@ -1383,6 +1414,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            500: components["responses"]["EntryRefused"];
         };
     };
     createAclPolicy: {

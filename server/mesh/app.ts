@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import type { DeclaredToken } from "./acl-service.ts";
-import { EntryValidationError, normalizeEntryInput } from "./domain/config-entry.ts";
+import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { checkBlockingParams, meshHandlers, type Handler } from "./handlers/index.ts";
@@ -99,7 +99,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       req.body = normalizeEntryInput(req.body);
       next();
     } catch (error) {
-      if (!(error instanceof EntryValidationError)) throw error;
+      if (!(error instanceof EntryDecodeError)) throw error;
       next(new MeshHttpError(400, `Request decoding failed: ${error.message}`));
     }
   });
@@ -164,7 +164,8 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   // A client that went away mid-request is not a failure of the server: nothing to log or answer.
   if (clientWentAway(error, req)) return;
   const { status, message } = describeError(error, req.path);
-  if (status >= 500) console.error(`mesh: ${req.method} ${req.originalUrl}: ${message}`);
+  // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
+  if (status >= 500 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${req.originalUrl}: ${message}`);
   if (res.headersSent) return;
   res.status(status).type("text/plain").send(message);
 }

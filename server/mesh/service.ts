@@ -4,7 +4,7 @@ import { MeshAcl, type AclSettings } from "./acl-service.ts";
 import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
-import { EntryValidationError, validateEntry } from "./domain/config-entry.ts";
+import { EntryDecodeError, EntryValidationError, validateEntry } from "./domain/config-entry.ts";
 import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/entries.ts";
 import { checkChainsCompile } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
@@ -188,13 +188,17 @@ export class MeshService {
     return true;
   }
 
+  /**
+   * The entry's own rules. The real server checks them in its RPC endpoint (ConfigEntry.Apply calls
+   * Validate()), after the HTTP layer decoded the body, and its HTTP layer answers any RPC error that
+   * is not an ACL refusal with 500 and the error's text (agent/http.go, wrap/handleErr): so does this.
+   */
   private validate(entry: ConfigEntry): ConfigEntry {
     try {
       return validateEntry(entry);
     } catch (error) {
-      if (error instanceof EntryValidationError) {
-        throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);
-      }
+      if (error instanceof EntryValidationError) throw new MeshHttpError(500, error.message);
+      if (error instanceof EntryDecodeError) throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);
       throw error;
     }
   }
@@ -210,7 +214,8 @@ export class MeshService {
     try {
       checkChainsCompile(proposed, entries, this.settings);
     } catch (error) {
-      if (error instanceof ChainCompileError) throw new MeshHttpError(400, error.message);
+      // A ConfigEntryGraphError from the state store: an RPC error, so 500 as well.
+      if (error instanceof ChainCompileError) throw new MeshHttpError(500, error.message);
       throw error;
     }
   }

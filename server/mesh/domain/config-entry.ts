@@ -25,8 +25,14 @@ import type {
   ServiceSplitterEntry,
 } from "./entries.ts";
 
+/** A rule of the entry's kind is broken (its Validate() method refuses it). */
 export class EntryValidationError extends Error {
   override name = "EntryValidationError";
+}
+
+/** The body cannot be decoded into an entry at all (the real decoder's "Request decoding failed"). */
+export class EntryDecodeError extends Error {
+  override name = "EntryDecodeError";
 }
 
 function fail(message: string): never {
@@ -120,11 +126,17 @@ export function normalizeEntryInput(raw: unknown): unknown {
   return entry;
 }
 
+/**
+ * A duration as the decoder reads it: a number of nanoseconds becomes a duration string, and a string
+ * must parse (the decode hook fails on it otherwise, which the real system answers with 400).
+ */
 function checkedDurationText(field: string, value: unknown): unknown {
   try {
-    return durationText(value);
+    const text = durationText(value);
+    if (typeof text === "string") parseDuration(text);
+    return text;
   } catch (error) {
-    if (error instanceof DurationInputError) fail(`${field}: ${error.message}`);
+    if (error instanceof DurationInputError || error instanceof DurationError) throw new EntryDecodeError(`${field}: ${error.message}`);
     throw error;
   }
 }
