@@ -11,6 +11,8 @@ import { RekeyService } from "./rekey-service.ts";
 import { ReplicationManager, type ReplicationOptions } from "./replication/manager.ts";
 import { SealStore } from "./store/seal-store.ts";
 import { MemoryStorage, type Storage } from "./store/storage.ts";
+import { DurableStorage } from "./store/durable-storage.ts";
+import { DataDirectory, DataDirectoryError } from "../shared/data-dir.ts";
 import { EMPTY_WORLD, type World } from "./world.ts";
 
 export interface ClusterOptions {
@@ -24,6 +26,12 @@ export interface ClusterOptions {
   rootToken?: string;
   world?: World;
   storage?: Storage;
+  /**
+   * A data directory (SECRETS_DATA_DIR) holding the cluster's storage: the first start initializes
+   * the cluster there; later starts restore it (cluster id, root key, root token, everything
+   * stored) and unseal it from there, and the shares given out at initialization still apply.
+   */
+  dataDir?: string;
   random?: Random;
   /** Replication timing and addresses (heartbeat interval, cluster port...). */
   replication?: ReplicationOptions;
@@ -38,7 +46,18 @@ export interface ClusterInit {
   keys: Uint8Array[];
   /** Recovery key shares (`stored`); empty with the default seal. */
   recoveryKeys: Uint8Array[];
+  /** True when the cluster was restored from its data directory (then no shares are known here). */
+  restored: boolean;
 }
+
+/** What a cluster keeps about itself under `core/` (never replicated). */
+type StoredRecord = Record<string, string>;
+
+interface ClusterRecord {
+  id: string;
+  root_token: string;
+}
+const CLUSTER_KEY = "core/cluster";
 
 export class SecretsCluster {
   readonly id: string;
@@ -54,9 +73,11 @@ export class SecretsCluster {
   /** The world the cluster was started with (engines read their fixtures from it). */
   readonly world: World;
   readonly #random: Random;
+  readonly #directory: DataDirectory | undefined;
 
-  private constructor(options: ClusterOptions, storage: Storage, random: Random, init: ClusterInit) {
-    this.id = options.clusterId ?? random.uuid();
+  private constructor(options: ClusterOptions, storage: Storage, random: Random, init: ClusterInit, id: string, directory?: DataDirectory) {
+    this.id = id;
+    this.#directory = directory;
     this.storage = storage;
     this.seal = new SealStore(storage);
     this.auth = new AccessControl(init.rootToken, options.world ?? EMPTY_WORLD, () => random.uuid());
@@ -66,6 +87,11 @@ export class SecretsCluster {
     this.init = init;
     this.world = options.world ?? EMPTY_WORLD;
     this.#random = random;
+  }
+
+  /** Closes the data directory, if any (after the servers stopped). */
+  close(): void {
+    this.#directory?.close();
   }
 
   /** A new request id (a UUID) for a response envelope. */
@@ -79,17 +105,40 @@ export class SecretsCluster {
     const type = options.seal ?? "shamir";
     if (!SEAL_TYPES.includes(type)) throw new Error(`unknown seal type "${type}" (known: ${SEAL_TYPES.join(", ")})`);
     const shares = options.shares ?? { secret_shares: 5, secret_threshold: 3 };
-    const storage = options.storage ?? new MemoryStorage();
-    const { state, operatorShares } = await createSeal(type, shares, () => random.key());
-    new SealStore(storage).put(state);
-    const rootToken = options.rootToken || random.token();
-    const init: ClusterInit = {
-      seal: type,
-      shares: { ...shares },
-      rootToken,
-      keys: type === "shamir" ? operatorShares : [],
-      recoveryKeys: type === "stored" ? operatorShares : [],
-    };
-    return new SecretsCluster(options, storage, random, init);
+    const directory = options.dataDir ? DataDirectory.open(options.dataDir, "secrets") : undefined;
+    try {
+      const storage = options.storage ?? (directory ? new DurableStorage(directory) : new MemoryStorage());
+      const kept = storage.get<ClusterRecord & StoredRecord>(CLUSTER_KEY);
+      if (kept) return SecretsCluster.#restore(options, storage, random, kept, type, directory);
+      const { state, operatorShares } = await createSeal(type, shares, () => random.key());
+      const rootToken = options.rootToken || random.token();
+      const id = options.clusterId ?? random.uuid();
+      new SealStore(storage).put(state);
+      storage.put(CLUSTER_KEY, { id, root_token: rootToken });
+      const init: ClusterInit = {
+        seal: type,
+        shares: { ...shares },
+        rootToken,
+        keys: type === "shamir" ? operatorShares : [],
+        recoveryKeys: type === "stored" ? operatorShares : [],
+        restored: false,
+      };
+      return new SecretsCluster(options, storage, random, init, id, directory);
+    } catch (error) {
+      directory?.close();
+      throw error;
+    }
+  }
+
+  /** A cluster from its data directory: its own id, seal and root token; the options must agree. */
+  static #restore(options: ClusterOptions, storage: Storage, random: Random, kept: ClusterRecord, type: SealType, directory?: DataDirectory): SecretsCluster {
+    const seal = new SealStore(storage).get();
+    const where = options.dataDir ? `the data directory ${options.dataDir}` : "the storage";
+    if (seal.type !== type) throw new DataDirectoryError(`${where} holds a cluster with the ${seal.type} seal, not ${type} (SECRETS_SEAL)`);
+    if (options.rootToken && options.rootToken !== kept.root_token) {
+      throw new DataDirectoryError(`${where} holds a cluster with another root token than SECRETS_ROOT_TOKEN; leave it unset to use the kept one`);
+    }
+    const init: ClusterInit = { seal: seal.type, shares: { ...seal.shares }, rootToken: kept.root_token, keys: [], recoveryKeys: [], restored: true };
+    return new SecretsCluster(options, storage, random, init, kept.id, directory);
   }
 }

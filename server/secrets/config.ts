@@ -26,6 +26,7 @@ export function secretsOptionsFromEnv(env: NodeJS.ProcessEnv): SecretsEnvironmen
     rootToken: env.SECRETS_ROOT_TOKEN || undefined,
     world: env.SECRETS_WORLD ? parseWorld(readDataFile(env.SECRETS_WORLD, "SECRETS_WORLD"), `SECRETS_WORLD=${env.SECRETS_WORLD}`) : undefined,
     initFile: env.SECRETS_INIT_FILE || undefined,
+    ...(env.SECRETS_DATA_DIR ? { dataDir: env.SECRETS_DATA_DIR } : {}),
     // The cluster listener (replication traffic): the API port + 1 unless set.
     ...(env.SECRETS_CLUSTER_PORT ? { replication: { clusterPort: integer(env, "SECRETS_CLUSTER_PORT", 8201) } } : {}),
   };

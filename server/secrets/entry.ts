@@ -13,7 +13,7 @@ export const secretsEntry: ServiceEntry = {
     const { port, initFile, ...options } = secretsOptionsFromEnv(env);
     const running = await startSecretsServer(options, host, port);
     const init = running.cluster.init;
-    if (initFile) writeFileSync(initFile, JSON.stringify(initFileContent(init), null, 2) + "\n", { mode: 0o600 });
+    if (initFile && !init.restored) writeFileSync(initFile, JSON.stringify(initFileContent(init), null, 2) + "\n", { mode: 0o600 });
     const world = options.world;
     return {
       servers: [running.server, running.clusterServer],
@@ -22,6 +22,13 @@ export const secretsEntry: ServiceEntry = {
         `  cluster address (replication between clusters) ${running.clusterUrl}`,
         `  cluster id ${running.cluster.id}; seal ${init.seal}, ${init.shares.secret_shares} ${init.seal === "stored" ? "recovery key" : "unseal key"} shares, threshold ${init.shares.secret_threshold}`,
         `  root token (X-Secrets-Token): ${init.rootToken}`,
+        ...(options.dataDir
+          ? [
+              init.restored
+                ? `  restored from SECRETS_DATA_DIR=${options.dataDir} and unsealed from it: the key shares given out when it was initialized still apply`
+                : `  initialized in SECRETS_DATA_DIR=${options.dataDir} (mode 700; it holds the root key): keep these key shares, they are printed only now`,
+            ]
+          : []),
         ...init.keys.map((key, i) => `  Unseal Key ${i + 1}: ${toBase64(key)}`),
         ...init.recoveryKeys.map((key, i) => `  Recovery Key ${i + 1}: ${toBase64(key)}`),
         world ? `  ${world.tokens.length} tokens and ${world.policies.length} policies from SECRETS_WORLD=${env.SECRETS_WORLD}` : "  no world file (SECRETS_WORLD): only the root token",

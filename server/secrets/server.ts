@@ -57,6 +57,7 @@ export async function startSecretsServer(options: SecretsAppOptions = {}, host =
       leases.stop();
       await replication.stop();
       await Promise.all([closeServer(server), closeServer(clusterServer)]);
+      secrets.cluster.close();
     },
   };
 }

@@ -66,10 +66,25 @@ export class MemoryStorage implements Storage {
     return entry === undefined ? undefined : (structuredClone(entry.value) as T);
   }
 
-  put(key: string, value: StoredValue): void {
+  /** Throws StorageLimitError when the write would be refused; returns its size and the new total. */
+  check(key: string, value: StoredValue): { bytes: number; total: number } {
     const bytes = entryBytes(key, value);
     const total = this.#bytes - (this.#entries.get(key)?.bytes ?? 0) + bytes;
     if (total > this.budget) throw new StorageLimitError(`storage is full: ${this.budget} bytes in use or requested, refusing a write of ${bytes} bytes`);
+    return { bytes, total };
+  }
+
+  /** Fills an empty storage with entries kept elsewhere (a data directory), announcing nothing. */
+  load(entries: Iterable<[string, StoredValue]>): void {
+    for (const [key, value] of entries) {
+      const { bytes, total } = this.check(key, value);
+      this.#entries.set(key, { value, bytes });
+      this.#bytes = total;
+    }
+  }
+
+  put(key: string, value: StoredValue): void {
+    const { bytes, total } = this.check(key, value);
     this.#entries.set(key, { value: structuredClone(value), bytes });
     this.#bytes = total;
     this.#announce(key, value);
