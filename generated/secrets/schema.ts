@@ -35,8 +35,12 @@ export interface paths {
          *       (`invalid rekey seal configuration: error decoding given PGP key: ...` /
          *       `... error parsing given PGP key: ...`);
          *     - `secret_threshold` is at most `secret_shares` (`provided threshold greater than the total
-         *       shares`), and above 1 when there are several shares (`invalid rekey seal configuration:
-         *       threshold must be greater than one for multiple shares`);
+         *       shares`);
+         *     - then, in this order, as `invalid rekey seal configuration: <why>`: `secret_shares` at least 1
+         *       (`shares must be at least one`; left out counts as 0), `secret_threshold` at least 1
+         *       (`threshold must be at least one`), a threshold above 1 when there are several shares
+         *       (`threshold must be greater than one for multiple shares`), at most 255 shares (`shares must
+         *       be less than 256`);
          *     - no attempt is in progress (`rekey already in progress`).
          *
          *     With a seal that stores its keys (`SECRETS_SEAL=stored` on the reference server), the recovery
@@ -116,13 +120,16 @@ export interface paths {
          *       carries `verification_nonce` and the attempt waits for `POST /sys/rekey/verify`. With a seal
          *       that stores its keys, the rotated root key is kept by the seal and `keys` is empty.
          *
-         *     Refused with `400` and no progress made: a key that is neither hex nor base64 (`'key' must be a
-         *     valid hex or base64 string`) or is not one share long (33 bytes; 32 when the current key has a
-         *     single share); no attempt (`no barrier rekey in progress`); an attempt waiting for verification
-         *     (`rekey operation already finished; verification must be performed; nonce for the verification
-         *     operation is "..."`); a wrong nonce (`incorrect nonce supplied; nonce for this rekey operation is
-         *     "..."`, which names the right one); a share already given to this
-         *     attempt (`given key has already been provided during this rekey operation`).
+         *     Refused with `400` and no progress made, in this order: a key that is neither hex nor base64
+         *     (`'key' must be a valid hex or base64 string`); a key shorter than 16 bytes (`key is shorter
+         *     than minimum 16 bytes`) or longer than 33 (`key is longer than maximum 33 bytes`); no attempt
+         *     (`no barrier rekey in progress`); an attempt waiting for verification (`rekey operation already
+         *     finished; verification must be performed; nonce for the verification operation is "..."`); a
+         *     wrong nonce (`incorrect nonce supplied; nonce for this rekey operation is "..."`, which names
+         *     the right one); a share already given to this attempt (`given key has already been provided
+         *     during this generation operation`). A key within the bounds but not one share long (33 bytes;
+         *     32 when the current key has a single share) is taken, and the shares then fail to make up the
+         *     key (`root key verification failed: ...`).
          */
         post: operations["submitRekeyShare"];
         delete?: never;
@@ -143,7 +150,8 @@ export interface paths {
          * @description The verification of the new shares: its nonce, the number `n` and threshold `t` of the new
          *     shares, and `progress`, the new shares given so far. `started` is true while the attempt waits
          *     for verification; before that (an attempt still collecting current shares) it is false and
-         *     `nonce` is empty. Without an attempt the answer is `400` `no rekey configuration found`.
+         *     `nonce` is empty, unless a restart already made one. Without an attempt the answer is `400`
+         *     `no rekey configuration found`.
          */
         get: operations["readRekeyVerification"];
         put?: never;
@@ -156,9 +164,10 @@ export interface paths {
          *     `400` `rekey verification failed; incorrect key shares supplied`, the verification progress is
          *     cleared and the verification gets a new nonce.
          *
-         *     Refused with `400` and no progress made: a key that is neither hex nor base64 or not one new share
-         *     long; no attempt (`no rekey in progress`); an attempt that is not waiting for verification (`no
-         *     rekey verification in progress`); a wrong nonce (`incorrect nonce supplied; nonce for this verify
+         *     Refused with `400` and no progress made, in this order: a key that is neither hex nor base64, or
+         *     shorter than 16 bytes or longer than 33 (as for `POST /sys/rekey/update`); no attempt (`no rekey
+         *     in progress`); an attempt that is not waiting for verification (`no rekey verification in
+         *     progress`); a wrong nonce (`incorrect nonce supplied; nonce for this verify
          *     operation is "..."`); a share already given to this verification (`given key has already been
          *     provided during this verify operation`).
          */
@@ -167,8 +176,9 @@ export interface paths {
          * Restart the rekey verification
          * @description Clears the verification progress and gives the verification a new nonce; the attempt and its new
          *     shares are kept (unlike `DELETE /sys/rekey/init`). The answer is the verification status with the
-         *     new nonce. Refused with `400` without an attempt (`no rekey configuration found`) or when the
-         *     attempt is not waiting for verification (`no rekey verification in progress`).
+         *     new nonce. On an attempt still collecting current shares the restart succeeds too: the answer
+         *     has `started` false and the new nonce, which the attempt shows as `verification_nonce` until its
+         *     new shares get their own. Refused with `400` without an attempt (`no rekey configuration found`).
          */
         delete: operations["restartRekeyVerification"];
         options?: never;
@@ -1644,10 +1654,9 @@ export interface paths {
          * @description Replaces the method's settings: the same body and rules as create
          *     (`secret_key`, `integration_key` and `api_hostname` again required; `push_info` and
          *     `use_passcode` left out take their defaults), except that a `username_format` left out keeps
-         *     the current one. Only in the namespace the method was created in: from another namespace that
-         *     can see it, `400` `request namespace does not match method namespace`. An id that does not
-         *     exist (or that the namespace cannot see) is `404` with an empty error list. A refused update
-         *     changes nothing.
+         *     the current one. Only in the namespace the method was created in: from any other namespace,
+         *     `400` `request namespace does not match method namespace`. An id that does not exist updates
+         *     nothing and is answered `204` (the body is not checked then). A refused update changes nothing.
          */
         post: operations["updatePushMfaMethod"];
         /**
@@ -1705,13 +1714,17 @@ export interface components {
         };
         /** @description The parameters of a rekey attempt. */
         RekeyInitRequest: {
-            /** @description Number of shares to split the new key into. */
-            secret_shares: number;
             /**
-             * @description Number of new shares needed to reconstruct the new key: at most `secret_shares`, and above 1
-             *     when `secret_shares` is above 1.
+             * @description Number of shares to split the new key into, 1 to 255 (required: left out counts as 0, which is
+             *     refused with `invalid rekey seal configuration: shares must be at least one`).
              */
-            secret_threshold: number;
+            secret_shares?: number;
+            /**
+             * @description Number of new shares needed to reconstruct the new key: 1 to 255, at most `secret_shares`
+             *     (`provided threshold greater than the total shares`), and above 1 when `secret_shares` is above
+             *     1 (required: left out counts as 0).
+             */
+            secret_threshold?: number;
             /**
              * @description Number of shares the seal stores. Must be 1 (or left out) with a seal that stores its keys;
              *     accepted and ignored by the default seal.
@@ -3075,7 +3088,7 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"];
                 };
             };
-            /** @description No attempt, or no verification to restart. */
+            /** @description No attempt. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5196,7 +5209,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The method is updated. */
+            /** @description The method is updated, or no method has this id (nothing is written). */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -5213,15 +5226,6 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
-            /** @description No such method (in this namespace's view). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             413: components["responses"]["RequestTooLarge"];
         };
     };

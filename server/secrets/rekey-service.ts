@@ -8,6 +8,7 @@ import { decodeKeyShare, toBase64, toHex } from "./domain/key-encoding.ts";
 import { encryptShares } from "./domain/pgp.ts";
 import {
   checkRekeyRequest,
+  checkShareBounds,
   transition,
   type RekeyAttempt,
   type RekeyContext,
@@ -55,7 +56,7 @@ export class RekeyService {
       pgp_fingerprints: fingerprintsOf(attempt),
       backup: config.backup,
       verification_required: config.verificationRequired,
-      ...(attempt.verification ? { verification_nonce: attempt.verification.nonce } : {}),
+      ...(verificationNonceOf(attempt) ? { verification_nonce: verificationNonceOf(attempt) } : {}),
     };
   }
 
@@ -79,6 +80,7 @@ export class RekeyService {
   submitShare(key: string, nonce: string): Promise<RekeyStatusView | RekeyUpdateView> {
     return this.#serialized(async () => {
       const share = decodeKeyShare(key);
+      checkShareBounds(share);
       const attempt = this.#attempt;
       const { effect, handedOut } = await this.#apply({ type: "submitShare", nonce, share });
       if (effect?.kind !== "newShares" || !handedOut) return this.status();
@@ -100,7 +102,7 @@ export class RekeyService {
     const attempt = this.#attempt;
     if (!attempt) throw new InvalidRequestError("no rekey configuration found");
     return {
-      nonce: attempt.verification?.nonce ?? "",
+      nonce: verificationNonceOf(attempt),
       started: attempt.verification !== undefined,
       t: attempt.config.secret_threshold,
       n: attempt.config.secret_shares,
@@ -112,6 +114,7 @@ export class RekeyService {
   submitVerificationShare(key: string, nonce: string): Promise<VerificationStatusView | VerificationResultView> {
     return this.#serialized(async () => {
       const share = decodeKeyShare(key);
+      checkShareBounds(share);
       const { effect } = await this.#apply({ type: "submitVerificationShare", nonce, share });
       if (effect?.kind === "install") return { nonce: effect.verificationNonce, complete: true as const };
       return this.verificationStatus();
@@ -174,7 +177,9 @@ export class RekeyService {
   }
 
   #install(key: Uint8Array, attempt: RekeyAttempt): void {
-    this.seal.put(rekeyedSeal(this.seal.get(), key, attempt.config));
+    // Only the share configuration goes into the seal (not the PGP keys the attempt holds).
+    const { secret_shares, secret_threshold } = attempt.config;
+    this.seal.put(rekeyedSeal(this.seal.get(), key, { secret_shares, secret_threshold }));
   }
 
   #context(): RekeyContext {
@@ -191,6 +196,11 @@ export class RekeyService {
     this.#queue = result.catch(() => undefined);
     return result;
   }
+}
+
+/** The attempt's verification nonce: its new shares', or one a restart made before them; "" for none. */
+function verificationNonceOf(attempt: RekeyAttempt): string {
+  return attempt.verification?.nonce ?? attempt.restartedVerificationNonce ?? "";
 }
 
 function fingerprintsOf(attempt: RekeyAttempt): string[] | null {

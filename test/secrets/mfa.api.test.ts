@@ -153,11 +153,17 @@ describe("push-MFA methods", () => {
     expect((await read(id)).data!.data).toMatchObject({ secret_key: "other-secret", username_format: "{{identity.entity.name}}" });
   });
 
-  it("answers an unknown id with 404 and an empty error list on read and update", async () => {
-    for (const answer of [await read(UNKNOWN), await update(UNKNOWN, body)]) {
-      expect(answer.response.status).toBe(404);
-      expect(answer.error).toEqual({ errors: [] });
-    }
+  // An update of an id that does not exist is 204 and writes nothing, as the real system answers
+  // (vault/login_mfa.go handleMFAMethodUpdateCommon returns no response for it: 204 for a write).
+  it("answers an unknown id with 404 and an empty error list on read, and with 204 and no change on update", async () => {
+    const answer = await read(UNKNOWN);
+    expect(answer.response.status).toBe(404);
+    expect(answer.error).toEqual({ errors: [] });
+    const before = (await list()).data?.data.keys;
+    expect((await update(UNKNOWN, body)).response.status).toBe(204);
+    expect((await update(UNKNOWN, { ...body, integration_key: "" })).response.status).toBe(204);
+    expect((await read(UNKNOWN)).response.status).toBe(404);
+    expect((await list()).data?.data.keys).toEqual(before);
     const notUuid = await read("not-a-uuid");
     expect(notUuid.response.status).toBe(400);
     expect(notUuid.error!.errors[0]).toMatch(/^path parameter "id": must match format "uuid"/);
@@ -253,7 +259,10 @@ describe("namespaces", () => {
       const refusedDelete = await remove(TEAM_A_METHOD, namespace);
       expect(refusedDelete.error).toEqual({ errors: ["request namespace does not match method namespace"] });
     }
-    expect((await update(TEAM_A_METHOD, body, "team-b")).response.status).toBe(404);
+    // Not even visible from team-b: still the namespace mismatch, as the real system finds methods by id.
+    const fromTeamB = await update(TEAM_A_METHOD, body, "team-b");
+    expect(fromTeamB.response.status).toBe(400);
+    expect(fromTeamB.error).toEqual({ errors: ["request namespace does not match method namespace"] });
     // Not visible from team-b: a delete there is a delete of nothing.
     expect((await remove(TEAM_A_METHOD, "team-b")).response.status).toBe(204);
     expect((await read(TEAM_A_METHOD, "team-a")).data!.data.secret_key).toBe("world-secret-2");

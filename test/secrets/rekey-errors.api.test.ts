@@ -87,22 +87,33 @@ describe("startRekey refusals", () => {
     );
   });
 
-  it("a body that does not follow the schema, or no body", async () => {
+  it("a body that does not follow the schema", async () => {
     await expectRefused(
       () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: "3", secret_threshold: 2 } as never }),
       "secret_shares: must be integer",
     );
-    await expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 0, secret_threshold: 1 } }), "secret_shares: must be >= 1");
-    await expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 256, secret_threshold: 2 } }), "secret_shares: must be <= 255");
     await expectRefused(
       () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 2, secret_threshold: 2, pgp_keys: [1] } as never }),
       "pgp_keys[0]: must be string",
     );
+  });
+
+  // Zero, missing and too many shares get the real system's words, in its order: the threshold
+  // check of vault/rekey.go RekeyInit, then vault/seal.go SealConfig.Validate (which the real
+  // system answers with 500; this server answers bad input with 400, the words are the same).
+  it("zero, missing or too many shares", async () => {
+    const refusal = (body: Record<string, unknown>, message: string) => expectRefused(() => secrets.client.POST("/sys/rekey/init", { body: body as never }), message);
+    await refusal({ secret_shares: 0, secret_threshold: 1 }, "provided threshold greater than the total shares");
+    await refusal({ secret_shares: 0, secret_threshold: 0 }, "invalid rekey seal configuration: shares must be at least one");
+    await refusal({ secret_shares: 3, secret_threshold: 0 }, "invalid rekey seal configuration: threshold must be at least one");
+    await refusal({ secret_shares: -1, secret_threshold: -2 }, "invalid rekey seal configuration: shares must be at least one");
+    await refusal({ secret_shares: 256, secret_threshold: 2 }, "invalid rekey seal configuration: shares must be less than 256");
+    await refusal({ secret_shares: 300, secret_threshold: 1 }, "invalid rekey seal configuration: threshold must be greater than one for multiple shares");
+    await refusal({ secret_threshold: 2 }, "provided threshold greater than the total shares");
+    await refusal({}, "invalid rekey seal configuration: shares must be at least one");
     const response = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": "root-token-for-tests" } });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
-      errors: ["'secret_shares' must be specified in request body as JSON", "'secret_threshold' must be specified in request body as JSON"],
-    });
+    expect(await response.json()).toEqual({ errors: ["invalid rekey seal configuration: shares must be at least one"] });
   });
 });
 
@@ -122,10 +133,11 @@ describe("submitRekeyShare refusals", () => {
   it("a share given twice, also once as hex and once as base64", async () => {
     const nonce = await start();
     await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
-    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } }), "given key has already been provided during this rekey operation");
+    // vault/rekey.go BarrierRekeyUpdate says "generation operation" here.
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } }), "given key has already been provided during this generation operation");
     await expectRefused(
       () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keysBase64[0]!, nonce } }),
-      "given key has already been provided during this rekey operation",
+      "given key has already been provided during this generation operation",
     );
   });
 
@@ -135,16 +147,28 @@ describe("submitRekeyShare refusals", () => {
     await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: "", nonce } }), "'key' must be specified in request body as JSON");
   });
 
-  it("a share of the wrong length", async () => {
+  // vault/rekey.go BarrierRekeyUpdate: the barrier's key length bounds (16, 32 + 1 byte of share
+  // overhead), checked before the attempt; hex outside them is read as base64 (http/sys_rekey.go).
+  it("a share too short or too long, with or without an attempt", async () => {
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: "ab".repeat(10), nonce: "x" } }), "key is shorter than minimum 16 bytes");
     const nonce = await start();
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: "ab".repeat(10), nonce } }), "key is shorter than minimum 16 bytes");
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: "ab".repeat(40), nonce } }), "key is longer than maximum 33 bytes");
     await expectRefused(
-      () => secrets.client.POST("/sys/rekey/update", { body: { key: "ab".repeat(20), nonce } }),
-      "key is 20 bytes long, but a share of the current key is 33 bytes",
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: Buffer.alloc(34, 7).toString("base64"), nonce } }),
+      "key is longer than maximum 33 bytes",
     );
-    await expectRefused(
-      () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!.slice(0, 64), nonce } }),
-      "key is 32 bytes long, but a share of the current key is 33 bytes",
-    );
+  });
+
+  it("a share within the bounds but not one share long: taken, then the shares fail to make up the key", async () => {
+    const nonce = await start();
+    const { data } = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!.slice(0, 64), nonce } });
+    expect(data).toMatchObject({ progress: 1 });
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } });
+    const { error, response } = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[2]!, nonce } });
+    expect(response.status).toBe(400);
+    expect(error?.errors[0]).toMatch(/^root key verification failed: /);
+    expect(await status()).toMatchObject({ nonce, progress: 0 });
   });
 
   it("shares that do not reconstruct the key: refused, progress cleared, attempt and nonce kept", async () => {
@@ -193,7 +217,22 @@ describe("verification refusals", () => {
   it("an attempt that does not wait for verification", async () => {
     const nonce = await start();
     await expectRefused(() => secrets.client.POST("/sys/rekey/verify", { body: { key: secrets.keys[0]!, nonce } }), "no rekey verification in progress");
-    await expectRefused(() => secrets.client.DELETE("/sys/rekey/verify"), "no rekey verification in progress");
+  });
+
+  // vault/rekey.go RekeyVerifyRestart sets a new verification nonce on any attempt, and
+  // http/sys_rekey.go answers the verification status: a restart with nothing to verify succeeds.
+  it("a verification restart before there is anything to verify: 200, not started, a nonce kept until the new shares exist", async () => {
+    const nonce = await start({ secret_shares: 2, secret_threshold: 2, require_verification: true });
+    const { data, response } = await secrets.client.DELETE("/sys/rekey/verify");
+    expect(response.status).toBe(200);
+    expect(data).toMatchObject({ started: false, t: 2, n: 2, progress: 0, nonce: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(data!.nonce).not.toBe(nonce);
+    expect(await status()).toMatchObject({ nonce, started: true, verification_nonce: data!.nonce });
+    expect((await secrets.client.GET("/sys/rekey/verify")).data).toMatchObject({ started: false, nonce: data!.nonce });
+    // The new shares get their own verification nonce.
+    const result = (await submitShares(secrets.client, nonce, secrets.keys.slice(0, 3))) as { verification_nonce: string };
+    expect(result.verification_nonce).not.toBe(data!.nonce);
+    expect((await secrets.client.GET("/sys/rekey/verify")).data).toMatchObject({ started: true, nonce: result.verification_nonce });
   });
 
   it("a wrong verification nonce, a new share given twice, a share of the wrong length", async () => {
@@ -203,7 +242,7 @@ describe("verification refusals", () => {
     await expectRefused(verify(result.keys[0]!, nonce), `incorrect nonce supplied; nonce for this verify operation is "${result.verification_nonce}"`);
     await secrets.client.POST("/sys/rekey/verify", { body: { key: result.keys[0]!, nonce: result.verification_nonce } });
     await expectRefused(verify(result.keys[0]!), "given key has already been provided during this verify operation");
-    await expectRefused(verify("cd".repeat(16)), "key is 16 bytes long, but a share of the new key is 33 bytes");
+    await expectRefused(verify("cd".repeat(8)), "key is shorter than minimum 16 bytes");
     await expectRefused(verify("%%%"), "'key' must be a valid hex or base64 string");
   });
 });

@@ -52,7 +52,10 @@ describe("REKEY_TRANSITIONS", () => {
     await expect(transition(undefined, { type: "restartVerification" }, context())).rejects.toThrow("no rekey configuration found");
     const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
     await expect(transition(attempt, { type: "start", config: config() }, context())).rejects.toThrow("rekey already in progress");
-    await expect(transition(attempt, { type: "restartVerification" }, context())).rejects.toThrow("no rekey verification in progress");
+    // vault/rekey.go RekeyVerifyRestart: allowed before the new shares exist; it keeps a verification nonce.
+    const restarted = await transition(attempt, { type: "restartVerification" }, context());
+    expect(phaseOf(restarted.attempt)).toBe("collecting");
+    expect(restarted.attempt!.restartedVerificationNonce).toEqual(expect.any(String));
     await expect(transition(attempt, { type: "submitVerificationShare", nonce: attempt!.nonce, share }, context())).rejects.toThrow(
       "no rekey verification in progress",
     );

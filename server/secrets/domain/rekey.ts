@@ -14,21 +14,22 @@
 //   verifying   submitVerificationShare   below the new threshold       verifying (progress + 1)
 //   verifying   submitVerificationShare   threshold, new key            none: key rotated
 //   verifying   submitVerificationShare   threshold, wrong key          verifying, progress cleared, new nonce (400)
+//   collecting  restartVerification       any                           collecting, a verification nonce kept for later
 //   verifying   restartVerification       any                           verifying, progress cleared, new nonce
 //   verifying   cancel                    any                           none (current shares stay valid)
 //
 // Every other (phase, event) pair is refused with 400 and changes nothing.
 import { timingSafeEqual } from "node:crypto";
 import { InvalidRequestError } from "../errors.ts";
-import { checkShareLength } from "./key-encoding.ts";
+import { MAX_KEY_BYTES, MIN_KEY_BYTES } from "./key-encoding.ts";
 import { PgpKeyError, readPgpKeys, type PgpRecipient } from "./pgp.ts";
-import { isOperatorKey, operatorShareLength, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "./seal.ts";
-import { combineShares, shareLength, splitKey, type ShareConfig } from "./shamir.ts";
+import { isOperatorKey, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "./seal.ts";
+import { combineShares, splitKey, type ShareConfig } from "./shamir.ts";
 
 /** The body of POST /sys/rekey/init. */
 export interface RekeyRequest {
-  secret_shares: number;
-  secret_threshold: number;
+  secret_shares?: number;
+  secret_threshold?: number;
   stored_shares?: number;
   pgp_keys?: string[] | null;
   backup?: boolean;
@@ -57,6 +58,11 @@ export interface RekeyAttempt {
   progress: Uint8Array[];
   /** Present while the attempt waits for its new shares to be verified. */
   verification?: Verification;
+  /**
+   * A verification nonce made by a verification restart before there was anything to verify: the
+   * real system keeps it (and shows it) until the new shares get their own.
+   */
+  restartedVerificationNonce?: string;
 }
 
 export type RekeyPhase = "none" | "collecting" | "verifying";
@@ -113,12 +119,12 @@ const start: Transition<{ type: "start"; config: RekeyConfig }> = async (_attemp
 
 const submitShare: Transition<{ type: "submitShare"; nonce: string; share: Uint8Array }> = async (attempt, event, context) => {
   const current = attempt!;
-  checkShareLength(event.share, operatorShareLength(context.seal), "the current key");
   if (event.nonce !== current.nonce) {
     throw new InvalidRequestError(`incorrect nonce supplied; nonce for this rekey operation is "${current.nonce}"`);
   }
   if (current.progress.some((given) => sameBytes(given, event.share))) {
-    throw new InvalidRequestError("given key has already been provided during this rekey operation");
+    // The real system's words for the barrier rekey (vault/rekey.go BarrierRekeyUpdate), "generation" and all.
+    throw new InvalidRequestError("given key has already been provided during this generation operation");
   }
   const progress = [...current.progress, event.share];
   if (progress.length < context.seal.shares.secret_threshold) return { attempt: { ...current, progress } };
@@ -134,8 +140,9 @@ const submitShare: Transition<{ type: "submitShare"; nonce: string; share: Uint8
     return { attempt: undefined, effect: { kind: "newShares", key, shares, install: true } };
   }
   const verificationNonce = context.newNonce();
+  const { restartedVerificationNonce: _replaced, ...rest } = cleared;
   return {
-    attempt: { ...cleared, verification: { nonce: verificationNonce, key, progress: [] } },
+    attempt: { ...rest, verification: { nonce: verificationNonce, key, progress: [] } },
     effect: { kind: "newShares", key, shares, install: false, verificationNonce },
   };
 };
@@ -147,7 +154,6 @@ const submitVerificationShare: Transition<{ type: "submitVerificationShare"; non
 ) => {
   const current = attempt!;
   const verification = current.verification!;
-  checkShareLength(event.share, shareLength(current.config), "the new key");
   if (event.nonce !== verification.nonce) {
     throw new InvalidRequestError(`incorrect nonce supplied; nonce for this verify operation is "${verification.nonce}"`);
   }
@@ -173,6 +179,14 @@ const restartVerification: Transition<{ type: "restartVerification" }> = async (
   attempt: { ...attempt!, verification: { ...attempt!.verification!, nonce: context.newNonce(), progress: [] } },
 });
 
+/**
+ * A restart before the new shares exist: the real system (vault/rekey.go RekeyVerifyRestart) sets a
+ * new verification nonce on the attempt anyway and answers the verification status (not started).
+ */
+const restartBeforeVerification: Transition<{ type: "restartVerification" }> = async (attempt, _event, context) => ({
+  attempt: { ...attempt!, restartedVerificationNonce: context.newNonce() },
+});
+
 /** The rekey state machine: what each event does in each phase. */
 export const REKEY_TRANSITIONS: TransitionTable = {
   none: {
@@ -187,7 +201,7 @@ export const REKEY_TRANSITIONS: TransitionTable = {
     cancel,
     submitShare,
     submitVerificationShare: refuse("no rekey verification in progress"),
-    restartVerification: refuse("no rekey verification in progress"),
+    restartVerification: restartBeforeVerification,
   },
   verifying: {
     start: inProgress,
@@ -201,6 +215,17 @@ export const REKEY_TRANSITIONS: TransitionTable = {
     restartVerification,
   },
 };
+
+/**
+ * The real system's bounds on a decoded share, checked before anything else about the attempt
+ * (vault/rekey.go BarrierRekeyUpdate and RekeyVerify: the barrier's key length, 16 to 32 bytes,
+ * plus one byte of share overhead). A share of the wrong length inside the bounds is taken and
+ * fails when the shares are combined, as there.
+ */
+export function checkShareBounds(share: Uint8Array): void {
+  if (share.length < MIN_KEY_BYTES) throw new InvalidRequestError(`key is shorter than minimum ${MIN_KEY_BYTES} bytes`);
+  if (share.length > MAX_KEY_BYTES) throw new InvalidRequestError(`key is longer than maximum ${MAX_KEY_BYTES} bytes`);
+}
 
 /** Applies an event to the attempt. Throws InvalidRequestError when refused without a state change. */
 export function transition(attempt: RekeyAttempt | undefined, event: RekeyEvent, context: RekeyContext): Promise<RekeyOutcome> {
@@ -216,7 +241,8 @@ export async function checkRekeyRequest(request: RekeyRequest, sealType: SealTyp
   const pgpKeys = request.pgp_keys ?? [];
   const backup = request.backup ?? false;
   const verificationRequired = request.require_verification ?? false;
-  const config: ShareConfig = { secret_shares: request.secret_shares, secret_threshold: request.secret_threshold };
+  // Left out is 0, as the real system decodes them; 0 is then refused by the configuration check.
+  const config: ShareConfig = { secret_shares: request.secret_shares ?? 0, secret_threshold: request.secret_threshold ?? 0 };
   if (backup && pgpKeys.length === 0) {
     throw new InvalidRequestError("cannot request a backup of the new keys without providing PGP keys for encryption");
   }

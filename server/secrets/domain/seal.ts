@@ -30,12 +30,13 @@ export interface SealState {
 /** Checks an operator share configuration as the real system checks a seal configuration. */
 export function shareConfigProblem(config: ShareConfig): string | undefined {
   const { secret_shares: shares, secret_threshold: threshold } = config;
+  // In the real system's order (vault/seal.go SealConfig.Validate).
   if (!Number.isInteger(shares) || shares < 1) return "shares must be at least one";
   if (!Number.isInteger(threshold) || threshold < 1) return "threshold must be at least one";
+  if (shares > 1 && threshold === 1) return "threshold must be greater than one for multiple shares";
   if (shares > 255) return "shares must be less than 256";
   if (threshold > 255) return "threshold must be less than 256";
   if (threshold > shares) return "threshold cannot be larger than shares";
-  if (shares > 1 && threshold === 1) return "threshold must be greater than one for multiple shares";
   return undefined;
 }
 

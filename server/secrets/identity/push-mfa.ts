@@ -134,9 +134,14 @@ export class PushMfaMethods {
     return id;
   }
 
+  /**
+   * As the real system (vault/login_mfa.go handleMFAMethodUpdateCommon, 1.14): an id that does not
+   * exist is no update at all (204, nothing written, the body not even checked); a method of any
+   * other namespace is refused with the namespace mismatch.
+   */
   update(namespace: string, id: string, input: PushMfaInput): void {
-    const current = this.#visible(id, namespace);
-    if (!current) throw new Refusal(404, []);
+    const current = this.#get(id);
+    if (!current) return;
     if (current.namespace_path !== namespace) throw new Refusal(400, [NAMESPACE_MISMATCH]);
     const checked = checkPushMfaInput(input, current);
     if ("problems" in checked) throw new Refusal(400, checked.problems);
