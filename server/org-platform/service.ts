@@ -97,6 +97,7 @@ export class OrgPlatformService {
       this.store.projects(organization.name),
       { client: newId("oc"), token: newId("ot"), uuid: newUuid() },
       now(),
+      this.store.oauthClients(organization.name).length,
     );
     this.store.transaction(() => {
       this.store.saveOAuthClient(client);

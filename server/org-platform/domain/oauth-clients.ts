@@ -12,6 +12,9 @@ export const PROVIDER_DISPLAY_NAMES: Record<ServiceProvider, string> = {
   vcs_c_server: "VCS C Server",
 };
 
+/** OAuth clients an organization may have: with the attribute limits, this bounds what one organization holds. */
+export const MAX_OAUTH_CLIENTS_PER_ORGANIZATION = 200;
+
 export interface ResourceIdentifierInput {
   id?: unknown;
   type?: unknown;
@@ -76,7 +79,11 @@ export function newOAuthClient(
   organizationProjects: Project[],
   ids: { client: string; token: string; uuid: string },
   createdAt: string,
+  existingClients = 0,
 ): { client: OAuthClient; token: OAuthToken } {
+  if (existingClients >= MAX_OAUTH_CLIENTS_PER_ORGANIZATION) {
+    throw invalidAttribute("", `An organization has at most ${MAX_OAUTH_CLIENTS_PER_ORGANIZATION} OAuth clients`);
+  }
   const a = input.attributes;
   const provider = a["service-provider"];
   if (!(provider in PROVIDER_DISPLAY_NAMES)) {

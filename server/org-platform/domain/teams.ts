@@ -21,6 +21,9 @@ export interface TeamInput {
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 
+/** Teams an organization may have: with the attribute limits, this bounds what one organization holds. */
+export const MAX_TEAMS_PER_ORGANIZATION = 1000;
+
 /**
  * Project permissions cascade to workspaces, and managing implies reading: [implier, implied].
  * The platform states the first three; managing projects without reading them is not possible there
@@ -105,6 +108,9 @@ export function newTeam(
   id: string,
   createdAt: string,
 ): Team {
+  if (organizationTeams.length >= MAX_TEAMS_PER_ORGANIZATION) {
+    throw invalidAttribute("", `An organization has at most ${MAX_TEAMS_PER_ORGANIZATION} teams`);
+  }
   const name = input.name ?? "";
   checkName(name, organizationTeams);
   return {

@@ -29,6 +29,10 @@ export function canonicalRequestPath(req: Request, _res: Response, next: NextFun
   const path = at < 0 ? req.url : req.url.slice(0, at);
   const canonical = canonicalPath(path);
   if (canonical === undefined) return next(noSuchPath());
-  if (canonical !== path) req.url = canonical + (at < 0 ? "" : req.url.slice(at));
+  if (canonical !== path) {
+    // The validator matches operations on originalUrl: it sees the canonical path too.
+    req.url = canonical + (at < 0 ? "" : req.url.slice(at));
+    req.originalUrl = req.url;
+  }
   next();
 }
