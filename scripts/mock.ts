@@ -1,51 +1,116 @@
-// Starts Prism, the stateless mock, on every API's bundle (ports from scripts/apis.ts, overridden
-// by <API>_MOCK_PORT, e.g. MESH_MOCK_PORT), with readable logs prefixed by the API's name: one line
-// per request and the problems Prism found. MOCK_LOG=raw prints Prism's own log instead.
-// Ctrl-C stops them all; if one Prism stops on its own, the others are stopped too.
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { createInterface } from "node:readline";
+// `npm run mock`: every API's mock (scripts/mock/start.ts: the truthful front, Prism behind it) on
+// its port from scripts/apis.ts, overridden by <API>_MOCK_PORT (e.g. MESH_MOCK_PORT), with readable
+// logs prefixed by the API's name: one line per request and the problems found. MOCK_LOG=raw prints
+// Prism's own log instead. The environment is checked first, and a port in use is named with its
+// variable. Ctrl-C stops them all; if one Prism stops on its own, the others are stopped too.
+import { createServer, isIP } from "node:net";
 import { APIS } from "./apis.ts";
+import { operationsOf, type OpenApiDoc } from "./contract/document.ts";
 import { prismLogFormatter } from "./mock/prism-log.ts";
+import { startMock, type RunningMock } from "./mock/start.ts";
+import { loadBundle } from "../server/shared/openapi.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
-const prism = path.join(root, "node_modules", ".bin", "prism");
-const host = process.env.HOST || "127.0.0.1";
 const raw = process.env.MOCK_LOG === "raw";
-const children: ChildProcess[] = [];
-let stopping = false;
+const portVariable = (api: string) => `${api.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`;
 
-function stop(code: number) {
-  if (stopping) return;
-  stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-  process.exitCode = code;
-}
-
-for (const api of APIS) {
-  const port = Number(process.env[`${api.name.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`] ?? api.mockPort);
-  // --errors stays off: an invalid request gets the operation's documented 400/422 example, as a
-  // client developer expects, and the problems are logged.
-  const child = spawn(prism, ["mock", "--host", host, "--port", String(port), path.join(root, "generated", api.name, "openapi.json")], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  const format = prismLogFormatter();
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream! }).on("line", (line) => {
-      for (const out of raw ? [line] : format.push(line)) console.log(`[${api.name}] ${out}`);
-    });
+/** Every problem with the environment, each naming its variable. */
+export function mockEnvironmentProblems(env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  const host = env.HOST;
+  if (host !== undefined && host !== "" && host !== "localhost" && isIP(host) === 0) problems.push(`HOST=${host}: not an IP address (or localhost)`);
+  const seen = new Map<number, string>();
+  for (const api of APIS) {
+    const name = portVariable(api.name);
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    if (!/^\d+$/.test(value) || Number(value) > 65535) {
+      problems.push(`${name}=${value}: not a port number (0-65535)`);
+      continue;
+    }
+    const port = Number(value);
+    if (port !== 0 && seen.has(port)) problems.push(`${name}=${value}: the same port as ${seen.get(port)}`);
+    seen.set(port, name);
   }
-  child.on("exit", (code, signal) => {
-    if (stopping) return;
-    // Ctrl-C reaches the whole process group: Prism may see it before this process does.
-    if (signal === "SIGINT") return stop(0);
-    console.error(`[${api.name}] Prism stopped (${signal ?? `exit code ${code}`}); stopping the other mocks`);
-    stop(1);
-  });
-  console.log(`[${api.name}] ${api.title}: Prism mock starting on http://${host}:${port}`);
+  return problems;
 }
 
-// Not `once`: a second Ctrl-C (or tsx relaying the first) must not kill this process before Prism.
-process.on("SIGINT", () => stop(0));
-process.on("SIGTERM", () => stop(0));
+/** Undefined when host:port can be listened on; else what is wrong, naming the variable. */
+function canListen(host: string, port: number, variable: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", (error: NodeJS.ErrnoException) => resolve(listenProblem(error, host, port, variable)));
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
+}
+
+function listenProblem(error: NodeJS.ErrnoException, host: string, port: number, variable: string): string {
+  if (error.code === "EADDRINUSE") return `${variable}=${port}: port ${port} on ${host} is in use`;
+  if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") return `HOST=${host}: not an address of this machine`;
+  if (error.code === "EACCES") return `${variable}=${port}: not allowed to listen on port ${port}`;
+  return `${variable}=${port}: ${error.message}`;
+}
+
+async function main(): Promise<void> {
+  const problems = mockEnvironmentProblems(process.env);
+  if (problems.length) {
+    for (const p of problems) console.error(`mock: ${p}`);
+    process.exit(2);
+  }
+  const host = process.env.HOST || "127.0.0.1";
+  // Every port is tried before any Prism starts: a port in use stops everything at once.
+  const taken = (await Promise.all(APIS.map((api) => canListen(host, Number(process.env[portVariable(api.name)] || api.mockPort), portVariable(api.name))))).filter(Boolean);
+  if (taken.length) {
+    for (const p of taken) console.error(`mock: ${p}`);
+    process.exit(2);
+  }
+  const running: RunningMock[] = [];
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(running.map((m) => m.close()));
+    process.exit(code);
+  };
+  // Not `once`: a second Ctrl-C (or tsx relaying the first) must not kill this process before Prism.
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+
+  const started = await Promise.allSettled(
+    APIS.map(async (api) => {
+      const name = portVariable(api.name);
+      const port = Number(process.env[name] || api.mockPort);
+      const format = prismLogFormatter();
+      const print = (line: string) => console.log(`[${api.name}] ${line}`);
+      try {
+        const mock = await startMock(api.name, {
+          host,
+          port,
+          onPrismLine: (line) => {
+            for (const out of raw ? [line] : format.push(line)) print(out);
+          },
+          onFrontLine: print,
+        });
+        running.push(mock);
+        const operations = operationsOf(loadBundle(api.name) as OpenApiDoc).length;
+        print(`${api.title}: listening on ${mock.url} (${operations} operations)`);
+        void mock.exited.then(({ code, signal }) => {
+          if (stopping) return;
+          // Ctrl-C reaches the whole process group: Prism may see it before this process does.
+          if (signal === "SIGINT") return void stop(0);
+          console.error(`[${api.name}] Prism stopped (${signal ?? `exit code ${code}`}); stopping the other mocks`);
+          void stop(1);
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code) throw new Error(listenProblem(error as NodeJS.ErrnoException, host, port, name));
+        throw error;
+      }
+    }),
+  );
+  const failed = started.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed.length) {
+    for (const f of failed) console.error(`mock: ${(f.reason as Error).message}`);
+    await stop(2);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("scripts/mock.ts")) await main();

@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
 import { prismLogFormatter } from "../../scripts/mock/prism-log.ts";
+import { mockEnvironmentProblems } from "../../scripts/mock.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 
@@ -90,9 +91,9 @@ describe("npm run mock", () => {
         for (let i = 0; i < 300 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
         if (!what()) throw new Error(`timed out; output so far:\n${output}`);
       };
-      await until(() => APIS.every((api, i) => output.includes(`[${api.name}] listening on http://127.0.0.1:${ports[i]} (`)));
+      await until(() => APIS.every((api, i) => output.includes(`[${api.name}] ${api.title}: listening on http://127.0.0.1:${ports[i]} (`)));
       for (const port of ports) expect((await fetch(`http://127.0.0.1:${port}/no/such/path`)).status).toBe(404);
-      await until(() => APIS.every((api) => output.includes(`[${api.name}] GET /no/such/path → error: Route not resolved, no path matched`)));
+      await until(() => APIS.every((api) => output.includes(`[${api.name}] GET /no/such/path → 404`)));
       // Nothing but our own lines: no Prism timestamps, no negotiation chatter.
       expect(output).not.toMatch(/NEGOTIATOR|Request received|\[\d+:\d+:\d+ [AP]M\]/);
     } finally {
@@ -102,5 +103,37 @@ describe("npm run mock", () => {
     if (code === "hung") process.kill(group, "SIGKILL");
     expect(code, output).toBe(0);
     for (const port of ports) await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+});
+
+describe("npm run mock: the environment is checked first", () => {
+  it("names each bad variable", () => {
+    expect(mockEnvironmentProblems({})).toEqual([]);
+    expect(mockEnvironmentProblems({ HOST: "0.0.0.0", MESH_MOCK_PORT: "0", SECRETS_MOCK_PORT: "4020" })).toEqual([]);
+    expect(mockEnvironmentProblems({ HOST: "not a host", MESH_MOCK_PORT: "abc", SECRETS_MOCK_PORT: "70000", ORG_PLATFORM_MOCK_PORT: "4030", MESH_MOCK_PORT_X: "1" })).toEqual([
+      "HOST=not a host: not an IP address (or localhost)",
+      "SECRETS_MOCK_PORT=70000: not a port number (0-65535)",
+      "MESH_MOCK_PORT=abc: not a port number (0-65535)",
+    ]);
+    expect(mockEnvironmentProblems({ ORG_PLATFORM_MOCK_PORT: "4500", MESH_MOCK_PORT: "4500" })).toEqual(["MESH_MOCK_PORT=4500: the same port as ORG_PLATFORM_MOCK_PORT"]);
+  });
+
+  it("a port in use is one line naming its variable, not Prism's --help", { timeout: 60_000 }, async () => {
+    const busy = createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => busy.once("listening", r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const env: Record<string, string> = { ...(process.env as Record<string, string>), MESH_MOCK_PORT: String(port), ORG_PLATFORM_MOCK_PORT: "0", SECRETS_MOCK_PORT: "0" };
+      const child = spawn(process.execPath, ["--import", "tsx", "scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (c: Buffer) => (output += c));
+      child.stderr.on("data", (c: Buffer) => (output += c));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code, output).toBe(2);
+      expect(output).toContain(`mock: MESH_MOCK_PORT=${port}: port ${port} on 127.0.0.1 is in use`);
+      expect(output).not.toMatch(/--help|Options:|Positionals:/);
+    } finally {
+      busy.close();
+    }
   });
 });

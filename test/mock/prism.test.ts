@@ -1,5 +1,6 @@
-// Prism, the stateless mock, on every API: each operation, called with the request its examples
-// describe, answers as documented; `Prefer: code=<status>` returns each documented answer, and
+// The stateless mock on every API, as `npm run mock` starts it (the front of scripts/mock/front.ts,
+// Prism behind it): each operation, called with the request its examples describe, answers as
+// documented (so the front lets every valid request through to Prism); `Prefer: code=<status>` returns each documented answer, and
 // `Prefer: example=<name>` each named example. Generic over scripts/apis.ts: an API's operations
 // are covered as soon as they are in its bundle.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,9 +10,9 @@ import { mediaExamples, responsesOf, type DocumentedResponse } from "../../scrip
 import { bodyText, credentialHeaders, exampleRequest, filledPath, queryString } from "../../scripts/docs/requests.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "../helpers/contract.ts";
-import { startPrism } from "../helpers/prism.ts";
+import { startMock } from "../../scripts/mock/start.ts";
 
-type Prism = Awaited<ReturnType<typeof startPrism>>;
+type Prism = { baseUrl: string; close(): Promise<void> };
 
 const apis = APIS.map((api) => {
   const doc = loadBundle(api.name) as OpenApiDoc;
@@ -23,14 +24,14 @@ const started = new Map<string, Promise<Prism>>();
 beforeAll(() => {
   for (const { api, operations } of apis) {
     if (!operations.length) continue;
-    const prism = startPrism(api.name);
+    const prism = startMock(api.name).then((m) => ({ baseUrl: m.url, close: () => m.close() }));
     prism.catch(() => undefined); // reported by that API's tests
     started.set(api.name, prism);
   }
 });
 
 afterAll(async () => {
-  for (const prism of started.values()) (await prism.catch(() => undefined))?.close();
+  for (const prism of started.values()) await (await prism.catch(() => undefined))?.close();
 });
 
 interface Answer {

@@ -1,0 +1,239 @@
+// The mock's front: a thin HTTP layer in front of Prism that makes the mock tell the truth about
+// errors. Prism answers an invalid request with the operation's first documented error example,
+// whatever was wrong; here every request is first checked against the description (the contract
+// checker of scripts/contract/, the one the traffic validator uses) and a request that breaks it is
+// answered in the API's own error envelope with a message naming the violation, the status the
+// reference server would give. Valid requests go to Prism unchanged, so `Prefer` still picks
+// examples. Where the API is lenient (the secrets service and the mesh decode any body as JSON; the
+// secrets service ignores unknown query parameters and takes PUT for POST), the front is too.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { contractChecker, type Violation } from "../contract/checker.ts";
+import { isObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+
+/** Why the front answers a request itself. */
+export type MockRefusal =
+  | { kind: "not-found"; path: string }
+  | { kind: "method-not-allowed"; method: string; path: string }
+  | { kind: "unauthenticated" }
+  | { kind: "invalid"; operation: Operation; violations: Violation[] };
+
+export interface MockAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export interface MockProfile {
+  /** Whether query parameters the description does not name are refused (as the server does). */
+  refusesUnknownQuery: boolean;
+  /** Whether a body is decoded as JSON whatever its Content-Type (as the server does). */
+  bodyIsAlwaysJson: boolean;
+  /** Whether PUT is taken where only POST is described, and the other way round. */
+  putIsPost: boolean;
+  render(refusal: MockRefusal): MockAnswer;
+}
+
+/** "Protocol", "query parameter \"bogus\"", "request body": what a violation is about. */
+export function subjectOf(v: Pick<Violation, "pointer">): string {
+  const [, , where, ...rest] = v.pointer.split("/");
+  const name = rest.map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
+  if (where === "body") return name || "request body";
+  if (where === "headers" && name === "content-type") return "Content-Type";
+  if (where === "query" || where === "path" || where === "header" || where === "headers") return `${where.replace(/s$/, "")} parameter "${name}"`;
+  return v.pointer;
+}
+
+/** One line naming the violation: `Protocol must be equal to one of the allowed values: ...`. */
+export function describeViolation(v: Pick<Violation, "pointer" | "reason">): string {
+  const subject = subjectOf(v);
+  if (/^required \w+ parameter is missing$/.test(v.reason)) return `${subject} is required`;
+  return v.reason.startsWith(subject) ? v.reason : `${subject} ${v.reason}`;
+}
+
+const jsonApi = (status: number, errors: object[]): MockAnswer => ({
+  status,
+  contentType: "application/vnd.api+json",
+  body: JSON.stringify({ errors: errors.map((e) => ({ status: String(status), ...e })) }),
+});
+const secretsErrors = (status: number, errors: string[]): MockAnswer => ({ status, contentType: "application/json", body: JSON.stringify({ errors }) });
+const text = (status: number, body: string): MockAnswer => ({ status, contentType: "text/plain; charset=utf-8", body });
+const documents = (operation: Operation, status: number) => isObject(operation.operation.responses) && String(status) in operation.operation.responses;
+
+/** The profiles of this project's APIs: each one's envelope and leniency, as its reference server has them. */
+export const MOCK_PROFILES: Record<string, MockProfile> = {
+  mesh: {
+    refusesUnknownQuery: true,
+    bodyIsAlwaysJson: true,
+    putIsPost: false,
+    render(r) {
+      if (r.kind === "not-found") return text(404, "not found");
+      if (r.kind === "method-not-allowed") return text(405, "method not allowed");
+      if (r.kind === "unauthenticated") return text(403, "Permission denied");
+      return text(400, `Request decoding failed: ${r.violations.map(describeViolation).join("; ")}`);
+    },
+  },
+  secrets: {
+    refusesUnknownQuery: false,
+    bodyIsAlwaysJson: true,
+    putIsPost: true,
+    render(r) {
+      if (r.kind === "not-found") return secretsErrors(404, [`no handler for route "${r.path.replace(/^\//, "")}". route entry not found.`]);
+      if (r.kind === "method-not-allowed") return secretsErrors(405, ["unsupported operation"]);
+      if (r.kind === "unauthenticated") return secretsErrors(403, ["permission denied"]);
+      // A list operation called without list=true is a read the path does not have.
+      if (r.operation.operation["x-http-method"] === "LIST" && r.violations.some((v) => v.pointer === "/request/query/list" && /missing/.test(v.reason))) {
+        return secretsErrors(405, ["unsupported operation"]);
+      }
+      return secretsErrors(400, r.violations.map(describeViolation));
+    },
+  },
+  "org-platform": {
+    // Clients send parameters of other versions: ignored, not refused (as the server does).
+    refusesUnknownQuery: false,
+    bodyIsAlwaysJson: false,
+    putIsPost: false,
+    render(r) {
+      if (r.kind === "not-found") return jsonApi(404, [{ title: "not found", detail: "No such path." }]);
+      if (r.kind === "method-not-allowed") return jsonApi(405, [{ title: "method not allowed", detail: `${r.method} is not allowed on this path.` }]);
+      if (r.kind === "unauthenticated") return jsonApi(401, [{ title: "unauthorized", detail: "A valid API token is required (Authorization: Bearer <token>)." }]);
+      const contentType = r.violations.find((v) => v.pointer === "/request/headers/content-type");
+      if (contentType) {
+        const status = documents(r.operation, 415) ? 415 : 422;
+        return jsonApi(status, [{ title: "invalid content type", detail: describeViolation(contentType), source: { header: "Content-Type" } }]);
+      }
+      const path = r.violations.filter((v) => v.pointer.startsWith("/request/path/"));
+      if (path.length) return jsonApi(404, [{ title: "not found", detail: path.map(describeViolation).join("; ") }]);
+      const body = r.violations.filter((v) => v.pointer.startsWith("/request/body"));
+      if (body.length) {
+        return jsonApi(
+          422,
+          body.map((v) => ({ title: "invalid attribute", detail: describeViolation(v), source: { pointer: v.pointer.slice("/request/body".length) || "/data" } })),
+        );
+      }
+      return jsonApi(
+        400,
+        r.violations.map((v) => ({ title: "invalid query parameter", detail: describeViolation(v), source: { parameter: v.pointer.split("/").slice(3).join("/") } })),
+      );
+    },
+  },
+};
+
+/** Whether the request carries credentials for one of the operation's security alternatives. */
+function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingMessage["headers"]): boolean {
+  const security = (operation.operation.security ?? doc.security) as Record<string, string[]>[] | undefined;
+  if (!Array.isArray(security) || security.length === 0) return true;
+  const schemes = (isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {}) as Record<string, Record<string, string>>;
+  return security.some((requirement) =>
+    Object.keys(requirement).every((name) => {
+      const scheme = schemes[name];
+      if (!scheme) return false;
+      if (scheme.type === "apiKey" && scheme.in === "header") return Boolean(headers[scheme.name!.toLowerCase()]);
+      if (scheme.type === "http") return new RegExp(`^${scheme.scheme}\\s+\\S`, "i").test(headers.authorization ?? "");
+      return true;
+    }),
+  );
+}
+
+export interface FrontOptions {
+  doc: OpenApiDoc;
+  profile: MockProfile;
+  /** Prism's address, without a trailing slash. */
+  upstream: string;
+  /** Called for every request the front answers itself. */
+  log?(line: string): void;
+}
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade", "content-encoding"]);
+const MAX_BODY = 1 << 20;
+
+/** The front as a request handler. */
+export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
+  const checker = contractChecker(doc, { unknownQueryParameters: profile.refusesUnknownQuery ? "refuse" : "allow" });
+
+  function decide(method: string, path: string, rawQuery: string, headers: IncomingMessage["headers"], body: string): { refusal?: MockRefusal; method: string; headers: Record<string, string> } {
+    const forwarded: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) forwarded[name] = Array.isArray(value) ? value.join(", ") : value;
+    if (profile.bodyIsAlwaysJson && body !== "") forwarded["content-type"] = "application/json";
+
+    let matched = checker.match(method, path);
+    if (!matched && profile.putIsPost && (method === "PUT" || method === "POST")) {
+      const other = method === "PUT" ? "POST" : "PUT";
+      matched = checker.match(other, path);
+      if (matched) method = other;
+    }
+    if (!matched) {
+      const otherMethod = ["GET", "PUT", "POST", "DELETE", "PATCH"].some((m) => checker.match(m, path));
+      return { refusal: otherMethod ? { kind: "method-not-allowed", method, path } : { kind: "not-found", path }, method, headers: forwarded };
+    }
+    if (!authenticated(doc, matched.operation, headers)) return { refusal: { kind: "unauthenticated" }, method, headers: forwarded };
+    const query = [...new URLSearchParams(rawQuery)];
+    const violations = checker.checkRequest(matched, { method, path, query, rawQuery, headers: forwarded, body });
+    if (violations.length) return { refusal: { kind: "invalid", operation: matched.operation, violations }, method, headers: forwarded };
+    return { method, headers: forwarded };
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        res.writeHead(413, { "Content-Type": "text/plain" }).end("request body too large");
+        return;
+      }
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(req.url ?? "/", "http://mock");
+    const method = (req.method ?? "GET").toUpperCase();
+    // CORS preflights are Prism's (it allows any origin).
+    const preflight = method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+    const decision = preflight ? { method, headers: Object.fromEntries(Object.entries(req.headers).filter(([n]) => !HOP_BY_HOP.has(n))) as Record<string, string> } : decide(method, url.pathname, url.search.slice(1), req.headers, body);
+    if (decision.refusal) {
+      const answer = profile.render(decision.refusal);
+      res.writeHead(answer.status, {
+        "Content-Type": answer.contentType,
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Expose-Headers": "*",
+      });
+      res.end(answer.body);
+      const problems = decision.refusal.kind === "invalid" ? decision.refusal.violations.map((v) => `  ✖ ${describeViolation(v)}`) : [];
+      log?.(`${method} ${url.pathname} → ${answer.status}`);
+      for (const p of problems) log?.(p);
+      return;
+    }
+    try {
+      const upstreamResponse = await fetch(upstream + url.pathname + url.search, {
+        method: decision.method,
+        headers: decision.headers,
+        body: body === "" || method === "GET" || method === "HEAD" ? undefined : body,
+        redirect: "manual",
+      });
+      const headers: Record<string, string> = {};
+      upstreamResponse.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name)) headers[name] = value;
+      });
+      const payload = Buffer.from(await upstreamResponse.arrayBuffer());
+      res.writeHead(upstreamResponse.status, headers).end(payload);
+    } catch (error) {
+      res.writeHead(502, { "Content-Type": "text/plain" }).end(`the mock's Prism did not answer: ${(error as Error).message}`);
+    }
+  };
+}
+
+/** Listens on host:port; rejects with the listen error (EADDRINUSE...) without printing anything. */
+export function listenFront(handler: ReturnType<typeof mockFront>, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((req, res) => {
+      handler(req, res).catch((error: Error) => {
+        if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
+        res.end(`mock front error: ${error.message}`);
+      });
+    });
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+}

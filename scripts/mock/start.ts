@@ -1,0 +1,106 @@
+// Starts one API's mock: the front (scripts/mock/front.ts) on the public address, Prism behind it
+// on a free port of 127.0.0.1. The front binds first, so a port in use is reported at once, and
+// Prism's output goes to `onPrismLine` (the mock script formats it; tests keep it for errors).
+import { spawn } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { loadBundle } from "../../server/shared/openapi.ts";
+import type { OpenApiDoc } from "../contract/document.ts";
+import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const prismBin = path.join(root, "node_modules", ".bin", "prism");
+
+export interface RunningMock {
+  /** http://host:port, the mock's public address (no base path: Prism serves the paths as described). */
+  url: string;
+  close(): Promise<void>;
+  /** Settles when Prism stops on its own (not after close()). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once("error", reject);
+  });
+}
+
+export interface MockOptions {
+  host?: string;
+  /** 0: any free port. */
+  port?: number;
+  onPrismLine?(line: string): void;
+  /** Lines about requests the front answered itself. */
+  onFrontLine?(line: string): void;
+  /** Prism's start-up time limit. */
+  timeoutMs?: number;
+}
+
+export async function startMock(api: string, options: MockOptions = {}): Promise<RunningMock> {
+  const profile = MOCK_PROFILES[api];
+  if (!profile) throw new Error(`no mock profile for ${api}`);
+  const internalPort = await freePort();
+  const handler = mockFront({ doc: loadBundle(api) as OpenApiDoc, profile, upstream: `http://127.0.0.1:${internalPort}`, log: options.onFrontLine });
+  // The port is taken at once (a port in use fails before Prism starts); requests wait for Prism.
+  let prismReady!: () => void;
+  const ready = new Promise<void>((resolve) => (prismReady = resolve));
+  const front = await listenFront(async (req, res) => {
+    await ready;
+    return handler(req, res);
+  }, options.host ?? "127.0.0.1", options.port ?? 0);
+  const { address, port } = front.address() as AddressInfo;
+  const closeFront = () => new Promise<void>((resolve) => { front.closeAllConnections(); front.close(() => resolve()); });
+
+  const child = spawn(prismBin, ["mock", "--host", "127.0.0.1", "--port", String(internalPort), path.join(root, "generated", api, "openapi.json")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let closing = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  let output = "";
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Prism did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)), options.timeoutMs ?? 30_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("Prism is listening")) {
+          clearTimeout(timer);
+          child.stdout.off("data", onData);
+          child.stderr.off("data", onData);
+          resolve();
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      void exited.then(({ code, signal }) => {
+        clearTimeout(timer);
+        reject(new Error(`Prism stopped (${signal ?? `exit code ${code}`}) before listening:\n${output.slice(-2000)}`));
+      });
+    });
+  } catch (error) {
+    child.kill("SIGTERM");
+    await closeFront();
+    throw error;
+  }
+  prismReady();
+  // Prism's output is always read (a full pipe would stall it); lines go to onPrismLine if given.
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", (line) => options.onPrismLine?.(line));
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    exited: exited.then((r) => (closing ? new Promise<never>(() => undefined) : r)),
+    close: async () => {
+      closing = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await closeFront();
+    },
+  };
+}

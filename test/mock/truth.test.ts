@@ -1,0 +1,110 @@
+// The mock tells the same story as the reference server: one corpus of valid and invalid requests
+// goes to both (the mock as `npm run mock` starts it: the front of scripts/mock/front.ts with Prism
+// behind it), and each request must get the same status class and, for errors, the API's own error
+// envelope from both, with a message naming what was actually wrong. Where the corpus names a
+// status, both must answer exactly it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
+import { startMock, type RunningMock } from "../../scripts/mock/start.ts";
+
+interface Case {
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** Leave out the dev credentials every request of this API otherwise carries. */
+  anonymous?: boolean;
+  body?: string;
+  /** Both must answer exactly this status. */
+  status?: number;
+  /** Words the mock's error message must contain (the actual violation). */
+  mentions?: string[];
+}
+
+const JSON_API = { "Content-Type": "application/vnd.api+json" };
+const JSON_CT = { "Content-Type": "application/json" };
+
+const CORPUS: Record<string, Case[]> = {
+  mesh: [
+    { name: "a chain", method: "GET", path: "/discovery-chain/web", status: 200 },
+    { name: "a write", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-defaults","Name":"web","Protocol":"http"}', status: 200 },
+    { name: "a write sent as text/plain (decoded as JSON)", method: "PUT", path: "/config", headers: { "Content-Type": "text/plain" }, body: '{"Kind":"service-defaults","Name":"api","Protocol":"http"}', status: 200 },
+    { name: "a write without Content-Type", method: "PUT", path: "/config", body: '{"Kind":"service-defaults","Name":"db","Protocol":"tcp"}', status: 200 },
+    { name: "an unknown protocol", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-defaults","Name":"web","Protocol":"htp"}', status: 400, mentions: ["Protocol"] },
+    { name: "a weight that is not a number", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-splitter","Name":"web","Splits":[{"Weight":"all"}]}', status: 400, mentions: ["Weight"] },
+    { name: "an unknown query parameter", method: "GET", path: "/discovery-chain/web?bogus=1", status: 400, mentions: ["bogus"] },
+    { name: "a write without a body", method: "PUT", path: "/config", status: 400 },
+    { name: "an unknown path", method: "GET", path: "/no/such/path", status: 404 },
+    { name: "a method the path does not have", method: "DELETE", path: "/discovery-chain/web", status: 405 },
+  ],
+  "org-platform": [
+    { name: "a list", method: "GET", path: "/organizations/acme/teams", status: 200 },
+    { name: "a team created", method: "POST", path: "/organizations/acme/teams", headers: JSON_API, body: '{"data":{"type":"teams","attributes":{"name":"truth"}}}', status: 200 },
+    { name: "an unknown query parameter (ignored)", method: "GET", path: "/organizations/acme/teams?show_affected_workspaces=1", status: 200 },
+    { name: "a name that is a number", method: "POST", path: "/organizations/acme/teams", headers: JSON_API, body: '{"data":{"type":"teams","attributes":{"name":5}}}', status: 422, mentions: ["name"] },
+    { name: "an unknown visibility", method: "POST", path: "/organizations/acme/teams", headers: JSON_API, body: '{"data":{"type":"teams","attributes":{"name":"x","visibility":"everyone"}}}', status: 422, mentions: ["visibility"] },
+    { name: "application/json", method: "POST", path: "/organizations/acme/teams", headers: JSON_CT, body: '{"data":{"type":"teams","attributes":{"name":"y"}}}', mentions: ["ontent"] },
+    { name: "a page size out of range", method: "GET", path: "/organizations/acme/teams?page%5Bsize%5D=1000", mentions: ["size"] },
+    { name: "no token", method: "GET", path: "/organizations/acme/teams", anonymous: true, status: 401 },
+    { name: "an unknown path", method: "GET", path: "/no/such/path", status: 404 },
+    { name: "a method the path does not have", method: "PUT", path: "/teams/team-Mx7kRb2tYq9hWn5C", headers: JSON_API, body: "{}", status: 405 },
+  ],
+  secrets: [
+    { name: "a read", method: "GET", path: "/sys/rekey/init", status: 200 },
+    { name: "an unknown query parameter (ignored)", method: "GET", path: "/sys/rekey/init?bogus=1", status: 200 },
+    { name: "a list", method: "GET", path: "/sys/replication/performance/primary/paths-filter/x", status: undefined },
+    { name: "a write sent as text/plain (decoded as JSON)", method: "PUT", path: "/aws/config/lease", headers: { "Content-Type": "text/plain" }, body: '{"lease":"30m","lease_max":"12h"}', status: 204 },
+    { name: "PUT where POST is described", method: "PUT", path: "/aws/config/lease", headers: JSON_CT, body: '{"lease":"30m","lease_max":"12h"}', status: 204 },
+    { name: "shares that are not a number", method: "POST", path: "/sys/rekey/init", headers: JSON_CT, body: '{"secret_shares":"five","secret_threshold":3}', status: 400, mentions: ["secret_shares"] },
+    { name: "no token", method: "GET", path: "/sys/rekey/init", anonymous: true, status: 403, mentions: ["permission denied"] },
+    { name: "a list without list=true", method: "GET", path: "/aws/roles", status: 405 },
+    { name: "list that is not a boolean", method: "GET", path: "/aws/roles?list=maybe", status: 400, mentions: ["list"] },
+    { name: "an unknown path", method: "GET", path: "/no/such/path", status: 404 },
+  ],
+};
+// The paths-filter read is only meaningful on a configured primary: not part of the corpus.
+CORPUS.secrets = CORPUS.secrets!.filter((c) => c.name !== "a list");
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function send(base: string, c: Case, credentials: Record<string, string>): Promise<Answer> {
+  const response = await fetch(base + c.path, {
+    method: c.method,
+    headers: { ...(c.anonymous ? {} : credentials), ...c.headers },
+    body: c.body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => (headers[k] = v));
+  return { status: response.status, headers, body: await response.text() };
+}
+
+describe.each(REFERENCE_SERVERS.map((s) => [s.api, s] as const))("mock and reference server of %s", (api, entry) => {
+  let mock: RunningMock;
+  let server: RunningReferenceServer;
+  beforeAll(async () => {
+    [mock, server] = await Promise.all([startMock(api), entry.start()]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([mock?.close(), server?.close()]);
+  });
+
+  it("answer one corpus of valid and invalid requests alike", { timeout: 60_000 }, async () => {
+    const problems: string[] = [];
+    for (const c of CORPUS[api]!) {
+      const [fromMock, fromServer] = [await send(mock.url, c, entry.headers), await send(server.baseUrl, c, entry.headers)];
+      const at = `${c.name} (${c.method} ${c.path}): mock ${fromMock.status} ${fromMock.body.slice(0, 160)} | server ${fromServer.status} ${fromServer.body.slice(0, 160)}`;
+      if (Math.floor(fromMock.status / 100) !== Math.floor(fromServer.status / 100)) problems.push(`${at}: status classes differ`);
+      if (c.status !== undefined && (fromMock.status !== c.status || fromServer.status !== c.status)) problems.push(`${at}: expected ${c.status} from both`);
+      for (const [who, answer] of [["mock", fromMock], ["server", fromServer]] as const) {
+        if (answer.status >= 400) for (const p of entry.errorEnvelope(answer)) problems.push(`${at}: ${who}'s error envelope: ${p}`);
+      }
+      for (const word of c.mentions ?? []) if (!fromMock.body.includes(word)) problems.push(`${at}: the mock's message does not name ${word}`);
+    }
+    expect(problems).toEqual([]);
+  });
+});
