@@ -10,7 +10,7 @@ export interface MeshEnvironment extends MeshAppOptions {
 
 export function meshOptionsFromEnv(env: NodeJS.ProcessEnv): MeshEnvironment {
   return {
-    port: Number(env.MESH_PORT ?? 8500),
+    port: portOf(env),
     datacenter: env.MESH_DATACENTER || "dc1",
     version: env.MESH_VERSION || undefined,
     // Unset: random, or the one kept in MESH_DATA_DIR.
@@ -21,6 +21,14 @@ export function meshOptionsFromEnv(env: NodeJS.ProcessEnv): MeshEnvironment {
     tokens: env.MESH_ACL_FILE ? tokensFromFile(env.MESH_ACL_FILE) : [],
     dataDir: env.MESH_DATA_DIR || undefined,
   };
+}
+
+function portOf(env: NodeJS.ProcessEnv): number {
+  const port = Number(env.MESH_PORT ?? 8500);
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || env.MESH_PORT?.trim() === "") {
+    throw new Error(`MESH_PORT=${env.MESH_PORT}: not a port number`);
+  }
+  return port;
 }
 
 function entriesFromFile(file: string): ConfigEntry[] {
