@@ -48,7 +48,7 @@ export const GUARD_MODULES: GuardModule[] = [
   {
     name: "secrets-rekey",
     mutate: "server/secrets/domain/rekey.ts",
-    tests: ["test/secrets/rekey-machine.test.ts"],
+    tests: ["test/secrets/rekey-machine.test.ts", "test/secrets/rekey-refusal-precedence.test.ts"],
   },
   {
     name: "secrets-shamir",

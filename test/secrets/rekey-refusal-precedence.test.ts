@@ -1,0 +1,151 @@
+// Which refusal the rekey gives first, and with which words, as the real service does it
+// (vault/rekey.go BarrierRekeyInit/BarrierRekeyUpdate/RekeyVerify): the share's length bounds come
+// before anything about the attempt; a wrong nonce before a repeated share; the parameters of a new
+// attempt in the real order, with a seal that stores its keys refusing PGP keys and verification;
+// and a refused share leaves the attempt as it was.
+import { describe, expect, it } from "vitest";
+import { generatePgpKey } from "../helpers/secrets.ts";
+import { checkRekeyRequest, checkShareBounds, transition, type RekeyConfig, type RekeyContext } from "../../server/secrets/domain/rekey.ts";
+import { createSeal, type SealState } from "../../server/secrets/domain/seal.ts";
+import { KEY_LENGTH } from "../../server/secrets/domain/shamir.ts";
+
+let counter = 0;
+const nextKey = () => new Uint8Array(KEY_LENGTH).fill(++counter % 250);
+
+async function setup(type: "shamir" | "stored" = "shamir", threshold = 2) {
+  const { state, operatorShares } = await createSeal(type, { secret_shares: 3, secret_threshold: threshold }, nextKey);
+  let nonce = 0;
+  const context = (seal: SealState = state): RekeyContext => ({
+    seal,
+    newNonce: () => `nonce-${++nonce}`,
+    newKey: nextKey,
+    now: () => "2026-01-01T00:00:00.000Z",
+  });
+  return { shares: operatorShares, context };
+}
+
+const config = (overrides: Partial<RekeyConfig> = {}): RekeyConfig => ({
+  secret_shares: 2,
+  secret_threshold: 2,
+  pgpKeys: [],
+  backup: false,
+  verificationRequired: false,
+  ...overrides,
+});
+
+describe("a share's length is checked first (16 to 33 bytes)", () => {
+  it("refuses shorter and longer shares with the real messages, and takes the bounds themselves", () => {
+    expect(() => checkShareBounds(new Uint8Array(15))).toThrow("key is shorter than minimum 16 bytes");
+    expect(() => checkShareBounds(new Uint8Array(0))).toThrow("key is shorter than minimum 16 bytes");
+    expect(() => checkShareBounds(new Uint8Array(34))).toThrow("key is longer than maximum 33 bytes");
+    expect(() => checkShareBounds(new Uint8Array(16))).not.toThrow();
+    expect(() => checkShareBounds(new Uint8Array(33))).not.toThrow();
+    expect(() => checkShareBounds(new Uint8Array(20))).not.toThrow();
+  });
+});
+
+describe("submitting current shares", () => {
+  it("a wrong nonce is refused with the attempt's nonce, before the share is looked at", async () => {
+    const { context, shares } = await setup();
+    const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
+    const before = structuredClone(one.attempt);
+    // The same share again, under a wrong nonce: the nonce is what is wrong.
+    await expect(transition(one.attempt, { type: "submitShare", nonce: "other", share: shares[0]! }, context())).rejects.toThrow(
+      `incorrect nonce supplied; nonce for this rekey operation is "${attempt!.nonce}"`,
+    );
+    expect(one.attempt).toEqual(before);
+  });
+
+  it("a share given twice is refused with the real words ('generation operation'), changing nothing", async () => {
+    const { context, shares } = await setup("shamir", 3);
+    const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
+    const two = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
+    await expect(transition(two.attempt, { type: "submitShare", nonce: attempt!.nonce, share: Uint8Array.from(shares[0]!) }, context())).rejects.toThrow(
+      "given key has already been provided during this generation operation",
+    );
+    expect(two.attempt!.progress).toHaveLength(2);
+  });
+
+  it("shares of different lengths are different shares (no comparison error), and the threshold then fails to combine them", async () => {
+    const { context } = await setup();
+    const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: new Uint8Array(17).fill(1) }, context());
+    const two = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: new Uint8Array(33).fill(1) }, context());
+    expect(two.refusal).toMatch(/^root key verification failed: the shares cannot be combined: ./);
+    expect(two.attempt).toMatchObject({ nonce: attempt!.nonce, progress: [] });
+    expect(two.effect).toBeUndefined();
+  });
+
+  it("with a seal that stores its keys, the rotation hands out no shares", async () => {
+    const { context, shares } = await setup("stored", 2);
+    const { attempt } = await transition(undefined, { type: "start", config: config({ secret_shares: 1, secret_threshold: 1 }) }, context());
+    let state = attempt;
+    state = (await transition(state, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context())).attempt;
+    const done = await transition(state, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
+    expect(done.refusal).toBeUndefined();
+    expect(done.effect).toMatchObject({ kind: "newShares", install: true, shares: [] });
+  });
+});
+
+describe("submitting verification shares", () => {
+  async function verifying() {
+    const { context, shares } = await setup();
+    const { attempt } = await transition(undefined, { type: "start", config: config({ verificationRequired: true }) }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
+    const handed = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
+    const newShares = handed.effect?.kind === "newShares" ? handed.effect.shares : [];
+    return { context, attempt: handed.attempt!, newShares };
+  }
+
+  it("a wrong nonce is refused with the verification's nonce, changing nothing", async () => {
+    const { context, attempt, newShares } = await verifying();
+    const nonce = attempt.verification!.nonce;
+    await expect(transition(attempt, { type: "submitVerificationShare", nonce: attempt.nonce, share: newShares[0]! }, context())).rejects.toThrow(
+      `incorrect nonce supplied; nonce for this verify operation is "${nonce}"`,
+    );
+    expect(attempt.verification!.progress).toEqual([]);
+  });
+
+  it("a new share given twice is refused ('verify operation')", async () => {
+    const { context, attempt, newShares } = await verifying();
+    const nonce = attempt.verification!.nonce;
+    const one = await transition(attempt, { type: "submitVerificationShare", nonce, share: newShares[0]! }, context());
+    await expect(transition(one.attempt, { type: "submitVerificationShare", nonce, share: Uint8Array.from(newShares[0]!) }, context())).rejects.toThrow(
+      "given key has already been provided during this verify operation",
+    );
+    expect(one.attempt!.verification!.progress).toHaveLength(1);
+  });
+});
+
+describe("the parameters of a new attempt, in the real order", () => {
+  it("require_verification and backup are read as given; left out, they are off", async () => {
+    expect(await checkRekeyRequest({ secret_shares: 3, secret_threshold: 2, require_verification: true }, "shamir")).toMatchObject({ verificationRequired: true, backup: false });
+    expect(await checkRekeyRequest({ secret_shares: 3, secret_threshold: 2 }, "shamir")).toMatchObject({ verificationRequired: false, backup: false, pgpKeys: [] });
+  });
+
+  it("a backup needs PGP keys, and PGP keys alone ask for no backup", async () => {
+    const key = await generatePgpKey("Backup Operator");
+    const withBackup = await checkRekeyRequest({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], backup: true }, "shamir");
+    expect(withBackup).toMatchObject({ backup: true, pgpKeys: [expect.anything()] });
+    const withoutBackup = await checkRekeyRequest({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64] }, "shamir");
+    expect(withoutBackup).toMatchObject({ backup: false, pgpKeys: [expect.anything()] });
+  });
+
+  it("with a seal that stores its keys: one share only, then no PGP keys, then no verification", async () => {
+    const key = await generatePgpKey("Stored Operator");
+    const stored = (request: Parameters<typeof checkRekeyRequest>[0]) => checkRekeyRequest(request, "stored");
+    const mustBeOne = "with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1";
+    await expect(stored({ secret_shares: 2, secret_threshold: 2 })).rejects.toThrow(mustBeOne);
+    await expect(stored({ secret_shares: 2, secret_threshold: 1 })).rejects.toThrow(mustBeOne);
+    await expect(stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 })).rejects.toThrow(mustBeOne);
+    await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], require_verification: true })).rejects.toThrow(
+      "PGP key encryption not supported when using stored keys",
+    );
+    await expect(stored({ secret_shares: 1, secret_threshold: 1, require_verification: true })).rejects.toThrow(
+      "requiring verification not supported when rekeying the barrier key with recovery keys",
+    );
+    expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 1 })).toMatchObject({ secret_shares: 1, secret_threshold: 1, verificationRequired: false });
+  });
+});
