@@ -38,7 +38,7 @@ export function entryKeyPrefix(kind: EntryKind, namespace: string): string {
 export interface ConfigEntryStore {
   /** The index of the newest write. */
   currentIndex(): number;
-  /** The index of the last write (or delete) of a key; 0 when never written. */
+  /** The index of the last write (or delete) of a key; 0 when never written (or the reaped floor). */
   keyIndex(key: string): number;
   /** The highest index among the keys that match. */
   maxKeyIndex(match: (key: string) => boolean): number;
@@ -78,24 +78,41 @@ class EntryPersistence {
     this.counters = dir.table<number>("config_entry_counters");
   }
 
-  load(): { entries: Array<[string, ConfigEntry]>; indexes: Array<[string, number]>; index: number } {
-    return { entries: this.entries.entries(), indexes: this.indexes.entries(), index: this.counters.get("index") ?? 0 };
+  load(): { entries: Array<[string, ConfigEntry]>; indexes: Array<[string, number]>; index: number; floor: number } {
+    return {
+      entries: this.entries.entries(),
+      indexes: this.indexes.entries(),
+      index: this.counters.get("index") ?? 0,
+      floor: this.counters.get("floor") ?? 0,
+    };
   }
 
-  /** One write: the entry (or its removal), the key's index and the store's index, all or nothing. */
-  write(key: string, entry: ConfigEntry | undefined, index: number): void {
+  /**
+   * One write, all or nothing: the entry (or its removal), the key's index, the store's index, and
+   * the tombstones reaped by it (their indexes dropped, the floor raised).
+   */
+  write(key: string, entry: ConfigEntry | undefined, index: number, reaped: string[], floor: number): void {
     this.dir.transaction(() => {
       if (entry) this.entries.put(key, entry);
       else this.entries.delete(key);
       this.indexes.put(key, index);
+      for (const old of reaped) this.indexes.delete(old);
       this.counters.put("index", index);
+      this.counters.put("floor", floor);
     });
   }
 }
 
+/** Deleted keys whose index is remembered; older ones are reaped (Consul reaps its tombstones too). */
+export const MAX_TOMBSTONES = 10_000;
+
 export class MemoryConfigEntryStore implements ConfigEntryStore {
   private readonly entries = new Map<string, ConfigEntry>();
   private readonly indexes = new Map<string, number>();
+  /** Deleted keys, oldest first: they keep an index only so blocking queries see the delete. */
+  private readonly tombstones = new Map<string, number>();
+  /** The highest index among reaped tombstones: what a key never seen (or reaped) reports. */
+  private floor = 0;
   private index = 0;
   private readonly changes = new EventEmitter();
   private readonly persistence: EntryPersistence | undefined;
@@ -107,8 +124,12 @@ export class MemoryConfigEntryStore implements ConfigEntryStore {
       this.persistence = new EntryPersistence(dir);
       const loaded = this.persistence.load();
       for (const [key, entry] of loaded.entries) this.entries.set(key, entry);
-      for (const [key, index] of loaded.indexes) this.indexes.set(key, index);
+      for (const [key, index] of loaded.indexes) {
+        this.indexes.set(key, index);
+        if (!this.entries.has(key)) this.tombstones.set(key, index);
+      }
       this.index = loaded.index;
+      this.floor = loaded.floor;
     }
     for (const entry of initial) this.put(entry);
   }
@@ -118,11 +139,11 @@ export class MemoryConfigEntryStore implements ConfigEntryStore {
   }
 
   keyIndex(key: string): number {
-    return this.indexes.get(key) ?? 0;
+    return this.indexes.get(key) ?? this.floor;
   }
 
   maxKeyIndex(match: (key: string) => boolean): number {
-    let max = 0;
+    let max = this.floor;
     for (const [key, index] of this.indexes) if (index > max && match(key)) max = index;
     return max;
   }
@@ -147,10 +168,11 @@ export class MemoryConfigEntryStore implements ConfigEntryStore {
     const createIndex = this.entries.get(key)?.CreateIndex ?? index;
     const stored = { ...entry, CreateIndex: createIndex, ModifyIndex: index } as ConfigEntry;
     // Committed first: a write that fails to reach the disk changes nothing here either.
-    this.persistence?.write(key, stored, index);
+    this.persistence?.write(key, stored, index, [], this.floor);
     this.index = index;
     this.entries.set(key, stored);
     this.indexes.set(key, index);
+    this.tombstones.delete(key);
     this.changes.emit("change", key);
     return stored;
   }
@@ -159,10 +181,22 @@ export class MemoryConfigEntryStore implements ConfigEntryStore {
     const key = entryKey(kind, namespace, name);
     if (!this.entries.has(key)) return;
     const index = this.index + 1;
-    this.persistence?.write(key, undefined, index);
+    const reaped: string[] = [];
+    for (const old of this.tombstones.keys()) {
+      if (this.tombstones.size + 1 - reaped.length <= MAX_TOMBSTONES) break;
+      reaped.push(old);
+    }
+    const floor = Math.max(this.floor, ...reaped.map((old) => this.tombstones.get(old)!));
+    this.persistence?.write(key, undefined, index, reaped, floor);
     this.index = index;
+    this.floor = floor;
+    for (const old of reaped) {
+      this.tombstones.delete(old);
+      this.indexes.delete(old);
+    }
     this.entries.delete(key);
     this.indexes.set(key, index);
+    this.tombstones.set(key, index);
     this.changes.emit("change", key);
   }
 
