@@ -12,6 +12,7 @@ import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
 import { DataDirectory } from "../shared/data-dir.ts";
+import { corsFromEnv } from "../shared/cors.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -84,6 +85,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   const bundle = loadBundle("mesh");
   const app = express();
   app.disable("x-powered-by");
+  app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   // The real system sends no ETag; computing one costs a hash of every answer.
   app.set("etag", false);
   // The real system decodes every body as JSON whatever its Content-Type; so does this server.

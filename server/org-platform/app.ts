@@ -13,6 +13,7 @@ import { checkWorldFile } from "./world-file.ts";
 import { jsonApiBody, unsupportedMediaType } from "./http/body.ts";
 import { canonicalRequestPath, noSuchPath } from "./http/canonical.ts";
 import { openDurableStore } from "./store/durable.ts";
+import { corsFromEnv } from "../shared/cors.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
 
@@ -54,6 +55,7 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
 
   const app = express();
   app.disable("x-powered-by");
+  app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   app.set("etag", false);
   app.use(canonicalRequestPath);
   // Authentication comes first: without a valid token nothing else is looked at.

@@ -14,6 +14,7 @@ import type { NextFunction, Request, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { express, loadBundle, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
+import { corsFromEnv } from "../shared/cors.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
@@ -82,6 +83,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
 
   const app = express();
   app.disable("x-powered-by");
+  app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   app.set("etag", false);
   app.use((_req, res, next) => {
     res.set("Cache-Control", "no-store");

@@ -18,8 +18,8 @@ export interface ServiceEntry {
 
 export function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, () => resolve(server));
-    server.once("error", reject);
+    // Express 5 calls this back with the listen error (port in use, bad host) instead of emitting it.
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
   });
 }
 
