@@ -56,6 +56,7 @@ export class MeshService {
   readonly acl: MeshAcl;
   private readonly chainCache = new Map<string, Indexed<CompiledChain>>();
   private chainCacheIndex = -1;
+  private chainCacheBytes = 0;
 
   constructor(
     readonly settings: MeshSettings,
@@ -90,8 +91,14 @@ export class MeshService {
   readChain(caller: Caller, serviceName: string, compileDc: string | undefined, overrides: ChainOverrides): Indexed<CompiledChain> {
     this.authorize(caller, caller.namespace, { type: "service", name: serviceName }, "read");
     // A chain only changes with the entries, so compiled chains are kept until the next write.
-    if (this.chainCacheIndex !== this.store.currentIndex() || this.chainCache.size >= CHAIN_CACHE_LIMIT) {
+    // Bounded by count and by an estimate of its bytes (names come from request paths).
+    if (
+      this.chainCacheIndex !== this.store.currentIndex() ||
+      this.chainCache.size >= CHAIN_CACHE_LIMIT ||
+      this.chainCacheBytes >= CHAIN_CACHE_BYTES
+    ) {
       this.chainCache.clear();
+      this.chainCacheBytes = 0;
       this.chainCacheIndex = this.store.currentIndex();
     }
     const cacheKey = JSON.stringify([caller.namespace, serviceName, compileDc, overrides]);
@@ -99,6 +106,7 @@ export class MeshService {
     if (!compiled) {
       compiled = this.compileChain(caller.namespace, serviceName, compileDc, overrides);
       this.chainCache.set(cacheKey, compiled);
+      this.chainCacheBytes += estimatedBytes(cacheKey, compiled.value);
     }
     return compiled;
   }
@@ -222,6 +230,13 @@ export class MeshService {
 }
 
 const CHAIN_CACHE_LIMIT = 10_000;
+const CHAIN_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** A generous estimate of a cached chain's memory: its key, and about 2 KB per node and target. */
+function estimatedBytes(cacheKey: string, chain: CompiledChain): number {
+  const parts = Object.keys(chain.Nodes).length + Object.keys(chain.Targets).length;
+  return 2 * (cacheKey.length + chain.ServiceName.length) + 2048 * parts;
+}
 
 /** A namespace name from any source (parameter, header, body), refused with 400 when malformed. */
 function checkedNamespace(namespace: string): string {
