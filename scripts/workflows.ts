@@ -15,6 +15,7 @@ import { APIS } from "./apis.ts";
 import type { OpenApiDoc } from "./contract/document.ts";
 import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
 import { REFERENCE_SERVERS } from "./contract/reference-servers.ts";
+import { failureReport, workflowResults } from "./workflows-report.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -134,6 +135,9 @@ async function serveUtilities(): Promise<{ baseUrl: string; close(): Promise<voi
 }
 
 let status = 0;
+let exchanges = 0;
+// -v (respect's verbose flag) also prints the servers, respect's report and every check.
+const verbose = passThrough.includes("-v") || passThrough.includes("--verbose");
 const sources = new Map<string, Source[]>();
 try {
   for (const file of files) sources.set(file, sourcesOf(file));
@@ -152,11 +156,19 @@ for (const file of files) {
   const running: Instance[] = [];
   try {
     for (const source of sources.get(file)!) running.push(await start(source));
-    for (const r of running) console.log(`${file}: ${r.source.name} (${r.source.api}) on ${r.baseUrl}`);
+    if (verbose) for (const r of running) console.log(`${file}: ${r.source.name} (${r.source.api}) on ${r.baseUrl}`);
     const servers = Object.fromEntries(running.map((r) => [r.source.name, r.baseUrl]));
     const inputs = Object.assign({}, ...running.map((r) => r.inputs)) as Record<string, string>;
     const harFile = path.join(harDir, `${path.basename(file, ".arazzo.yaml")}.har`);
-    const code = await runRespect(file, servers, inputs, harFile);
+    const jsonFile = path.join(harDir, `${path.basename(file, ".arazzo.yaml")}.json`);
+    const started = Date.now();
+    const { code, output } = await runRespect(file, servers, inputs, harFile, jsonFile);
+    const results = workflowResults(jsonFile);
+    for (const w of results) console.log(`${w.passed ? "✓" : "✖"} ${file} ${w.id}${w.detail ? ` (${w.detail})` : ""}`);
+    if (!results.length) console.log(`${code === 0 ? "✓" : "✖"} ${file} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    // Respect's own report only when something failed (or with -v): it names the failing step and why.
+    if (verbose) process.stdout.write(output);
+    else if (code !== 0) process.stdout.write(failureReport(output));
     if (code !== 0) console.error(`${file}: respect exited with status ${code}`);
     status ||= code;
 
@@ -177,10 +189,11 @@ for (const file of files) {
         { basePath: new URL(r.baseUrl).pathname, unknownQueryParameters: r.refusesUnknownQueryParameters ? "refuse" : "allow" },
       );
       for (const v of report.violations) console.log(formatHarViolation(v));
-      console.log(`${file}, ${r.source.name}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
+      if (verbose || report.violations.length) console.log(`${file}, ${r.source.name}: ${report.checked} recorded exchanges checked against the description, ${report.violations.length} violation(s)`);
       if (report.violations.length) status ||= 1;
       checked += report.checked;
     }
+    exchanges += checked;
     // Every exchange is checked; a workflow chosen with -w may call only some of the file's sources, but one at least.
     if (checked !== har.log.entries.length) console.error(`${file}: ${har.log.entries.length - checked} recorded exchange(s) outside the sources' base URLs`);
     if (!checked || checked !== har.log.entries.length) status ||= 1;
@@ -191,18 +204,25 @@ for (const file of files) {
     await Promise.all(running.map((r) => r.close()));
   }
 }
+console.log(`${status === 0 ? "workflows: all passed" : "workflows: FAILED"}: ${files.length} file(s), ${exchanges} recorded exchanges checked against the descriptions`);
 process.exit(status);
 
-/** Runs respect on one file; asynchronous, so that the servers answer from this process's event loop meanwhile. */
-function runRespect(file: string, servers: Record<string, string>, inputs: Record<string, string>, harFile: string): Promise<number> {
+/**
+ * Runs respect on one file; asynchronous, so that the servers answer from this process's event loop
+ * meanwhile. Its output is kept and printed by the caller only when it is needed.
+ */
+function runRespect(file: string, servers: Record<string, string>, inputs: Record<string, string>, harFile: string, jsonFile: string): Promise<{ code: number; output: string }> {
   const respect = spawn(
     path.join(root, "node_modules", ".bin", "redocly"),
-    ["respect", file, "--server", JSON.stringify(servers), "--input", JSON.stringify(inputs), "--har-output", harFile, ...passThrough],
+    ["respect", file, "--server", JSON.stringify(servers), "--input", JSON.stringify(inputs), "--har-output", harFile, "--json-output", jsonFile, ...passThrough],
     {
       cwd: root,
-      stdio: "inherit",
+      stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
     },
   );
-  return new Promise<number>((resolve) => respect.once("exit", (code) => resolve(code ?? 1)));
+  let output = "";
+  respect.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  respect.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  return new Promise((resolve) => respect.once("exit", (code) => resolve({ code: code ?? 1, output })));
 }
