@@ -12,7 +12,7 @@
 //   npm run mutation -- --force           ignore the incremental files, test every mutant again
 //   npm run mutation -- --list            the modules and their tests
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Stryker } from "@stryker-mutator/core";
 import type { MutantResult } from "@stryker-mutator/api/core";
@@ -21,8 +21,13 @@ const root = path.resolve(import.meta.dirname, "..");
 
 export interface GuardModule {
   name: string;
-  /** The file mutated; `file:from-to` mutates those lines only. */
+  /** The file mutated. */
   mutate: string;
+  /**
+   * Only these functions of the file, each named by a pattern matching its first line: the lines
+   * from there to its closing brace are mutated (found afresh each run, so edits do not shift them).
+   */
+  functions?: RegExp[];
   /** The unit tests that specify it (fast, no servers where possible). */
   tests: string[];
 }
@@ -44,6 +49,13 @@ export const GUARD_MODULES: GuardModule[] = [
     name: "mesh-acl",
     mutate: "server/mesh/domain/acl.ts",
     tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],
+  },
+  {
+    // Token resolution: secret -> token -> policies and roles -> merged rules (or 403).
+    name: "mesh-token-resolution",
+    mutate: "server/mesh/acl-service.ts",
+    functions: [/^\s+resolve\(secret/, /^\s+private expired\(/],
+    tests: ["test/mesh/acl.api.test.ts", "test/mesh/acl-objects.api.test.ts"],
   },
   {
     name: "secrets-rekey",
@@ -73,7 +85,7 @@ export const GUARD_MODULES: GuardModule[] = [
   {
     name: "secrets-canonical-path",
     mutate: "server/secrets/http/canonical-path.ts",
-    tests: ["test/secrets/canonical-path.test.ts"],
+    tests: ["test/secrets/canonical-path-precedence.test.ts", "test/secrets/adversarial-paths.api.test.ts"],
   },
 ];
 
@@ -127,12 +139,28 @@ function changedSince(ref: string): Set<string> {
   return new Set([...out.split("\n"), ...untracked.split("\n")].filter(Boolean));
 }
 
+/** `file:from-to` for each function named by a pattern, from its first line to its closing brace. */
+export function functionRanges(file: string, source: string, patterns: RegExp[]): string[] {
+  const lines = source.split("\n");
+  return patterns.map((pattern) => {
+    const start = lines.findIndex((line) => pattern.test(line));
+    if (start < 0) throw new Error(`${file}: no line matches ${pattern}`);
+    let depth = 0;
+    for (let i = start; i < lines.length; i++) {
+      for (const ch of lines[i]!) depth += ch === "{" ? 1 : ch === "}" ? -1 : 0;
+      if (depth === 0 && lines[i]!.includes("}")) return `${file}:${start + 1}-${i + 1}`;
+    }
+    throw new Error(`${file}: the function at line ${start + 1} does not end`);
+  });
+}
+
 async function runModule(module: GuardModule, force: boolean): Promise<ModuleScore> {
-  const file = module.mutate.replace(/:\d+-\d+$/, "");
+  const file = module.mutate;
+  const mutate = module.functions ? functionRanges(file, readFileSync(path.join(root, file), "utf8"), module.functions) : [file];
   mkdirSync(path.join(root, "reports", "mutation"), { recursive: true });
   const stryker = new Stryker({
     configFile: path.join(root, "stryker.config.mjs"),
-    mutate: [module.mutate],
+    mutate,
     testFiles: module.tests.filter((t) => existsSync(path.join(root, t))),
     incrementalFile: `reports/mutation/${module.name}.incremental.json`,
     force,
@@ -152,15 +180,18 @@ async function main() {
     process.exit(2);
   }
   if (args.includes("--list")) {
-    for (const m of GUARD_MODULES) console.log(`${m.name}: ${m.mutate} <- ${m.tests.join(", ")}`);
+    for (const m of GUARD_MODULES) {
+      const where = m.functions && existsSync(path.join(root, m.mutate)) ? functionRanges(m.mutate, readFileSync(path.join(root, m.mutate), "utf8"), m.functions).join(" ") : m.mutate;
+      console.log(`${m.name}: ${where} <- ${m.tests.join(", ")}`);
+    }
     return;
   }
   // A module whose file is not there (yet) is left out, and said so.
   let selected = GUARD_MODULES.filter((m) => (named.length ? named.includes(m.name) : true));
-  for (const m of selected.filter((m) => !existsSync(path.join(root, m.mutate.replace(/:\d+-\d+$/, ""))))) {
+  for (const m of selected.filter((m) => !existsSync(path.join(root, m.mutate)))) {
     console.log(`${m.name}: ${m.mutate} does not exist, skipped`);
   }
-  selected = selected.filter((m) => existsSync(path.join(root, m.mutate.replace(/:\d+-\d+$/, ""))));
+  selected = selected.filter((m) => existsSync(path.join(root, m.mutate)));
   if (changedAt >= 0) {
     const ref = args[changedAt + 1];
     if (!ref) {
@@ -168,7 +199,7 @@ async function main() {
       process.exit(2);
     }
     const changed = changedSince(ref);
-    selected = selected.filter((m) => [m.mutate.replace(/:\d+-\d+$/, ""), ...m.tests].some((f) => changed.has(f)));
+    selected = selected.filter((m) => [m.mutate, ...m.tests].some((f) => changed.has(f)));
     if (!selected.length) {
       console.log(`no guard module or its tests changed since ${ref}`);
       return;
@@ -176,7 +207,7 @@ async function main() {
   }
   const scores: ModuleScore[] = [];
   for (const module of selected) {
-    console.log(`\n== ${module.name}: ${module.mutate}`);
+    console.log(`\n== ${module.name}: ${module.mutate}${module.functions ? ` (${module.functions.length} function(s))` : ""}`);
     scores.push(await runModule(module, force));
   }
   console.log("");
