@@ -109,7 +109,7 @@ export function clusterApp(manager: ReplicationManager): express.Express {
   // Refuse before parsing: connect and wal need a secondary's credential, and every request here
   // is a small JSON object (the answers carry the data, not the requests).
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.path.endsWith("/probe") || bearer(req)) return next();
+    if (!/^\/v1\/replication\/(dr|performance)\/(connect|wal)$/.test(req.path) || bearer(req)) return next();
     res.set("Connection", "close").status(403).json({ errors: ["unknown or revoked secondary credential"] });
   });
   app.use(express.json({ limit: "64kb" }));
