@@ -1789,8 +1789,12 @@ export interface components {
         RekeyShareRequest: {
             /** @description One share, hex or base64 (33 bytes; 32 when the key has a single share). */
             key: string;
-            /** @description The nonce of the rekey attempt (for `update`) or of its verification (for `verify`). */
-            nonce: string;
+            /**
+             * @description The nonce of the rekey attempt (for `update`) or of its verification (for `verify`). Left out,
+             *     it is empty, and refused as a wrong nonce (`incorrect nonce supplied; ...`) once the key and
+             *     the attempt have been checked.
+             */
+            nonce?: string;
         };
         /** @description The result of a rekey attempt that reached its threshold of current shares. */
         RekeyUpdateResult: {

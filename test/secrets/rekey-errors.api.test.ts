@@ -128,6 +128,8 @@ describe("submitRekeyShare refusals", () => {
       () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce: "00000000-0000-0000-0000-000000000000" } }),
       `incorrect nonce supplied; nonce for this rekey operation is "${nonce}"`,
     );
+    // No nonce at all is an empty one (http/sys_rekey_test.go TestSysRekey_ReInitUpdate: 400).
+    await expectRefused(() => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]! } }), `incorrect nonce supplied; nonce for this rekey operation is "${nonce}"`);
   });
 
   it("a share given twice, also once as hex and once as base64", async () => {

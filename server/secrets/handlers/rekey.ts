@@ -40,7 +40,7 @@ export const rekeyHandlers = {
   },
 
   submitRekeyShare: async (cluster, req, res) => {
-    const { key, nonce } = req.body as ShareBody;
+    const { key, nonce = "" } = req.body as ShareBody;
     res.json(await cluster.rekey.submitShare(key, nonce));
   },
 
@@ -49,7 +49,7 @@ export const rekeyHandlers = {
   },
 
   submitRekeyVerificationShare: async (cluster, req, res) => {
-    const { key, nonce } = req.body as ShareBody;
+    const { key, nonce = "" } = req.body as ShareBody;
     res.json(await cluster.rekey.submitVerificationShare(key, nonce));
   },
 
