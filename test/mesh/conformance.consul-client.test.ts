@@ -1,0 +1,112 @@
+// Conformance with a real client (issue 12): the `consul` npm package (2.0.1), unchanged, drives the
+// mesh reference server on the endpoints it covers (agent/self and the legacy ACL token API; it has
+// no calls for configuration entries, discovery chains or the 1.4+ token API). The only shim is a
+// proxy that renames the client's token header (X-Consul-Token -> X-Mesh-Token) and the server's
+// index headers back (X-Mesh-* -> X-Consul-*). Each case names the real source it follows.
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import Consul from "consul";
+import { afterEach, describe, expect, it } from "vitest";
+import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+
+const MANAGEMENT = "root-secret";
+
+let mesh: RunningMesh | undefined;
+let proxy: Server | undefined;
+afterEach(async () => {
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+  await mesh?.close();
+  mesh = proxy = undefined;
+});
+
+/** The header-renaming shim in front of the mesh server; returns its port. */
+async function shim(target: URL): Promise<number> {
+  proxy = createServer((req, res) => {
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
+    if (headers["x-consul-token"] !== undefined) {
+      headers["x-mesh-token"] = headers["x-consul-token"];
+      delete headers["x-consul-token"];
+    }
+    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined) out[name.replace(/^x-mesh-/, "x-consul-")] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, out);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy!.listen(0, "127.0.0.1", resolve));
+  return (proxy.address() as AddressInfo).port;
+}
+
+async function consulFor(options: Parameters<typeof startMesh>[0], token?: string) {
+  mesh = await startMesh(options);
+  const port = await shim(new URL(mesh.baseUrl));
+  return new Consul({ host: "127.0.0.1", port, ...(token ? { defaults: { token } } : {}) });
+}
+
+describe("agent.self (agent/agent_endpoint.go AgentSelf; api/agent.go Self)", () => {
+  it("answers the agent's configuration: datacenter, node name and version", async () => {
+    const consul = await consulFor({ version: "1.6.0", datacenter: "dc7", nodeName: "node-a" });
+    const self = (await consul.agent.self()) as { Config: Record<string, unknown> };
+    expect(self.Config).toMatchObject({ Datacenter: "dc7", NodeName: "node-a", Version: "1.6.0", Server: true });
+  });
+
+  it("refuses a token without agent:read with 403 Permission denied (acl.ErrPermissionDenied)", async () => {
+    const consul = await consulFor({ managementToken: MANAGEMENT }, "unknown-to-acls-but-sent");
+    await expect(consul.agent.self()).rejects.toMatchObject({ statusCode: 403, message: "ACL not found" });
+    const anonymous = new Consul({ host: "127.0.0.1", port: (proxy!.address() as AddressInfo).port });
+    await expect(anonymous.agent.self()).rejects.toMatchObject({ statusCode: 403, message: expect.stringMatching(/^Permission denied/) });
+  });
+});
+
+describe("legacy ACL tokens (agent/acl_endpoint_legacy.go ACLCreate, ACLGet, ACLDestroy; api/acl.go Create, Info, Destroy)", () => {
+  it("creates a client token, reads it back by its ID, destroys it, and then reads nothing", async () => {
+    const consul = await consulFor({ version: "1.10.0", managementToken: MANAGEMENT }, MANAGEMENT);
+    const rules = 'service "web" { policy = "read" }';
+    const created = (await consul.acl.legacy.create({ name: "web reader", type: "client", rules })) as { ID: string };
+    expect(created.ID).toMatch(/^[0-9a-f-]{36}$/);
+
+    const info = (await consul.acl.legacy.info(created.ID)) as unknown as Record<string, unknown>;
+    expect(info).toMatchObject({ ID: created.ID, Name: "web reader", Type: "client", Rules: rules });
+    expect(info.CreateIndex).toEqual(expect.any(Number));
+
+    // The token it created works as a token: it may read web's chain, nothing else.
+    const asToken = await fetch(`${mesh!.baseUrl}/discovery-chain/web`, { headers: { "X-Mesh-Token": created.ID } });
+    expect(asToken.status).toBe(200);
+
+    await consul.acl.legacy.destroy(created.ID);
+    expect(await consul.acl.legacy.info(created.ID)).toBeUndefined();
+    // Destroying a token that does not exist succeeds, as in the real endpoint.
+    await expect(consul.acl.legacy.destroy(created.ID)).resolves.toBeUndefined();
+  });
+
+  it("creates a management token that may do everything (structs.ACLTokenTypeManagement)", async () => {
+    const consul = await consulFor({ version: "1.10.0", managementToken: MANAGEMENT }, MANAGEMENT);
+    const created = (await consul.acl.legacy.create({ name: "ops", type: "management" })) as { ID: string };
+    expect(await consul.acl.legacy.info(created.ID)).toMatchObject({ Name: "ops", Type: "management", Rules: "" });
+    const asOps = new Consul({ host: "127.0.0.1", port: (proxy!.address() as AddressInfo).port, defaults: { token: created.ID } });
+    expect(((await asOps.agent.self()) as { Config: { Version: string } }).Config.Version).toBe("1.10.0");
+  });
+
+  it("answers 401 ACL support disabled when ACLs are off (checkACLDisabled)", async () => {
+    const consul = await consulFor({ version: "1.10.0" });
+    await expect(consul.acl.legacy.create({ name: "x" })).rejects.toMatchObject({ statusCode: 401, message: "ACL support disabled" });
+  });
+
+  it("refuses a token without acl:write with 403 (acl.ErrPermissionDenied)", async () => {
+    const consul = await consulFor(
+      { version: "1.10.0", managementToken: MANAGEMENT, tokens: [{ SecretID: "reader", Rules: 'service "web" { policy = "read" }' }] },
+      "reader",
+    );
+    await expect(consul.acl.legacy.create({ name: "x" })).rejects.toMatchObject({ statusCode: 403, message: expect.stringMatching(/^Permission denied/) });
+  });
+
+  it("has no legacy API from 1.11 on (the endpoints were removed in 1.11)", async () => {
+    const consul = await consulFor({ version: "1.11.0", managementToken: MANAGEMENT }, MANAGEMENT);
+    await expect(consul.acl.legacy.create({ name: "x" })).rejects.toMatchObject({ statusCode: 404 });
+  });
+});
