@@ -1062,13 +1062,13 @@ export interface components {
          */
         OAuthClientId: string;
         /**
-         * @description Only teams whose name contains this text, ignoring case.
+         * @description Only teams whose name contains this text, ignoring case. An empty value is no search.
          * @example dev
          */
         TeamSearch: string;
         /**
          * @description `filter[names]`: only teams with one of these names (comma-separated, exact). Combined with `q`, a
-         *     team must match both. Brackets may be percent-encoded (`filter%5Bnames%5D`).
+         *     team must match both. An empty value is no filter. Brackets may be percent-encoded (`filter%5Bnames%5D`).
          * @example {
          *       "names": "owners,developers"
          *     }
@@ -1389,13 +1389,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only teams whose name contains this text, ignoring case.
+                 * @description Only teams whose name contains this text, ignoring case. An empty value is no search.
                  * @example dev
                  */
                 q?: components["parameters"]["TeamSearch"];
                 /**
                  * @description `filter[names]`: only teams with one of these names (comma-separated, exact). Combined with `q`, a
-                 *     team must match both. Brackets may be percent-encoded (`filter%5Bnames%5D`).
+                 *     team must match both. An empty value is no filter. Brackets may be percent-encoded (`filter%5Bnames%5D`).
                  * @example {
                  *       "names": "owners,developers"
                  *     }

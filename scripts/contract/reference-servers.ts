@@ -131,7 +131,8 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
   {
     api: "org-platform",
     start: () => listenOnFreePort(createOrgPlatformApp().app, ORG_PLATFORM_BASE_PATH),
-    refusesUnknownQueryParameters: true,
+    // Unknown query parameters are ignored, as the platform does (the description says so).
+    refusesUnknownQueryParameters: false,
     // The owner of acme in the default world, so that requests reach the handlers.
     headers: { Authorization: "Bearer alice.atlasv1.dev-user-token" },
     workflowInputs: { orgPlatformToken: "alice.atlasv1.dev-user-token" },

@@ -133,7 +133,7 @@ describe("list teams pagination", () => {
   });
 
   it("ignores query parameters it does not know, page[offset] included", async () => {
-    for (const query of ["page[offset]=3", "unknown=1", "show_affected_workspaces=true"]) {
+    for (const query of ["page[offset]=3", "unknown=1", "show_affected_workspaces=true", "q=", "filter[names]="]) {
       const response = await server.fetch(`/organizations/big/teams?${query}`, { token: TOKEN });
       expect(response.status, query).toBe(200);
     }

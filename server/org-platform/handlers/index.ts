@@ -77,11 +77,12 @@ export const orgPlatformHandlers = {
   },
 
   listTeams: ({ service, caller, origin }, req, res) => {
-    const names = query(req, "filter[names]");
+    // An empty search or filter is none.
+    const names = query(req, "filter[names]") || undefined;
     const document = service.listTeams(
       caller,
       pathParam(req, "organization_name"),
-      { q: query(req, "q"), names: names === undefined ? undefined : names.split(",") },
+      { q: query(req, "q") || undefined, names: names === undefined ? undefined : names.split(",") },
       { page: pageParams(req), include: includes(req, TEAM_INCLUDES), location: locationOf(req, origin) },
     );
     send(res, 200, document);
