@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * Create a team
-         * @description Creates a team; answers 200 (not 201), as the platform does. Only owners, the organization token and
+         * @description Creates a team; answers 200 (not 201). Only owners, the organization token and
          *     the owners-team token may create teams, and only in an organization with the team management feature
          *     (the `team` or `business` plan); anyone else gets the 404 of an unknown organization.
          */
@@ -989,9 +989,9 @@ export interface components {
             };
         };
         /**
-         * @description Malformed request body: not JSON, not sent as `application/vnd.api+json`, a wrong `type`, a missing
-         *     required attribute, a wrong type of value, an unknown `service-provider`, a broken pairing rule, or an
-         *     unknown project. Each problem is one error whose `source.pointer` names the member. Nothing changes.
+         * @description Malformed request body: not JSON, nested more than 32 levels deep, a wrong `type`, a missing required
+         *     attribute, a wrong type of value, a value over its maximum length, an unknown `service-provider`, a
+         *     broken pairing rule, an unknown project, or a 201st OAuth client in the organization. Each problem is one error whose `source.pointer` names the member. Nothing changes.
          */
         OAuthClientUnprocessable: {
             headers: {
@@ -1002,8 +1002,8 @@ export interface components {
             };
         };
         /**
-         * @description Malformed request body: not JSON, not sent as `application/vnd.api+json`, a wrong `type`, a missing or
-         *     invalid name, a name already used in the organization, a wrong type of value, a permission that breaks
+         * @description Malformed request body: not JSON, nested more than 32 levels deep, a wrong `type`, a missing or
+         *     invalid name, a 1001st team in the organization, a name already used in the organization, a wrong type of value, a permission that breaks
          *     the cascade rules, or a change the owners team does not allow. `source.pointer` names the member.
          *     Nothing changes.
          */

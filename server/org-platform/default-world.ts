@@ -1,5 +1,5 @@
 // The world the reference server starts with when ORG_PLATFORM_WORLD is not set. Ids and tokens are
-// fixed so that the README and the description's examples can name them. Documented in the README.
+// fixed so that docs/org-platform.md and the description's examples can name them.
 import type { WorldFile } from "./domain/world.ts";
 
 export const DEFAULT_WORLD: WorldFile = {

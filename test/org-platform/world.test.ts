@@ -32,7 +32,7 @@ describe("the default world", () => {
     expect(checkWorldFile(structuredClone(DEFAULT_WORLD), "default")).toBeDefined();
   });
 
-  it("has what docs/org-platform-guide.md documents: three plans, an owners team everywhere, invited users, every kind of token", () => {
+  it("has what docs/org-platform.md documents: three plans, an owners team everywhere, invited users, every kind of token", () => {
     const state = loadWorld(DEFAULT_WORLD);
     expect(state.organizations.map((o) => [o.name, o.plan, o.selfHostedRelease])).toEqual([
       ["acme", "business", undefined],
@@ -43,7 +43,7 @@ describe("the default world", () => {
     expect(state.memberships.filter((m) => m.status === "invited")).toHaveLength(1);
     expect(new Set(state.apiTokens.map((t) => t.kind))).toEqual(new Set(["user", "team", "organization"]));
     expect(state.projects.every((p) => /^prj-/.test(p.id))).toBe(true);
-    const section = readFileSync(path.join(root, "docs", "org-platform-guide.md"), "utf8");
+    const section = readFileSync(path.join(root, "docs", "org-platform.md"), "utf8");
     for (const token of state.apiTokens) expect(section, token.secret).toContain(token.secret);
     expect(Object.values(TOKENS).sort()).toEqual(state.apiTokens.map((t) => t.secret).sort());
   });
@@ -61,9 +61,9 @@ describe("the default world", () => {
 });
 
 describe("ORG_PLATFORM_WORLD", () => {
-  it("loads the example world file of docs/org-platform-guide.md", () => {
-    const guide = readFileSync(path.join(root, "docs", "org-platform-guide.md"), "utf8");
-    const section = guide.slice(guide.indexOf("### A world file"));
+  it("loads the example world file of docs/org-platform.md", () => {
+    const guide = readFileSync(path.join(root, "docs", "org-platform.md"), "utf8");
+    const section = guide.slice(guide.indexOf("## A world file"));
     const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
     const { service } = createOrgPlatformApp(orgPlatformOptionsFromEnv({ ORG_PLATFORM_WORLD: file("readme.yaml", yaml) }));
     const teams = service.store.teams("example");
