@@ -258,7 +258,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read an ACL policy */
+        /**
+         * Read an ACL policy
+         * @description The policy with its rules as written, and its indexes. Needs `acl:read`; `404 ACL policy not found` when there is none.
+         */
         get: operations["readAclPolicy"];
         put?: never;
         post?: never;
@@ -305,11 +308,17 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read an ACL role */
+        /**
+         * Read an ACL role
+         * @description The role with the policies it links (by `ID` and `Name`). Needs `acl:read`; `404 ACL role not found` when there is none.
+         */
         get: operations["readAclRole"];
         put?: never;
         post?: never;
-        /** Delete an ACL role */
+        /**
+         * Delete an ACL role
+         * @description Tokens that link the role lose its policies at once. Needs `acl:write`; `404 ACL role not found` when there is none.
+         */
         delete: operations["deleteAclRole"];
         options?: never;
         head?: never;
@@ -352,7 +361,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read an ACL token */
+        /**
+         * Read an ACL token
+         * @description The token by its `AccessorID`, with its `SecretID`, policies, roles and expiry. Needs `acl:read`; an expired or unknown token is `404 ACL not found`.
+         */
         get: operations["readAclToken"];
         put?: never;
         post?: never;
@@ -787,7 +799,7 @@ export interface components {
              * @description Rules in the ACL rule language (HCL, or the same structure as JSON), e.g.
              *     `service "web" { policy = "read" }`, `service_prefix "" { policy = "write" }`,
              *     `operator = "read"`, `acl = "write"`. Policies are `read`, `write`, `deny` (and `list`).
-             *     Every resource kind of the real system is accepted; `service`, `service_prefix`, `operator`
+             *     Every resource kind of the rule language is accepted; `service`, `service_prefix`, `operator`
              *     and `acl` are enforced by this server.
              */
             Rules?: string;
