@@ -70,7 +70,7 @@ export const GUARD_MODULES: GuardModule[] = [
   {
     name: "secrets-list-method",
     mutate: "server/secrets/http/list-method.ts",
-    tests: ["test/secrets/list-method.test.ts"],
+    tests: ["test/secrets/list-method.test.ts", "test/secrets/list-method-framing-precedence.test.ts"],
   },
   {
     name: "org-access",

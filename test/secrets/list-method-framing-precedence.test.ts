@@ -1,0 +1,238 @@
+// LIST over the wire: the framing of HTTP/1.1 (RFC 9112) decides what is a request line before any
+// content is looked at. Content-Length and chunked bodies (chunked only as the final coding, RFC 9112
+// 6.3; trailers; chunk extensions), bare-LF line ends and empty lines before a request line (RFC 9112
+// 2.2), lines longer than the parser accepts, and a malformed LIST line are each followed or passed
+// on byte for byte. On a server, the wrapped connection still behaves as a socket: half-close,
+// Connection: close, idle timeouts, a client that goes away, and the socket's own properties.
+// Every server here is made inside its test: what a test relies on is what it sets up.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+
+function rewriteAll(input: string, cuts: number[] = []): string {
+  const rewriter = new ListRequestRewriter();
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const cut of [...cuts, input.length]) {
+    out.push(...rewriter.push(Buffer.from(input.slice(at, cut), "latin1")));
+    at = cut;
+  }
+  return Buffer.concat(out).toString("latin1");
+}
+const LIST = "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n";
+const GET = "GET /v1/roles?list=true HTTP/1.1\r\nHost: x\r\n\r\n";
+
+describe("rewriteListRequestLine", () => {
+  it("keeps a fragment last, so the flag lands in the query", () => {
+    expect(rewriteListRequestLine("LIST /v1/a#frag HTTP/1.1\r\n")).toBe("GET /v1/a?list=true#frag HTTP/1.1\r\n");
+    expect(rewriteListRequestLine("LIST /v1/a?x=1#f?list=0 HTTP/1.1\r\n")).toBe("GET /v1/a?x=1&list=true#f?list=0 HTTP/1.1\r\n");
+  });
+
+  it("drops empty query parts and every other list parameter", () => {
+    expect(rewriteListRequestLine("LIST /v1/a?&&x=1&&list&list=1& HTTP/1.1\r\n")).toBe("GET /v1/a?x=1&list=true HTTP/1.1\r\n");
+    expect(rewriteListRequestLine("LIST /v1/a?listing=1 HTTP/1.1\r\n")).toBe("GET /v1/a?listing=1&list=true HTTP/1.1\r\n");
+  });
+
+  it("takes a bare LF line end and a line without a version; leaves a line it cannot read as it is", () => {
+    expect(rewriteListRequestLine("LIST /v1/a HTTP/1.1\n")).toBe("GET /v1/a?list=true HTTP/1.1\n");
+    expect(rewriteListRequestLine("LIST /v1/a\r\n")).toBe("GET /v1/a?list=true\r\n");
+    for (const bad of ["LIST  /v1/a HTTP/1.1\r\n", "LIST /v1/a b HTTP/1.1\r\n", "LIST /v1/a HTTP/1.1", "LIST /v1/a HTTP/1.1\r\nX"]) {
+      expect(rewriteListRequestLine(bad)).toBe(bad);
+    }
+  });
+});
+
+describe("ListRequestRewriter: framing first", () => {
+  it("a body split across packets stays a body, whatever its later part looks like", () => {
+    const body = "xxxxxxxxxx\r\nLIST /v1/secret HTTP/1.1\r\n\r\n";
+    const input = `POST /v1/x HTTP/1.1\r\nContent-Length: ${body.length}\r\n\r\n${body}${LIST}`;
+    const expected = input.replace(LIST, GET);
+    const bodyStart = input.indexOf("xxxx");
+    for (const cut of [bodyStart + 3, bodyStart + 10, bodyStart + 12]) expect(rewriteAll(input, [cut])).toBe(expected);
+  });
+
+  it("empty lines before a request line are passed on and skipped, CRLF or bare LF", () => {
+    expect(rewriteAll("\r\n\r\n" + LIST)).toBe("\r\n\r\n" + GET);
+    expect(rewriteAll("\n" + LIST)).toBe("\n" + GET);
+  });
+
+  it("follows bare-LF line ends: headers end at an empty line and the next request is found", () => {
+    const lf = "LIST /v1/a HTTP/1.1\nHost: x\n\nLIST /v1/b HTTP/1.1\n\n";
+    expect(rewriteAll(lf)).toBe("GET /v1/a?list=true HTTP/1.1\nHost: x\n\nGET /v1/b?list=true HTTP/1.1\n\n");
+  });
+
+  it("is chunked only when chunked is the final transfer coding, wherever the header stands", () => {
+    const chunkedBody = "3\r\nabc\r\n0\r\n\r\n";
+    const request = (te: string, after = "") => `POST /v1/x HTTP/1.1\r\nTransfer-Encoding: ${te}\r\n${after}\r\n${chunkedBody}${LIST}`;
+    for (const te of ["chunked", "Chunked", "gzip, chunked", "gzip,chunked", "chunked "]) {
+      expect(rewriteAll(request(te))).toBe(request(te).replace(LIST, GET));
+    }
+    // A header after Transfer-Encoding does not undo it.
+    expect(rewriteAll(request("chunked", "X-Other: y\r\n"))).toBe(request("chunked", "X-Other: y\r\n").replace(LIST, GET));
+    // Not chunked: no body is expected, so "3" is a (bad) request line and the stream is followed from there.
+    for (const te of ["chunked, gzip", "notchunked", "chunkedx"]) {
+      const input = `POST /v1/x HTTP/1.1\r\nTransfer-Encoding: ${te}\r\n\r\n3\r\nLIST /v1/a HTTP/1.1\r\n\r\n`;
+      expect(rewriteAll(input)).toBe(input);
+    }
+  });
+
+  it("chunk extensions and trailers are part of the body; the request after them is found", () => {
+    const input = "POST /v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + "5;name=LIST\r\nLIST \r\n" + "0\r\nA: 1\r\nB: 2\r\n\r\n" + LIST;
+    expect(rewriteAll(input)).toBe(input.replace(/LIST \/v1\/roles/, "GET /v1/roles?list=true"));
+  });
+
+  it("gives up, passing everything on unchanged, at a chunk size it cannot read", () => {
+    const input = "POST /v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + LIST;
+    expect(rewriteAll(input)).toBe(input);
+    const negative = "POST /v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\n" + LIST;
+    expect(rewriteAll(negative)).toBe(negative);
+  });
+
+  it("gives up at a line longer than the parser would take (64 KiB), also when it comes in pieces", () => {
+    const long = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(70 * 1024)}\r\n\r\n` + LIST;
+    const start = long.indexOf("X-Long");
+    expect(rewriteAll(long, [start + 10, start + 66 * 1024])).toBe(long);
+    // A long line that stays under the limit is followed.
+    const fine = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(60 * 1024)}\r\n\r\n` + LIST;
+    expect(rewriteAll(fine, [start + 10, start + 50 * 1024])).toBe(fine.replace(LIST, GET));
+  });
+
+  it("passes every other byte on as it came, also bytes outside ASCII in a LIST target", () => {
+    const input = Buffer.concat([Buffer.from("LIST /v1/caf"), Buffer.from([0xe9]), Buffer.from(" HTTP/1.1\r\n\r\n")]);
+    const out = Buffer.concat(new ListRequestRewriter().push(input));
+    expect(out).toEqual(Buffer.concat([Buffer.from("GET /v1/caf"), Buffer.from([0xe9]), Buffer.from("?list=true HTTP/1.1\r\n\r\n")]));
+  });
+
+  it("a request with Content-Length 0 has no body: the next request line is read", () => {
+    const input = "POST /v1/x HTTP/1.1\r\nContent-Length: 0\r\n\r\n" + LIST;
+    expect(rewriteAll(input)).toBe(input.replace(LIST, GET));
+  });
+});
+
+// ---- on a server --------------------------------------------------------------------------------
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const echo: Handler = (req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify({ method: req.method, url: req.url }));
+  });
+};
+
+async function withServer<T>(handler: Handler, use: (port: number, server: Server) => Promise<T>, setup?: (server: Server) => void): Promise<T> {
+  const server = createServer(handler);
+  setup?.(server);
+  acceptListMethod(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    return await use((server.address() as AddressInfo).port, server);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** Connects, sends, and resolves with what came back once the server closed the connection. */
+async function exchange(port: number, data: string, options: { halfClose: boolean }): Promise<string> {
+  return (await exchangeFrom(port, data, options)).received;
+}
+
+function exchangeFrom(port: number, data: string, { halfClose }: { halfClose: boolean }): Promise<{ received: string; localPort: number }> {
+  return new Promise((resolve, reject) => {
+    let localPort = 0;
+    const socket = connect(port, "127.0.0.1", () => {
+      localPort = socket.localPort!;
+      socket.write(data);
+      if (halfClose) socket.end();
+    });
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+    socket.on("close", () => resolve({ received, localPort }));
+    socket.on("error", reject);
+  });
+}
+
+describe("a wrapped connection on an HTTP server", () => {
+  it("serves LIST as GET ?list=true; other methods are untouched", async () => {
+    await withServer(echo, async (port) => {
+      const answer = await exchange(port, "LIST /v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", { halfClose: false });
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(answer).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
+    });
+  });
+
+  it("answers a client that half-closes after its request, and then closes", async () => {
+    await withServer(echo, async (port) => {
+      const answer = await exchange(port, "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n", { halfClose: true });
+      expect(answer).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
+    });
+  });
+
+  it("closes the connection after the answer when the request says Connection: close", async () => {
+    await withServer(echo, async (port) => {
+      const answer = await exchange(port, "GET /v1/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", { halfClose: false });
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close/);
+    });
+  });
+
+  it("closes an idle connection when the server's timeout passes", async () => {
+    const timedOut: Socket[] = [];
+    await withServer(
+      echo,
+      async (port) => {
+        const answer = await exchange(port, "", { halfClose: false });
+        expect(answer).toBe("");
+        expect(timedOut).toHaveLength(1);
+      },
+      (server) => server.setTimeout(150, (socket) => {
+        timedOut.push(socket);
+        socket.destroy();
+      }),
+    );
+  });
+
+  it("tells the server when the client goes away in the middle of a request", async () => {
+    let closed!: () => void;
+    const requestClosed = new Promise<void>((resolve) => (closed = resolve));
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    await withServer(
+      (req) => {
+        req.on("close", () => closed());
+        arrived();
+      },
+      async (port) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write("POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npartial"));
+        socket.on("error", () => {});
+        await requestArrived;
+        socket.destroy();
+        await requestClosed;
+      },
+    );
+  });
+
+  it("shows handlers a socket: both ends' addresses, not encrypted, and the socket calls return the socket", async () => {
+    let seen: Record<string, unknown> = {};
+    await withServer(
+      (req, res) => {
+        const s = req.socket;
+        seen = {
+          remoteAddress: s.remoteAddress,
+          remotePort: s.remotePort,
+          remoteFamily: s.remoteFamily,
+          localAddress: s.localAddress,
+          localPort: s.localPort,
+          encrypted: (s as unknown as { encrypted: boolean }).encrypted,
+          chained: [s.setNoDelay(true), s.setKeepAlive(true, 1000), s.ref(), s.unref(), s.setTimeout(0)].every((r) => r === s),
+        };
+        res.end("ok");
+      },
+      async (port) => {
+        const { localPort: local } = await exchangeFrom(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", { halfClose: false });
+        expect(seen).toEqual({ remoteAddress: "127.0.0.1", remotePort: local, remoteFamily: "IPv4", localAddress: "127.0.0.1", localPort: port, encrypted: false, chained: true });
+      },
+    );
+  });
+});
