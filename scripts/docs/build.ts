@@ -51,11 +51,34 @@ export async function buildDocs({ outDir = path.join(root, "dist", "docs"), apis
         "--openapi",
         JSON.stringify(REDOC_OPTIONS),
       ]);
+      const page = path.join(outDir, file);
+      writeFileSync(page, withPageChrome(readFileSync(page, "utf8")));
       return { api, file, doc, operations: operationsOf(doc).length };
     }),
   );
   writeFileSync(path.join(outDir, "index.html"), indexPage(pages.map(({ api, doc }) => ({ api, doc }))));
   return { outDir, pages, milliseconds: Math.round(performance.now() - started) };
+}
+
+/** The link from every API page back to the index (its text, for tests). */
+export const INDEX_LINK_TEXT = "← All APIs";
+
+/**
+ * What Redoc's page lacks: a way back to the index, and code samples that stay readable next to the
+ * copy button (at 1280-1400 px the first line ran under it and long lines were cut off): lines wrap,
+ * and the block keeps the button's width free on the right.
+ */
+export function withPageChrome(html: string): string {
+  const style = `<style id="toolkit-page-chrome">
+  .toolkit-index-link { position: fixed; top: 12px; right: 20px; z-index: 1000; padding: 4px 12px; border-radius: 999px;
+    background: #fff; border: 1px solid #d0d7de; font: 14px/1.5 system-ui, sans-serif; color: #1a5fb4; text-decoration: none; }
+  .toolkit-index-link:hover { text-decoration: underline; }
+  [data-component-name="CodeBlock/CodeBlockContainer"] { white-space: pre-wrap !important; overflow-wrap: anywhere; padding-right: 3.25rem !important; }
+  [data-component-name="CodeBlock/CodeBlockContainer"] code { white-space: pre-wrap !important; }
+</style>`;
+  const link = `<a class="toolkit-index-link" href="index.html">${INDEX_LINK_TEXT}</a>`;
+  if (!html.includes("</head>") || !/<body[^>]*>/.test(html)) throw new Error("the docs page has no <head> or <body> to add the index link to");
+  return html.replace("</head>", `${style}\n</head>`).replace(/<body[^>]*>/, (body) => `${body}\n${link}`);
 }
 
 /** Runs the Redocly CLI quietly; its output is only shown when it fails. */

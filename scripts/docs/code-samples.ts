@@ -1,8 +1,9 @@
 // Code samples for every operation of a bundle, in curl and in TypeScript with the generated
-// openapi-fetch client, built from the operation's examples. They go into the docs bundle as
+// openapi-fetch client (imported from its package, @contract-first/<api>-client), built from the operation's examples. They go into the docs bundle as
 // `x-codeSamples` (Redoc shows them next to the operation). Pure: no I/O.
 import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc } from "../contract/document.ts";
 import type { ApiInfo } from "../apis.ts";
+import { packageName } from "../client-package-name.ts";
 import { bodyText, exampleRequest, filledPath, queryString, type ExampleRequest } from "./requests.ts";
 
 export interface CodeSample {
@@ -128,7 +129,8 @@ export function typescriptSample(request: ExampleRequest, api: ApiInfo): string 
   const path = JSON.stringify(request.operation.template);
   const call = init.length ? `client.${method}(${path}, {\n${init.map((line) => `  ${line},`).join("\n")}\n})` : `client.${method}(${path})`;
   return [
-    `import { ${api.clientFactory} } from "./generated/${api.name}/client.ts";`,
+    // The installable client package (packages/<api>-client, docs/generated-clients.md).
+    `import { ${api.clientFactory} } from "${packageName(api)}";`,
     "",
     `const client = ${client};`,
     `const { data, error } = await ${call};`,

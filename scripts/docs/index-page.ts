@@ -76,6 +76,7 @@ export function indexPage(entries: IndexEntry[]): string {
 <html lang="en">
   <head>
     <meta charset="utf-8">
+    <link rel="icon" href="data:,">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>API reference</title>
     <style>
@@ -101,7 +102,7 @@ export function indexPage(entries: IndexEntry[]): string {
     </nav>
     <p>Every operation's page shows request and response examples and code samples: <code>curl</code> and
     TypeScript with the generated <a href="https://openapi-ts.dev/openapi-fetch/">openapi-fetch</a> client
-    (<code>generated/&lt;api&gt;/client.ts</code>). The samples call the reference server and read the token
+    (the package <code>@contract-first/&lt;api&gt;-client</code>, built by <code>npm run pack:clients</code>). The samples call the reference server and read the token
     from an environment variable. Against the mock, pick a documented answer with the
     <code>Prefer</code> header: <code>Prefer: code=404</code>, <code>Prefer: example=&lt;name&gt;</code>, or both.</p>
 ${sections}

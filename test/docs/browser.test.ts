@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
 import { isObject, operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
-import { buildDocs, type DocsBuild } from "../../scripts/docs/build.ts";
+import { buildDocs, INDEX_LINK_TEXT, type DocsBuild } from "../../scripts/docs/build.ts";
 import { authenticationOf, tagRoute, traitTags } from "../../scripts/docs/index-page.ts";
 import { serveFolder, type StaticServer } from "./static-server.ts";
 
@@ -275,9 +275,36 @@ describe.each(APIS.map((api) => [api.name, api] as const))("docs page of %s", (n
       await samples.waitFor({ timeout: 10_000 });
       await page.getByRole("button", { name: "curl", exact: true }).first().click();
       await page.getByRole("menuitem", { name: "TypeScript", exact: true }).click();
-      await page.locator('[data-component-name="CodeBlock/CodeBlock"]', { hasText: `${api.clientFactory}(` }).first().waitFor({ timeout: 10_000 });
+      const typescript = page.locator('[data-component-name="CodeBlock/CodeBlock"]', { hasText: `${api.clientFactory}(` }).first();
+      await typescript.waitFor({ timeout: 10_000 });
       await page.screenshot({ path: path.join(screenshots, `${name}-operation.png`) });
+      // The sample stays readable next to its copy button at common laptop widths: no line cut off
+      // (lines wrap) and no text under the button.
+      for (const width of [1280, 1340, 1400]) {
+        await page.setViewportSize({ width, height: 900 });
+        const layout = await typescript.evaluate((block) => {
+          const pre = block.querySelector('[data-component-name="CodeBlock/CodeBlockContainer"]') as HTMLElement;
+          const button = block.querySelector('[data-testid="copy-button"]')!.getBoundingClientRect();
+          const range = document.createRange();
+          const overlaps: string[] = [];
+          for (const line of pre.querySelectorAll(".line")) {
+            range.selectNodeContents(line);
+            for (const r of range.getClientRects()) {
+              const apart = r.right <= button.left || r.left >= button.right || r.bottom <= button.top || r.top >= button.bottom;
+              if (!apart && r.width > 0) overlaps.push(line.textContent ?? "");
+            }
+          }
+          return { clipped: pre.scrollWidth > pre.clientWidth + 1, overlaps };
+        });
+        expect(layout, `TypeScript sample at ${width} px`).toEqual({ clipped: false, overlaps: [] });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
+    // Every API page links back to the index.
+    const back = page.getByRole("link", { name: INDEX_LINK_TEXT, exact: true });
+    expect(await back.getAttribute("href")).toBe("index.html");
+    await back.click();
+    await page.waitForURL(/\/index\.html$/);
     await close();
     expect(problems).toEqual([]);
   });

@@ -69,7 +69,7 @@ describe("code samples from examples", () => {
     );
     expect(typescriptSample(listTeams, api)).toBe(
       [
-        'import { createDemoClient } from "./generated/demo/client.ts";',
+        'import { createDemoClient } from "@contract-first/demo-client";',
         "",
         'const client = createDemoClient({ headers: { "X-Demo-Token": process.env.DEMO_TOKEN } });',
         'const { data, error } = await client.GET("/orgs/{org}/teams", {',

@@ -1,5 +1,6 @@
 // Typechecks TypeScript sources that exist only in memory, as if they were files at the root of the
-// repository (so that `./generated/<api>/client.ts` resolves), with the project's compiler options.
+// repository (so that `./generated/<api>/client.ts` resolves, and the client packages map onto them),
+// with the project's compiler options.
 import path from "node:path";
 import ts from "typescript";
 
@@ -28,7 +29,9 @@ export function typecheck(sources: VirtualSource[]): Map<string, string[]> {
   const readFile = host.readFile.bind(host);
   host.readFile = (fileName) => byPath.get(path.resolve(fileName))?.text ?? readFile(fileName);
 
-  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...options, noEmit: true }, host });
+  // Samples import the client packages (@contract-first/<api>-client): the same clients as generated/<api>/client.ts.
+  const paths = { "@contract-first/*-client": [path.join(root, "generated", "*", "client.ts")] };
+  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...options, noEmit: true, paths }, host });
   const result = new Map<string, string[]>(sources.map((s) => [s.name, []]));
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const file = diagnostic.file;
