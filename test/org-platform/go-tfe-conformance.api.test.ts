@@ -45,7 +45,7 @@ async function answer<T extends { response: Response; data?: unknown; error?: un
 }
 
 /** go-tfe's createTeam helper (helper_test.go): a random name and four organization permissions. */
-async function createTeam(name = randomUUID()) {
+async function createTeam(name: string = randomUUID()) {
   const { data, response } = await owner().POST("/organizations/{organization_name}/teams", {
     params: org("acme"),
     body: {
