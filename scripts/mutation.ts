@@ -75,12 +75,12 @@ export const GUARD_MODULES: GuardModule[] = [
   {
     name: "org-access",
     mutate: "server/org-platform/domain/access.ts",
-    tests: ["test/org-platform/domain.test.ts"],
+    tests: ["test/org-platform/domain.test.ts", "test/org-platform/access-precedence.test.ts"],
   },
   {
     name: "replication-filter",
     mutate: "server/secrets/replication/domain/filter.ts",
-    tests: ["test/secrets/replication-domain.test.ts"],
+    tests: ["test/secrets/replication-domain.test.ts", "test/secrets/replication-filter-precedence.test.ts"],
   },
   {
     name: "secrets-canonical-path",
