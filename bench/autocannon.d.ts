@@ -2,14 +2,20 @@
 declare module "autocannon" {
   interface Options {
     url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
     connections?: number;
     duration?: number;
+    timeout?: number;
   }
   interface Result {
-    requests: { average: number };
-    latency: { p99: number };
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number; max: number; mean: number };
     errors: number;
+    timeouts: number;
     non2xx: number;
+    "2xx": number;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -2,9 +2,11 @@
 // request/response validator. Every service uses this; only its handlers and envelope differ.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import express from "express";
-import * as OpenApiValidator from "express-openapi-validator";
-import "./validator-route-cache.ts";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { OpenApiValidatorOpts } from "express-openapi-validator/dist/framework/types.js";
+import { validatorLibrary } from "./validator-route-cache.ts";
+
+const library = validatorLibrary;
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head"] as const;
@@ -52,16 +54,194 @@ export interface ValidatorOptions {
   allowUnknownQueryParameters?: boolean;
 }
 
-/** express-openapi-validator for a bundle served under basePath (other server URLs are ignored). */
-export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOptions) {
+/**
+ * express-openapi-validator for a bundle served under basePath (other server URLs are ignored),
+ * as one middleware: the library's own stages (route metadata, request validation, response
+ * validation) run one after the other, synchronously once the description is loaded.
+ *
+ * Why not OpenApiValidator.middleware() as it is: it returns five middlewares that each wait on
+ * the loaded description with `.then()` on every request, so a request pays five promise hops and
+ * five router layers (profiled with bench/profile.ts). The stages, their order, their options and
+ * their errors are the library's; only the plumbing between them differs.
+ */
+export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOptions): RequestHandler {
   const apiSpec = structuredClone({ ...bundle, servers: [{ url: options.basePath }] });
-  return OpenApiValidator.middleware({
+  return validatorPipeline({
     apiSpec: apiSpec as never,
     validateRequests: { allErrors: true, allowUnknownQueryParameters: options.allowUnknownQueryParameters === true },
     validateResponses: options.validateResponses ? { allErrors: false } : false,
     validateSecurity: false,
     validateFormats: true,
   });
+}
+
+type Stage = (req: Request, res: Response, next: (error?: unknown) => void) => void;
+
+interface LibraryContext {
+  apiDoc: { paths: Record<string, Record<string, unknown>> };
+  serial: number;
+  expressRouteMap: Record<string, { basePath: string; _openApiRoute: string; [method: string]: unknown }>;
+  openApiRouteMap: Record<string, Record<string, unknown>>;
+  ignoreUndocumented: boolean;
+  useRequestUrl: boolean;
+  shouldIgnoreRoute(path: string): boolean;
+  isManagedRoute(path: string): boolean;
+}
+
+interface CompiledRoute {
+  expressRoute: string;
+  openApiRoute: string;
+  pathKey: string;
+  regexp: RegExp;
+  keys: string[];
+}
+
+/**
+ * The library's metadata stage (middlewares/openapi.metadata.js, applyOpenApiMetadata): finds the
+ * described operation of a request and sets req.openapi and req.params. Same routes in the same
+ * order, same matching, same errors; but the route table and its expressions are built once (per
+ * routing flags) instead of on every request, where the library's loop was a fifth of its time.
+ */
+function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<string, Record<string, unknown>> } | undefined): Stage {
+  const tables = new Map<string, CompiledRoute[]>();
+  const tableFor = (sensitive: boolean, strict: boolean): CompiledRoute[] => {
+    const flags = `${sensitive}${strict}`;
+    let table = tables.get(flags);
+    if (!table) {
+      table = Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
+        const { regexp, keys } = library.pathToRegexp(expressRoute, { sensitive, strict }) as { regexp: RegExp; keys: { name: string }[] };
+        return { expressRoute, openApiRoute: methods._openApiRoute, pathKey: methods._openApiRoute.substring(methods.basePath.length), regexp, keys: keys.map((k) => k.name) };
+      });
+      tables.set(flags, table);
+    }
+    return table;
+  };
+  return (req, _res, next) => {
+    const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
+    if (context.shouldIgnoreRoute(path)) return next();
+    const requestPath = (context.useRequestUrl ? req.url : req.originalUrl).split("?")[0]!;
+    const method = req.method.toLowerCase();
+    const table = tableFor(!!req.app.enabled("case sensitive routing"), !!req.app.enabled("strict routing"));
+    for (const route of table) {
+      const match = route.regexp.exec(requestPath);
+      if (!match) continue;
+      let pathParams: Record<string, string>;
+      try {
+        const values = match.slice(1).map(decodeURIComponent);
+        pathParams = Object.fromEntries(route.keys.map((key, i) => [key, values[i]!]));
+      } catch {
+        throw new library.types.BadRequest({ path: req.path, message: `malformed uri'` });
+      }
+      const schema = context.apiDoc.paths[route.pathKey]![method];
+      if (!schema) {
+        // Prevents validation for routes which match on path but mismatch on method
+        if (context.ignoreUndocumented) return next();
+        throw new library.types.MethodNotAllowed({
+          path: req.path,
+          message: `${req.method} method not allowed`,
+          headers: {
+            Allow: Object.keys(context.openApiRouteMap[route.openApiRoute]!)
+              .filter((key) => library.httpMethods.has(key.toLowerCase()))
+              .join(", "),
+          },
+        });
+      }
+      const openapi: Record<string, unknown> = { expressRoute: route.expressRoute, openApiRoute: route.openApiRoute, pathParams, schema, serial: context.serial };
+      if (responseApiDoc) openapi._responseSchema = responseApiDoc.paths[route.pathKey]![method];
+      (req as unknown as { openapi: unknown }).openapi = openapi;
+      req.params = pathParams;
+      return next();
+    }
+    if (context.isManagedRoute(path) && !context.ignoreUndocumented) throw new library.types.NotFound({ path: req.path, message: "not found" });
+    next();
+  };
+}
+
+interface LibraryValidator {
+  options: {
+    validateApiSpec: boolean;
+    $refParser: unknown;
+    ignorePaths: unknown;
+    ignoreUndocumented: boolean;
+    useRequestUrl: boolean;
+    validateRequests: unknown;
+    validateResponses: unknown;
+    validateSecurity: unknown;
+    fileUploader: unknown;
+    operationHandlers: unknown;
+  };
+  ajvOpts: { preprocessor: unknown };
+  installPathParams(app: unknown, context: unknown): void;
+  metadataMiddleware(context: unknown, responseApiDoc: unknown): Stage;
+  multipartMiddleware(apiDoc: unknown): Stage;
+  requestValidationMiddleware(apiDoc: unknown): Stage;
+  responseValidationMiddleware(apiDoc: unknown, serial: number): Stage;
+}
+
+/** The library's OpenApiValidator.installMiddleware, for what this project uses of it (no security or operation handlers). */
+export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): RequestHandler {
+  const oav = new library.OpenApiValidator(validatorOptions) as LibraryValidator;
+  if (oav.options.validateSecurity || oav.options.operationHandlers) {
+    throw new Error("validatorPipeline: security handlers and operation handlers are not supported");
+  }
+  // As the library's entry point does: the options object the constructor completed, a copy of the description.
+  const loaded = new library.OpenApiSpecLoader({
+    apiDoc: structuredClone(validatorOptions.apiSpec),
+    validateApiSpec: validatorOptions.validateApiSpec,
+    $refParser: validatorOptions.$refParser,
+  })
+    .load()
+    .then((spec: { apiDoc: unknown }) => {
+      const responseApiDoc = new library.SchemaPreprocessor(spec.apiDoc, oav.ajvOpts.preprocessor, oav.options.validateResponses).preProcess().apiDocRes;
+      const context = new library.OpenApiContext(spec, oav.options.ignorePaths, oav.options.ignoreUndocumented, oav.options.useRequestUrl) as LibraryContext;
+      // Each stage is built when a request first reaches it, as the library does.
+      const lazy = (build: () => Stage): Stage => {
+        let stage: Stage | undefined;
+        return (req, res, next) => (stage ??= build())(req, res, next);
+      };
+      const stages: Stage[] = [metadataStage(context, responseApiDoc)];
+      if (oav.options.fileUploader) stages.push(lazy(() => oav.multipartMiddleware(context.apiDoc)));
+      if (oav.options.validateRequests) stages.push(lazy(() => oav.requestValidationMiddleware(context.apiDoc)));
+      if (oav.options.validateResponses) stages.push(lazy(() => oav.responseValidationMiddleware(responseApiDoc, context.serial)));
+      return { context, stages };
+    });
+  let ready: { context: { apiDoc: unknown; serial: number }; stages: Stage[] } | undefined;
+  let pathParamsInstalled = false;
+  loaded.then(
+    (value: typeof ready) => (ready = value),
+    () => undefined, // reported to the first request
+  );
+
+  const run = (req: Request, res: Response, next: NextFunction): void => {
+    const { context, stages } = ready!;
+    if (!pathParamsInstalled) {
+      oav.installPathParams(req.app, context);
+      pathParamsInstalled = true;
+    }
+    let at = 0;
+    let passed = false;
+    const step = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return next(error);
+      const stage = stages[at++];
+      if (!stage) {
+        passed = true;
+        return next();
+      }
+      try {
+        stage(req, res, step);
+      } catch (thrown) {
+        // A stage refused the request by throwing (the library's metadata stage does); an error
+        // thrown after the request went on to its handler is not ours to report twice.
+        if (passed) throw thrown;
+        next(thrown);
+      }
+    };
+    step();
+  };
+  return function openApiValidation(req: Request, res: Response, next: NextFunction): void {
+    if (ready) return run(req, res, next);
+    loaded.then(() => run(req, res, next)).catch(next);
+  };
 }
 
 /** One problem found by the validator, with the field it concerns. */

@@ -1,13 +1,24 @@
-// express-openapi-validator 5.6 compiles a regular expression for every described path on every
-// request (openapi.metadata.js lookupRoute calls pathToRegexp in its loop), which costs a third of
-// its time. The inputs are the same few route templates each time, so the compiled expressions are
-// memoized here, in the path-to-regexp module instance the validator itself loads. The result is
-// the same: the regexps have no global flag, so sharing them is safe.
+// express-openapi-validator 5.6, made cheaper per request without changing what it answers. Each
+// patch below was found with bench/profile.ts and is measured by `npm run bench` (docs/benchmarks.md).
+//
+// 1. Route expressions: its lookupRoute compiles a regular expression for every described path on
+//    every request (pathToRegexp in its loop). The inputs are the same few route templates each
+//    time, so the compiled expressions are memoized, in the path-to-regexp module instance the
+//    validator itself loads. The regexps have no global flag, so sharing them is safe.
+// 2. Object-valued query parameters (the org platform's page[number]/page[size]): the library
+//    tries JSON.parse on the value, which is already an object, on every request; the parse always
+//    throws (String(object) is "[object Object]") and the exception is caught and ignored. Values
+//    that cannot be JSON are now left alone without the throw; everything else is parsed as before.
+//
+// It also gives openapi.ts the library's internal classes (one module instance with the patches).
 import { createRequire } from "node:module";
 import path from "node:path";
 
 const require = createRequire(import.meta.url);
-const validatorDir = path.dirname(require.resolve("express-openapi-validator"));
+const validatorEntry = require.resolve("express-openapi-validator");
+const validatorDir = path.dirname(validatorEntry);
+const fromValidator = (file: string) => require(path.join(validatorDir, file));
+
 const pathToRegexpModule = require(require.resolve("path-to-regexp", { paths: [validatorDir] })) as {
   pathToRegexp: (route: string, options?: object) => unknown;
   __memoized?: boolean;
@@ -32,3 +43,39 @@ if (!pathToRegexpModule.__memoized) {
   };
   pathToRegexpModule.__memoized = true;
 }
+
+const FIELDS: Record<string, string> = { query: "query", header: "headers", path: "params", cookie: "cookies" };
+
+/** Whether JSON.parse(value) certainly throws: a plain object, or a string that cannot start a JSON text. */
+function cannotBeJson(value: unknown): boolean {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return true;
+  if (typeof value !== "string") return false;
+  const first = value.trimStart()[0];
+  return first === undefined || !/[[{"\-0-9tfn]/.test(first);
+}
+
+const mutator = fromValidator("middlewares/parsers/req.parameter.mutator.js").RequestParameterMutator as {
+  prototype: { parseJsonAndMutateRequest(req: Record<string, Record<string, unknown>>, where: string, name: string): void; __fast?: boolean };
+};
+if (!mutator.prototype.__fast) {
+  const original = mutator.prototype.parseJsonAndMutateRequest;
+  mutator.prototype.parseJsonAndMutateRequest = function (req, where, name) {
+    const field = FIELDS[where];
+    const value = field ? req[field]?.[name] : undefined;
+    if (field && value && cannotBeJson(value)) return; // the library would catch the parse error and keep the value
+    return original.call(this, req, where, name);
+  };
+  mutator.prototype.__fast = true;
+}
+
+/** The library's classes that openapi.ts assembles into one middleware. */
+export const validatorLibrary = {
+  OpenApiValidator: fromValidator("openapi.validator.js").OpenApiValidator,
+  OpenApiSpecLoader: fromValidator("framework/openapi.spec.loader.js").OpenApiSpecLoader,
+  OpenApiContext: fromValidator("framework/openapi.context.js").OpenApiContext,
+  SchemaPreprocessor: fromValidator("middlewares/parsers/schema.preprocessor.js").SchemaPreprocessor,
+  httpMethods: fromValidator("middlewares/parsers/schema.preprocessor.js").httpMethods as Set<string>,
+  types: fromValidator("framework/types.js") as Record<"BadRequest" | "MethodNotAllowed" | "NotFound", new (options: object) => Error>,
+  /** The path-to-regexp the validator loads (memoized above). */
+  pathToRegexp: pathToRegexpModule.pathToRegexp,
+};

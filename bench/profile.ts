@@ -1,0 +1,80 @@
+// Where a hot operation spends its time: profiles the reference server with V8's CPU profiler (the
+// one --cpu-prof uses) while one operation is loaded, and prints self time per request by place
+// (package or server module) and by function, validated beside unvalidated, so the cost of
+// validation shows as the difference.
+//   npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { APIS } from "./http.bench.ts";
+import { load, startChild } from "./lib.ts";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [apiName = "mesh", index = "0"] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const api = APIS.find((a) => a.api === apiName)!;
+const op = api.operations[Number(index)]!;
+const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
+
+const where = (url: string): string => {
+  if (url === "") return "(V8: native code, builtins, socket writes)";
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg) return pkg;
+  if (url.startsWith("node:")) return "node core";
+  return /(server\/[^/]+|bench)\//.exec(url)?.[1] ?? url;
+};
+
+/** µs per request, by key. */
+async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
+  const child = await startChild("bench/serve.ts", { ...api.spec, validate });
+  try {
+    const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
+    await load({ url, method: op.method, headers: op.headers, body: op.body, seconds: 2, cold: true }); // warm-up, not profiled
+    await child.ask({ profile: "start" });
+    const result = await load({ url, method: op.method, headers: op.headers, body: op.body, cold: true });
+    const { profile } = await child.ask<{ profile: Profile }>({ profile: "stop" });
+    const file = path.join(dir, `${apiName}-${index}-${validate ? "validated" : "unvalidated"}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`${op.name}, ${validate ? "validated" : "unvalidated"}: ${Math.round(result.rps)} requests/s; profile ${file}`);
+    const requests = result.ok + result.bad;
+    const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+    const byPlace = new Map<string, number>();
+    const byFunction = new Map<string, number>();
+    profile.samples.forEach((id, i) => {
+      const { functionName, url, lineNumber } = byNode.get(id)!.callFrame;
+      if (functionName === "(idle)") return;
+      const t = (profile.timeDeltas[i] ?? 0) / requests;
+      const place = functionName.startsWith("(") ? functionName : where(url);
+      byPlace.set(place, (byPlace.get(place) ?? 0) + t);
+      const fn = `${functionName || "(anonymous)"} ${where(url)} ${path.basename(url)}:${lineNumber + 1}`;
+      byFunction.set(fn, (byFunction.get(fn) ?? 0) + t);
+    });
+    return { rps: result.rps, byPlace, byFunction };
+  } finally {
+    await child.stop();
+  }
+}
+
+const validated = await profileOnce(true);
+const unvalidated = await profileOnce(false);
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+const print = (title: string, v: Map<string, number>, u: Map<string, number>, limit: number) => {
+  console.log(`\n${title}: µs per request, validated / unvalidated / difference`);
+  const keys = [...new Set([...v.keys(), ...u.keys()])].sort((a, b) => (v.get(b) ?? 0) - (v.get(a) ?? 0));
+  for (const key of keys.slice(0, limit)) {
+    const a = v.get(key) ?? 0;
+    const b = u.get(key) ?? 0;
+    console.log(`  ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)} ${(a - b).toFixed(1).padStart(7)}  ${key}`);
+  }
+};
+console.log(`\nbusy CPU per request: validated ${total(validated.byPlace).toFixed(0)} µs, unvalidated ${total(unvalidated.byPlace).toFixed(0)} µs`);
+print("by place", validated.byPlace, unvalidated.byPlace, 18);
+print("by function", validated.byFunction, unvalidated.byFunction, 40);

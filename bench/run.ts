@@ -1,0 +1,34 @@
+// npm run bench [-- --quick] [sections...]: figures and ratios measured in one run.
+//   sections: http, growth, memory, startup (all four when none is named), tests (only when named:
+//   it runs the whole test suite). BENCH_SECONDS: seconds of load per target (5; 1 with --quick).
+//   --quick: 1 s loads, growth at 1x and 10x only: about two minutes.
+// Figures go to stdout as Markdown tables (paste into docs/benchmarks.md); progress to stderr.
+import os from "node:os";
+import { growthSection } from "./growth.bench.ts";
+import { httpSection } from "./http.bench.ts";
+import { CONNECTIONS, progress, QUICK, SECONDS, SECTIONS } from "./lib.ts";
+import { memorySection } from "./memory.bench.ts";
+import { startupSection } from "./startup.bench.ts";
+import { testsSection } from "./tests.bench.ts";
+
+const all = ["http", "growth", "memory", "startup"];
+const chosen = SECTIONS.length > 0 ? SECTIONS : all;
+const unknown = chosen.filter((s) => ![...all, "tests"].includes(s));
+if (unknown.length > 0) {
+  console.error(`unknown section ${unknown.join(", ")}; sections: ${all.join(", ")}, tests`);
+  process.exit(2);
+}
+console.log(
+  `## npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\n\n` +
+    `${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ` +
+    `${QUICK ? "quick mode, " : ""}${SECONDS}s of load per target, ${CONNECTIONS} connections`,
+);
+const started = Date.now();
+for (const section of chosen) {
+  if (section === "http") await httpSection();
+  if (section === "growth") await growthSection();
+  if (section === "memory") await memorySection();
+  if (section === "startup") await startupSection();
+  if (section === "tests") await testsSection();
+}
+progress(`bench: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
