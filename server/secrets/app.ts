@@ -11,8 +11,7 @@
 //   2. express-openapi-validator: the request against the description (400), and every JSON answer;
 //   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
-import { express, loadBundle, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
+import { express, loadBundle, validationProblems, validatorPipeline, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
@@ -213,7 +212,7 @@ function routeNotFound(path: string): NotFoundError {
 
 function validator(document: OpenApiDocument, validateResponses: boolean) {
   const apiSpec = structuredClone({ ...document, servers: [{ url: SECRETS_BASE_PATH }] });
-  return OpenApiValidator.middleware({
+  return validatorPipeline({
     apiSpec: apiSpec as never,
     validateRequests: { allErrors: true, allowUnknownQueryParameters: true },
     validateResponses: validateResponses ? { allErrors: false } : false,
