@@ -4,6 +4,9 @@
 // server). Time is a manual clock given to the cluster's lease table: no test waits for a TTL.
 // Statuses and words follow the real system (vault/logical_system.go handleRenew, handleRevoke,
 // handleLeaseLookup; vault/expiration.go leaseEntry.renewable; sdk/framework/lease.go CalculateTTL).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server/secrets/leases/clock.ts";
 import { leasesOf } from "../../server/secrets/leases/index.ts";
@@ -245,5 +248,39 @@ describe("discovery token leases", () => {
     expect(leases().list()).toContain(issued.lease_id);
     expect((await secrets.client.PUT("/sys/leases/revoke", { body: { lease_id: issued.lease_id } })).response.status).toBe(204);
     expect(await tokenWorks(issued.data.token)).toBe(false);
+  });
+});
+
+describe("leases in a data directory (SECRETS_DATA_DIR)", () => {
+  it("outlive a restart: the restarted server knows the lease and deletes the token from the mesh at its end", async () => {
+    const MANAGEMENT = "mesh-management-token-restart";
+    const mesh = await startMesh({ managementToken: MANAGEMENT });
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), "secrets-leases-")), "data");
+    try {
+      expect((await mesh.clientWithToken(MANAGEMENT).PUT("/acl/policy", { body: { Name: "web-reader", Rules: 'service "web" { policy = "read" }' } })).response.status).toBe(200);
+      const first = await startSecrets({ dataDir });
+      ok(await first.client.POST("/consul/config/access", { body: { address: new URL(mesh.baseUrl).host, token: MANAGEMENT } }));
+      ok(await first.client.POST("/consul/roles/{name}", { params: { path: { name: "web" } }, body: { policies: "web-reader", ttl: "10m" } }));
+      const issued = ok(await first.client.GET("/consul/creds/{name}", { params: { path: { name: "web" } } }));
+      await first.close();
+
+      const second = await startSecrets({ dataDir });
+      try {
+        const clock = new ManualClock(wholeSecond());
+        leasesOf(second.secrets.cluster).useClock(clock);
+        expect(ok(await second.client.PUT("/sys/leases/lookup", { body: { lease_id: issued.lease_id } })).data).toMatchObject({ id: issued.lease_id, renewable: true });
+        const works = async () =>
+          (await mesh.clientWithToken(issued.data.token).GET("/discovery-chain/{service_name}", { params: { path: { service_name: "web" } } })).response.status === 200;
+        expect(await works()).toBe(true);
+        clock.advance(11 * 60_000);
+        await leasesOf(second.secrets.cluster).idle();
+        expect(await works()).toBe(false);
+        expect(leasesOf(second.secrets.cluster).list()).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await mesh.close();
+    }
   });
 });
