@@ -171,6 +171,12 @@ describe("cloud credentials engine (builtin/logical/aws)", () => {
     expect(await refusal(vault.read("aws/creds/nope"))).toEqual({ status: 400, errors: ['Role "nope" not found'] });
   });
 
+  it("path_user.go: an assumed role with its ARN unencoded in the query, as clients send it", async () => {
+    const issued = (await vault.read(`aws/creds/deploy?role_arn=${DEPLOY}&ttl=900`)) as Answer;
+    expect(issued).toMatchObject({ renewable: false, lease_duration: 900 });
+    expect(issued.data.access_key).toMatch(/^ASIA/);
+  });
+
   it("path_user.go: /sts with a body", async () => {
     const issued = (await vault.write("aws/sts/deploy", { ttl: "15m" })) as Answer;
     expect(issued).toMatchObject({ renewable: false, lease_duration: 900 });
