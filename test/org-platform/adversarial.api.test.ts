@@ -320,6 +320,11 @@ describe("refuse before parsing", () => {
     expect(server.service.store.teams("acme").map((t) => t.name)).not.toContain("deep");
   });
 
+  it("refuses a too-deep body as soon as the depth shows, without waiting for the rest", async () => {
+    const answer = await raw(post("/organizations/acme/teams", [`Authorization: Bearer ${TOKENS.alice}`, "Content-Type: application/vnd.api+json", "Content-Length: 1000000"]), { body: Buffer.from("[".repeat(100)) });
+    expect(answer.head).toBe("HTTP/1.1 422 Unprocessable Entity");
+  });
+
   it("never answers 500 and never changes anything for arbitrary JSON sent to create a team or an OAuth client", async () => {
     const before = server.service.store.teams("acme").length + server.service.store.oauthClients("acme").length;
     await fc.assert(

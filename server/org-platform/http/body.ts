@@ -29,21 +29,37 @@ export function unsupportedMediaType(): ApiError {
   return new ApiError(415, [{ title: "invalid content type", detail: `content-type must be ${JSON_API}`, source: { header: "Content-Type" } }]);
 }
 
-/** Depth of the deepest array or object of a JSON text, without parsing it (strings are skipped). */
-export function jsonDepthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
+/**
+ * Tracks the nesting depth of a JSON text as its bytes arrive, without parsing it: strings are
+ * skipped (escapes honoured). Bytes are enough: in UTF-8 no byte of a multi-byte character is ASCII.
+ */
+export class DepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly max: number) {}
+
+  /** Scans more of the text; true as soon as the nesting has gone deeper than max. */
+  exceeded(bytes: Uint8Array): boolean {
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x7b || c === 0x5b) {
+        if (++this.depth > this.max) return true;
+      } else if (c === 0x7d || c === 0x5d) this.depth--;
+    }
+    return false;
   }
-  return false;
+}
+
+/** Whether a JSON text nests deeper than max. */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  return new DepthScanner(max).exceeded(Buffer.from(text, "utf8"));
 }
 
 /** Express middleware: sets req.body to the parsed document (undefined when there is no body). */
@@ -60,6 +76,7 @@ export function jsonApiBody(limit = BODY_LIMIT, maxDepth = MAX_DEPTH) {
     if (declared !== undefined && !(Number(declared) <= limit)) return refuse(payloadTooLarge());
 
     const chunks: Buffer[] = [];
+    const depth = new DepthScanner(maxDepth);
     let size = 0;
     let done = false;
     const finish = (error?: unknown) => {
@@ -68,9 +85,6 @@ export function jsonApiBody(limit = BODY_LIMIT, maxDepth = MAX_DEPTH) {
       req.off("data", onData).off("end", onEnd).off("error", onError).off("aborted", onAborted);
       if (error) return next(error);
       const text = Buffer.concat(chunks, size).toString("utf8");
-      if (jsonDepthExceeds(text, maxDepth)) {
-        return next(new ApiError(422, [{ title: "invalid document", detail: `The request body nests deeper than ${maxDepth} levels.`, source: { pointer: "" } }]));
-      }
       try {
         req.body = JSON.parse(text);
       } catch {
@@ -84,6 +98,12 @@ export function jsonApiBody(limit = BODY_LIMIT, maxDepth = MAX_DEPTH) {
         req.pause();
         res.set("Connection", "close");
         return finish(payloadTooLarge());
+      }
+      // Too deep: refused as soon as it is seen, the rest is not read.
+      if (depth.exceeded(chunk)) {
+        req.pause();
+        res.set("Connection", "close");
+        return finish(new ApiError(422, [{ title: "invalid document", detail: `The request body nests deeper than ${maxDepth} levels.`, source: { pointer: "" } }]));
       }
       chunks.push(chunk);
     };
