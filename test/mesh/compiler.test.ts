@@ -594,7 +594,8 @@ describe("routers", () => {
 describe("protocols", () => {
   it("takes the protocol from proxy-defaults when the service has no service-defaults", () => {
     const chain = compile([
-      proxyDefaults({ Config: { protocol: "HTTP2" } }),
+      // Not what the decoder passes on (it lower-cases protocols), which is the point.
+      proxyDefaults({ Config: { protocol: "HTTP2" } as unknown as ProxyDefaultsEntry["Config"] }),
       splitter("web", [{ Weight: 100, Service: "api" }]),
     ]);
     expect(chain.Protocol).toBe("http2");
@@ -622,7 +623,7 @@ describe("protocols", () => {
   });
 
   it("ignores a proxy-defaults protocol that is not a string", () => {
-    expect(compile([proxyDefaults({ Config: { protocol: 7 } })]).Protocol).toBe("tcp");
+    expect(compile([proxyDefaults({ Config: { protocol: 7 } as unknown as ProxyDefaultsEntry["Config"] })]).Protocol).toBe("tcp");
   });
 
   it("rejects a chain reaching a service with another protocol", () => {

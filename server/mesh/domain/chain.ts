@@ -1,59 +1,17 @@
 // The compiled discovery chain, as the API returns it.
-import type { MeshGatewayConfig, ServiceResolverSubset, ServiceRoute } from "./entries.ts";
+import type { components } from "../../../generated/mesh/schema.ts";
+import type { MeshGatewayConfig, ServiceRoute } from "./entries.ts";
 
-export type NodeType = "resolver" | "splitter" | "router";
+type Schemas = components["schemas"];
 
-export interface DiscoveryResolver {
-  /** Go duration string, e.g. "5s". */
-  ConnectTimeout: string;
-  Target: string;
-  /** Present (true) only when no service-resolver entry exists for the service (the seed's rule). */
-  Default?: boolean;
-  Failover?: { Targets: string[] };
-}
-
-export interface DiscoverySplit {
-  Weight: number;
-  NextNode: string;
-}
-
-export interface DiscoveryRoute {
-  Definition: ServiceRoute;
-  NextNode: string;
-}
-
-export interface DiscoveryGraphNode {
-  Type: NodeType;
-  Name: string;
-  Resolver?: DiscoveryResolver;
-  Splits?: DiscoverySplit[];
-  Routes?: DiscoveryRoute[];
-}
-
-export interface DiscoveryTarget {
-  ID: string;
-  Service: string;
-  ServiceSubset?: string;
-  Namespace: string;
-  Datacenter: string;
-  MeshGateway: MeshGatewayConfig;
-  Subset: ServiceResolverSubset;
-  /** Present (true) when the target is outside the mesh (service-defaults ExternalSNI). */
-  External?: boolean;
-  SNI: string;
-  Name: string;
-}
-
-export interface CompiledChain {
-  ServiceName: string;
-  Namespace: string;
-  Datacenter: string;
-  CustomizationHash?: string;
-  Protocol: string;
-  StartNode: string;
-  Nodes: Record<string, DiscoveryGraphNode>;
-  Targets: Record<string, DiscoveryTarget>;
-}
+export type DiscoveryResolver = Schemas["DiscoveryResolver"];
+export type DiscoverySplit = Schemas["DiscoverySplit"];
+/** A route as compiled: its definition is a decoded route (durations as strings). */
+export type DiscoveryRoute = Omit<Schemas["DiscoveryRoute"], "Definition"> & { Definition: ServiceRoute };
+export type DiscoveryGraphNode = Omit<Schemas["DiscoveryGraphNode"], "Routes"> & { Routes?: DiscoveryRoute[] };
+export type NodeType = DiscoveryGraphNode["Type"];
+export type DiscoveryTarget = Schemas["DiscoveryTarget"];
+export type CompiledChain = Omit<Schemas["CompiledChain"], "Nodes"> & { Nodes: Record<string, DiscoveryGraphNode> };
 
 export interface CompileRequest {
   serviceName: string;

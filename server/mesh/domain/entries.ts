@@ -1,5 +1,5 @@
 // Configuration entries that feed the discovery chain, in their canonical (CamelCase) wire form.
-// Durations are kept as the strings the operator wrote (Go duration syntax, e.g. "15s", "1m30s").
+import type { components } from "../../../generated/mesh/schema.ts";
 
 export const ENTRY_KINDS = [
   "service-resolver",
@@ -13,120 +13,29 @@ export type EntryKind = (typeof ENTRY_KINDS)[number];
 export const PROTOCOLS = ["tcp", "http", "http2", "grpc"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
-export type MeshGatewayMode = "" | "none" | "local" | "remote";
-export interface MeshGatewayConfig {
-  Mode?: MeshGatewayMode;
-}
+// The wire shapes come from the description (generated/mesh/schema.ts). Once decoded, durations
+// are Go duration strings (numbers of nanoseconds are converted by the decoder), so the duration
+// fields are narrowed to string here; everything else is the described type itself.
+type Schemas = components["schemas"];
+/** `T` with its duration fields `K` as decoded strings. */
+type Decoded<T, K extends keyof T> = Omit<T, K> & { [P in K]?: string };
 
-interface EntryCommon {
-  Name: string;
-  Namespace?: string;
-  Meta?: Record<string, string>;
-  CreateIndex?: number;
-  ModifyIndex?: number;
-}
-
-export interface ServiceResolverSubset {
-  Filter?: string;
-  OnlyPassing?: boolean;
-}
-
-export interface ServiceResolverRedirect {
-  Service?: string;
-  ServiceSubset?: string;
-  Namespace?: string;
-  Datacenter?: string;
-}
-
-export interface ServiceResolverFailover {
-  Service?: string;
-  ServiceSubset?: string;
-  Namespace?: string;
-  Datacenters?: string[];
-}
-
-export interface ServiceResolverEntry extends EntryCommon {
-  Kind: "service-resolver";
-  DefaultSubset?: string;
-  Subsets?: Record<string, ServiceResolverSubset>;
-  Redirect?: ServiceResolverRedirect;
-  /** Keyed by subset name, or "*" for any subset. */
-  Failover?: Record<string, ServiceResolverFailover>;
-  ConnectTimeout?: string;
-}
-
-export interface ServiceDefaultsEntry extends EntryCommon {
-  Kind: "service-defaults";
-  Protocol?: Protocol;
-  MeshGateway?: MeshGatewayConfig;
-  ExternalSNI?: string;
-}
-
-export interface ProxyDefaultsEntry extends EntryCommon {
-  Kind: "proxy-defaults";
-  /** Opaque proxy configuration; `protocol` sets the default protocol of every service. */
-  Config?: Record<string, unknown>;
-  MeshGateway?: MeshGatewayConfig;
-}
-
-export interface ServiceSplit {
-  Weight: number;
-  Service?: string;
-  ServiceSubset?: string;
-  Namespace?: string;
-}
-
-export interface ServiceSplitterEntry extends EntryCommon {
-  Kind: "service-splitter";
-  Splits: ServiceSplit[];
-}
-
-export interface HeaderMatch {
-  Name: string;
-  Present?: boolean;
-  Exact?: string;
-  Prefix?: string;
-  Suffix?: string;
-  Regex?: string;
-  Invert?: boolean;
-}
-
-export interface QueryParamMatch {
-  Name: string;
-  Present?: boolean;
-  Exact?: string;
-  Regex?: string;
-}
-
-export interface HttpRouteMatch {
-  PathExact?: string;
-  PathPrefix?: string;
-  PathRegex?: string;
-  Header?: HeaderMatch[];
-  QueryParam?: QueryParamMatch[];
-  Methods?: string[];
-}
-
-export interface RouteDestination {
-  Service?: string;
-  ServiceSubset?: string;
-  Namespace?: string;
-  PrefixRewrite?: string;
-  RequestTimeout?: string;
-  NumRetries?: number;
-  RetryOnConnectFailure?: boolean;
-  RetryOnStatusCodes?: number[];
-}
-
-export interface ServiceRoute {
-  Match?: { HTTP?: HttpRouteMatch };
-  Destination?: RouteDestination;
-}
-
-export interface ServiceRouterEntry extends EntryCommon {
-  Kind: "service-router";
-  Routes?: ServiceRoute[];
-}
+export type MeshGatewayMode = Schemas["MeshGatewayMode"];
+export type MeshGatewayConfig = Schemas["MeshGatewayConfig"];
+export type ServiceResolverSubset = Schemas["ServiceResolverSubset"];
+export type ServiceResolverRedirect = Schemas["ServiceResolverRedirect"];
+export type ServiceResolverFailover = Schemas["ServiceResolverFailover"];
+export type ServiceResolverEntry = Decoded<Schemas["ServiceResolverEntry"], "ConnectTimeout">;
+export type ServiceDefaultsEntry = Schemas["ServiceDefaultsEntry"];
+export type ProxyDefaultsEntry = Schemas["ProxyDefaultsEntry"];
+export type ServiceSplit = Schemas["ServiceSplit"];
+export type ServiceSplitterEntry = Schemas["ServiceSplitterEntry"];
+export type HeaderMatch = Schemas["HeaderMatch"];
+export type QueryParamMatch = Schemas["QueryParamMatch"];
+export type HttpRouteMatch = Schemas["HttpRouteMatch"];
+export type RouteDestination = Decoded<Schemas["RouteDestination"], "RequestTimeout">;
+export type ServiceRoute = Omit<Schemas["ServiceRoute"], "Destination"> & { Destination?: RouteDestination };
+export type ServiceRouterEntry = Omit<Schemas["ServiceRouterEntry"], "Routes"> & { Routes?: ServiceRoute[] };
 
 export type ConfigEntry =
   | ServiceResolverEntry
