@@ -15,8 +15,8 @@ export type AnyStatus = PrimaryStatus | SecondaryStatus | components["schemas"][
 /** Heartbeat interval of test clusters (ms). */
 export const HEARTBEAT_MS = 40;
 
-export function startCluster(options: SecretsAppOptions = {}): Promise<RunningTestSecrets> {
-  return startSecrets({ ...options, replication: { heartbeatIntervalMs: HEARTBEAT_MS, ...options.replication } });
+export function startCluster(options: SecretsAppOptions = {}, port = 0): Promise<RunningTestSecrets> {
+  return startSecrets({ ...options, replication: { heartbeatIntervalMs: HEARTBEAT_MS, ...options.replication } }, port);
 }
 
 /** Polls `read` until `accept` holds (up to `timeoutMs`); returns the last value read. */

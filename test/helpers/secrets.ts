@@ -26,8 +26,8 @@ export interface RunningTestSecrets {
   close(): Promise<void>;
 }
 
-export async function startSecrets(options: SecretsAppOptions = {}): Promise<RunningTestSecrets> {
-  const secrets = await startSecretsServer({ rootToken: ROOT_TOKEN, ...options });
+export async function startSecrets(options: SecretsAppOptions = {}, port = 0): Promise<RunningTestSecrets> {
+  const secrets = await startSecretsServer({ rootToken: ROOT_TOKEN, ...options }, "127.0.0.1", port);
   const baseUrl = secrets.url;
   const clientWithToken = (token: string | undefined) =>
     createSecretsClient({ baseUrl, headers: token === undefined ? {} : { "X-Secrets-Token": token } });

@@ -4,7 +4,7 @@
 //
 // Generic over the Storage: every write of a replicated key (domain/keys.ts) is a WAL entry that
 // primaries stream to their secondaries, whatever engine or service made it.
-import type { KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { InvalidRequestError, NotFoundError } from "../errors.ts";
 import type { Random } from "../random.ts";
 import type { SealStore } from "../store/seal-store.ts";
@@ -44,6 +44,21 @@ export interface ReplicationDeps {
   options?: ReplicationOptions;
 }
 
+const SIGNING_KEY = "core/replication/signing-key";
+
+/** The key activation tokens are signed with, as kept in storage (tokens issued before a restart stay valid). */
+function readSigningKey(storage: Storage): { privateKey: KeyObject; publicKey: KeyObject } | undefined {
+  const pem = storage.get<string>(SIGNING_KEY);
+  if (!pem) return undefined;
+  const privateKey = createPrivateKey(pem);
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
+function keepSigningKey(storage: Storage, key: { privateKey: KeyObject; publicKey: KeyObject }) {
+  storage.put(SIGNING_KEY, key.privateKey.export({ type: "pkcs8", format: "pem" }).toString());
+  return key;
+}
+
 export type RequestMethodName = "get" | "put" | "post" | "delete" | "patch" | "list";
 
 const REPLICATION_PATHS = /^sys\/replication\//;
@@ -71,6 +86,10 @@ export class ReplicationManager {
     this.disconnectMs = options.disconnectAfterMs ?? this.heartbeatMs * 3;
     this.clock = options.clock ?? Date.now;
     this.wal = new WalLog(options.walRetention, options.walRetentionBytes);
+    // A cluster restored from its data directory numbers its new writes after every write it ever
+    // made, so that no secondary's position can be mistaken for a newer one.
+    this.wal.startAt(storage.index());
+    this.#signingKey = readSigningKey(storage);
     const context = (mode: ReplicationMode) => ({
       storage,
       random,
@@ -78,7 +97,8 @@ export class ReplicationManager {
       clock: this.clock,
       heartbeatMs: this.heartbeatMs,
       disconnectMs: this.disconnectMs,
-      signingKey: () => (this.#signingKey ??= generateSigningKey()),
+      signingKey: () => (this.#signingKey ??= keepSigningKey(storage, generateSigningKey())),
+      changed: () => this.persist(),
       addresses: () => this.addresses(),
       mountIndex: () => this.mountIndex(),
       knownMounts: () => this.knownMounts(),
@@ -111,6 +131,8 @@ export class ReplicationManager {
       apiAddress: this.options.apiAddress ?? addresses.apiAddress,
       clusterAddress: this.options.clusterAddress ?? addresses.clusterAddress,
     };
+    this.dr.resume();
+    this.performance.resume();
   }
 
   addresses(): { apiAddress: string; clusterAddress: string } {
@@ -206,9 +228,22 @@ export class ReplicationManager {
     return credentials;
   }
 
-  /** Runs state changes one after the other. */
+  /** Keeps both modes' state in the cluster's storage. */
+  persist(): void {
+    this.dr.persist();
+    this.performance.persist();
+  }
+
+  /** Runs state changes one after the other; what they changed is kept. */
   serialized<T>(run: () => T | Promise<T>): Promise<T> {
-    const result = this.#queue.then(run, run);
+    const runAndKeep = async () => {
+      try {
+        return await run();
+      } finally {
+        this.persist();
+      }
+    };
+    const result = this.#queue.then(runAndKeep, runAndKeep);
     this.#queue = result.catch(() => undefined);
     return result;
   }

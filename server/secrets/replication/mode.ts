@@ -21,8 +21,9 @@ import { SEAL_KEY, type MountIndex } from "./domain/keys.ts";
 import { modeLabel, roleRequired, transition, type ReplicationEvent, type ReplicationMode, type ReplicationRole } from "./domain/states.ts";
 import type { WalLog } from "./domain/wal.ts";
 import { loadCaCertificates, peerError, peerRequest, PeerUnreachableError } from "./peer-client.ts";
-import { PrimaryRole, type IssuedToken, type PrimaryStatusView } from "./primary-role.ts";
-import { LinkRefusedError, SecondaryLink, type HandshakeAnswer, type SecondaryState } from "./secondary-link.ts";
+import { PrimaryRole, type IssuedToken, type PrimarySnapshot, type PrimaryStatusView } from "./primary-role.ts";
+import { LinkRefusedError, SecondaryLink, type HandshakeAnswer, type LinkConfig, type SecondaryState } from "./secondary-link.ts";
+import type { StoredValue } from "../store/storage.ts";
 
 /** What a mode needs from its cluster (given by the manager). */
 export interface ModeContext {
@@ -45,7 +46,21 @@ export interface ModeContext {
   verifyOperationToken(token: string | undefined): void;
   /** Called when this mode stops being a secondary. */
   leftSecondary(): void;
+  /** Called when a primary's state changed outside an operation: keep it. */
+  changed(): void;
 }
+
+/**
+ * What a mode keeps in its cluster's storage (`core/replication/<mode>`, never replicated), so that
+ * a cluster restarted on its data directory is the same primary or secondary it was.
+ */
+type ModeSnapshot =
+  | { role: "disabled" }
+  | { role: "primary"; clusterId: string; advertised: string; primary: PrimarySnapshot }
+  | { role: "secondary"; clusterId: string; secondaryId: string; lastRemoteWal: number; link: LinkConfig | null };
+
+export const modeStateKey = (mode: ReplicationMode) => `core/replication/${mode}`;
+const isClusterOwnKey = (key: string) => key === "core/cluster" || key.startsWith("core/replication/");
 
 type ModeState =
   | { role: "disabled" }
@@ -76,11 +91,53 @@ export interface ActivationRequest {
 export class ModeReplication {
   #state: ModeState = { role: "disabled" };
   #keyPair: { publicKey: string; privateKey: KeyObject } | undefined;
+  /** A secondary's link kept in storage, started again once the server listens. */
+  #linkToResume: LinkConfig | undefined;
 
   constructor(
     readonly mode: ReplicationMode,
     private readonly ctx: ModeContext,
-  ) {}
+  ) {
+    this.#restore();
+  }
+
+  /** Writes the mode's state to its cluster's storage (after every change). */
+  persist(): void {
+    const state = this.#state;
+    let snapshot: ModeSnapshot;
+    if (state.role === "disabled") snapshot = { role: "disabled" };
+    else if (state.role === "primary") snapshot = { role: "primary", clusterId: state.primary.clusterId, advertised: state.primary.advertisedClusterAddr, primary: state.primary.snapshot() };
+    else {
+      const link = state.link?.config ?? this.#linkToResume ?? null;
+      snapshot = { role: "secondary", clusterId: state.clusterId, secondaryId: state.secondaryId, lastRemoteWal: state.link?.lastRemoteWal ?? state.lastRemoteWal, link };
+    }
+    const key = modeStateKey(this.mode);
+    if (JSON.stringify(this.ctx.storage.get(key)) !== JSON.stringify(snapshot)) this.ctx.storage.put(key, snapshot as unknown as StoredValue);
+  }
+
+  /** The server listens: a secondary restored from storage connects to its primary again. */
+  resume(): void {
+    const config = this.#linkToResume;
+    const state = this.#state;
+    this.#linkToResume = undefined;
+    if (!config || state.role !== "secondary") return;
+    const link = new SecondaryLink(config, this.#linkDeps(), state.lastRemoteWal);
+    link.start();
+    this.#state = { ...state, link };
+  }
+
+  #restore(): void {
+    const snapshot = this.ctx.storage.get(modeStateKey(this.mode)) as unknown as ModeSnapshot | undefined;
+    if (!snapshot || snapshot.role === "disabled") return;
+    if (snapshot.role === "primary") {
+      const primary = this.#newPrimary(snapshot.clusterId, snapshot.advertised);
+      primary.restore(snapshot.primary);
+      this.#state = { role: "primary", primary };
+      return;
+    }
+    this.#state = { role: "secondary", clusterId: snapshot.clusterId, secondaryId: snapshot.secondaryId, lastRemoteWal: snapshot.lastRemoteWal };
+    this.#linkToResume = snapshot.link ?? undefined;
+  }
 
   get role(): ReplicationRole {
     return this.#state.role;
@@ -153,7 +210,8 @@ export class ModeReplication {
     const answer = await this.#bootstrap(link, "");
     // All data of the cluster is cleared at once, and the primary's taken in its place. The seal
     // is replaced by the primary's (part of the copy) rather than deleted.
-    for (const key of this.ctx.storage.list("")) if (key !== SEAL_KEY) this.ctx.storage.delete(key);
+    // The cluster's own record (id, root token) and replication state are not data: they stay.
+    for (const key of this.ctx.storage.list("")) if (key !== SEAL_KEY && !isClusterOwnKey(key)) this.ctx.storage.delete(key);
     link.accept(answer);
     link.start();
     this.#state = { role: "secondary", clusterId: activation.credentials.cluster_id, secondaryId: activation.credentials.secondary_id, lastRemoteWal: link.lastRemoteWal, link };
@@ -348,7 +406,12 @@ export class ModeReplication {
       disconnectMs: ctx.disconnectMs,
       mountIndex: () => ctx.mountIndex(),
       addresses: () => ctx.addresses(),
+      changed: () => ctx.changed(),
     });
+  }
+
+  #linkDeps() {
+    return { storage: this.ctx.storage, clock: this.ctx.clock, heartbeatMs: this.ctx.heartbeatMs, addresses: () => this.ctx.addresses(), merkleRoot: () => this.ctx.merkleRoot() };
   }
 
   #newLink(activation: Activation, lastRemoteWal: number): SecondaryLink {
@@ -363,7 +426,7 @@ export class ModeReplication {
         primaryClusterAddr: credentials.primary_cluster_addr,
         ...(ca ? { ca } : {}),
       },
-      { storage: this.ctx.storage, clock: this.ctx.clock, heartbeatMs: this.ctx.heartbeatMs, addresses: () => this.ctx.addresses(), merkleRoot: () => this.ctx.merkleRoot() },
+      this.#linkDeps(),
       lastRemoteWal,
     );
   }

@@ -24,6 +24,15 @@ export interface PrimaryDeps {
   mountIndex(): MountIndex;
   /** This cluster's own addresses. */
   addresses(): { apiAddress: string; clusterAddress: string };
+  /** Something worth keeping changed outside an operation (a secondary activated, a token unwrapped). */
+  changed(): void;
+}
+
+/** What a primary keeps across restarts (heartbeats and open polls are not kept). */
+export interface PrimarySnapshot {
+  secondaries: Omit<SecondaryRecord, "openPolls" | "dropped" | "lastHeartbeat">[];
+  filters: { id: string; filter: PathsFilter; generation: number }[];
+  filterGeneration: number;
 }
 
 export interface SecondaryRecord {
@@ -143,6 +152,20 @@ export class PrimaryRole {
     return { token: signActivationToken(claims, signingKey), type, ttlSeconds: Math.round(ttlMs / 1000), creationTime: new Date(now).toISOString() };
   }
 
+  snapshot(): PrimarySnapshot {
+    return {
+      secondaries: [...this.secondaries.values()].map(({ openPolls: _polls, dropped: _dropped, lastHeartbeat: _heard, ...kept }) => kept),
+      filters: [...this.#filters].map(([id, { filter, generation }]) => ({ id, filter, generation })),
+      filterGeneration: this.#filterGeneration,
+    };
+  }
+
+  restore(snapshot: PrimarySnapshot): void {
+    for (const record of snapshot.secondaries) this.secondaries.set(record.id, { ...record, openPolls: 0, dropped: false });
+    for (const { id, filter, generation } of snapshot.filters) this.#filters.set(id, { filter, generation });
+    this.#filterGeneration = snapshot.filterGeneration;
+  }
+
   /** Revokes a secondary: its open polls are answered 403 at once and its credential stops working. */
   revoke(id: string): boolean {
     if (!this.secondaries.delete(id)) return false;
@@ -163,6 +186,7 @@ export class PrimaryRole {
       if (this.deps.clock() > record.expiresAt) return undefined;
       const credentials = record.wrapped;
       delete record.wrapped;
+      this.deps.changed();
       return credentials;
     }
     return undefined;
@@ -224,7 +248,10 @@ export class PrimaryRole {
     if (!record.activated && now > record.expiresAt) return refuse(403, "the secondary activation token has expired");
     if (body.secondary_id !== record.id) return refuse(403, `the credential is not that of secondary "${body.secondary_id}"`);
     if (body.cluster_id !== this.clusterId) return refuse(409, `this primary serves replication set ${this.clusterId}, not ${body.cluster_id}`);
-    record.activated = true;
+    if (!record.activated) {
+      record.activated = true;
+      this.deps.changed();
+    }
     record.node = { apiAddress: body.api_address, clusterAddress: body.cluster_address };
     record.lastHeartbeat = now;
     record.dropped = false;

@@ -35,6 +35,11 @@ export class WalLog {
     return this.#bytes;
   }
 
+  /** Numbers the next entry after `index` (an empty log only: a restored cluster's continuation). */
+  startAt(index: number): void {
+    if (this.#entries.length === 0 && index > this.#last) this.#last = index;
+  }
+
   /** Index of the newest entry (0 before the first). */
   get last(): number {
     return this.#last;
