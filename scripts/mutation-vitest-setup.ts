@@ -10,9 +10,10 @@ const name = (inject as (key: string) => unknown)("globalNamespace") as string |
 if (name) {
   const mode = (inject as (key: string) => unknown)("mode");
   afterAll(({}, suite) => {
-    const ns = (globalThis as Record<string, Namespace | undefined>)[name];
+    const ns = (globalThis as unknown as Record<string, Namespace | undefined>)[name];
     if (!ns) return;
-    if (mode === "mutant") suite.meta.hitCount = ns.hitCount;
-    else suite.meta.mutantCoverage = ns.mutantCoverage;
+    const meta = suite.meta as Namespace;
+    if (mode === "mutant") meta.hitCount = ns.hitCount;
+    else meta.mutantCoverage = ns.mutantCoverage;
   });
 }
