@@ -1,6 +1,7 @@
 // The mesh's ACL system: the management token, tokens from MESH_ACL_FILE, and the part of the
 // real ACL API that credential engines call: policies, roles and tokens (create, read, delete).
 import { randomUUID } from "node:crypto";
+import type { components } from "../../generated/mesh/schema.ts";
 import {
   describePermission,
   isAllowed,
@@ -48,14 +49,8 @@ export interface LegacyTokenInput {
   Rules?: string;
 }
 
-export interface LegacyToken {
-  ID: string;
-  Name: string;
-  Type: "client" | "management";
-  Rules: string;
-  CreateIndex: number;
-  ModifyIndex: number;
-}
+/** A legacy token as the API returns it. */
+export type LegacyToken = components["schemas"]["LegacyAclToken"];
 
 export interface PolicyInput {
   Name: string;

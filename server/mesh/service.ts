@@ -1,5 +1,6 @@
 // The mesh service: ACLs, namespaces, configuration entries and discovery chains over a store.
 // No express here; handlers translate HTTP to these calls and MeshHttpError back to HTTP.
+import type { components } from "../../generated/mesh/schema.ts";
 import { MeshAcl, type AclSettings } from "./acl-service.ts";
 import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
@@ -36,16 +37,8 @@ export interface Indexed<T> {
   watches: (key: string) => boolean;
 }
 
-export interface AgentSelf {
-  Config: {
-    Datacenter: string;
-    PrimaryDatacenter: string;
-    NodeName: string;
-    NodeID: string;
-    Server: boolean;
-    Version: string;
-  };
-}
+/** The agent's own configuration, as described. */
+export type AgentSelf = components["schemas"]["AgentSelf"];
 
 export type ChainOverrides = Pick<
   CompileRequest,
