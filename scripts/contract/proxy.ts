@@ -1,0 +1,123 @@
+// A validating proxy: listens like the API (same base path), forwards every request to a real
+// implementation, passes the answer back unchanged, and reports every request and response that
+// breaks the description, as they happen. The checker is the one `npm run validate` uses on HAR
+// files. `LIST` requests are accepted (turned into `GET ...?list=true`, their described form).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
+import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
+import type { OpenApiDoc } from "./document.ts";
+
+export interface Exchange {
+  method: string;
+  /** As the client sent it, with the base path. */
+  url: string;
+  status: number;
+  violations: Violation[];
+  milliseconds: number;
+}
+
+export interface ProxyOptions extends CheckerOptions {
+  doc: OpenApiDoc;
+  /** The API's base path on the proxy: /v1, /api/v2. */
+  basePath: string;
+  /** The implementation's base URL, base path included: https://mesh.example.com/v1 */
+  upstream: string;
+  onExchange(exchange: Exchange): void;
+}
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade", "content-encoding", "proxy-connection"]);
+const MAX_BODY = 16 << 20;
+
+export function validatingProxy(options: ProxyOptions) {
+  const checker = contractChecker(options.doc, options);
+  const upstream = options.upstream.replace(/\/+$/, "");
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        res.writeHead(413, { "Content-Type": "text/plain" }).end("the proxy takes bodies up to 16 MiB");
+        return;
+      }
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks);
+    const url = new URL(req.url ?? "/", "http://proxy");
+    const method = (req.method ?? "GET").toUpperCase();
+    const below = url.pathname.startsWith(options.basePath + "/") ? url.pathname.slice(options.basePath.length) : undefined;
+    if (below === undefined) {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end(`the proxy serves ${options.basePath}/...`);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+
+    let answer: WireResponse;
+    let payload: Buffer;
+    try {
+      const response = await fetch(upstream + below + url.search, {
+        method,
+        headers,
+        body: body.length && method !== "GET" && method !== "HEAD" ? body : undefined,
+        redirect: "manual",
+      });
+      payload = Buffer.from(await response.arrayBuffer());
+      const responseHeaders: Record<string, string> = {};
+      response.headers.forEach((value, name) => (responseHeaders[name] = value));
+      answer = { status: response.status, headers: responseHeaders, body: payload.toString("utf8") };
+    } catch (error) {
+      res.writeHead(502, { "Content-Type": "text/plain" }).end(`the proxy could not reach ${upstream}: ${(error as Error).message}`);
+      options.onExchange({ method, url: url.pathname + url.search, status: 502, violations: [], milliseconds: performance.now() - started });
+      return;
+    }
+    const forwarded: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
+    res.writeHead(answer.status, forwarded).end(payload);
+
+    const request: WireRequest = {
+      method,
+      path: below,
+      query: [...url.searchParams],
+      rawQuery: url.search.slice(1),
+      headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+      body: body.toString("utf8"),
+    };
+    options.onExchange({ method, url: url.pathname + url.search, status: answer.status, violations: checker.checkExchange(request, answer), milliseconds: performance.now() - started });
+  };
+}
+
+/** Listens on host:port (0: any free port); resolves with the server and its address. */
+export async function startValidatingProxy(options: ProxyOptions, host = "127.0.0.1", port = 0): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const handle = validatingProxy(options);
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: Error) => {
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
+      res.end(`proxy error: ${error.message}`);
+    });
+  });
+  acceptListMethod(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const { address, port: actual } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${address.includes(":") ? `[${address}]` : address}:${actual}${options.basePath}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One line for an exchange: `✖ PUT /v1/config → 200 applyConfigEntry /request/body/Protocol: ...`. */
+export function formatExchange(e: Exchange): string[] {
+  const head = `${e.violations.length ? "✖" : "✓"} ${e.method} ${e.url} → ${e.status} (${Math.round(e.milliseconds)} ms)`;
+  return [head, ...e.violations.map((v) => `    ${v.operationId ?? v.operation} ${v.pointer}: ${v.reason} [${v.kind}]`)];
+}

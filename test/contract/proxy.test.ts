@@ -1,0 +1,80 @@
+// The validating proxy (npm run proxy): forwards to a real implementation unchanged and reports
+// every request and response that breaks the description, as it happens.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatExchange, startValidatingProxy, type Exchange } from "../../scripts/contract/proxy.ts";
+import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
+import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+
+const mesh = REFERENCE_SERVERS.find((s) => s.api === "mesh")!;
+let server: RunningReferenceServer;
+let broken: Server;
+const proxies: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  server = await mesh.start();
+  // An implementation that breaks the description: a chain that is a number, an undocumented status.
+  broken = createServer((req, res) => {
+    if (req.url?.startsWith("/v1/discovery-chain/")) res.writeHead(200, { "Content-Type": "application/json" }).end('{"Chain": 5}');
+    else res.writeHead(418, { "Content-Type": "text/plain" }).end("teapot");
+  });
+  await new Promise<void>((r) => broken.listen(0, "127.0.0.1", r));
+});
+afterAll(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  await server?.close();
+  broken?.close();
+});
+
+async function proxyTo(upstream: string) {
+  const seen: Exchange[] = [];
+  const proxy = await startValidatingProxy({ doc: loadBundle("mesh") as OpenApiDoc, basePath: "/v1", upstream, onExchange: (e) => seen.push(e) });
+  proxies.push(proxy);
+  return { url: proxy.url, seen };
+}
+
+describe("validating proxy", () => {
+  it("forwards to the implementation unchanged and reports nothing for a conforming exchange", async () => {
+    const { url, seen } = await proxyTo(server.baseUrl);
+    const response = await fetch(`${url}/config`, { method: "PUT", headers: { ...mesh.headers, "Content-Type": "application/json" }, body: '{"Kind":"service-defaults","Name":"web","Protocol":"http"}' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toBe(true);
+    const chain = await fetch(`${url}/discovery-chain/web`, { headers: mesh.headers });
+    expect((await chain.json()).Chain.Protocol).toBe("http");
+    expect(chain.headers.get("x-mesh-index")).toMatch(/^\d+$/);
+    expect(seen.map((e) => [e.method, e.url, e.status, e.violations])).toEqual([
+      ["PUT", "/v1/config", 200, []],
+      ["GET", "/v1/discovery-chain/web", 200, []],
+    ]);
+  });
+
+  it("reports a request that breaks the description, with the implementation's answer", async () => {
+    const { url, seen } = await proxyTo(server.baseUrl);
+    const response = await fetch(`${url}/config?bogus=1`, { method: "PUT", headers: { ...mesh.headers, "Content-Type": "application/json" }, body: '{"Kind":"service-defaults","Name":"web","Protocol":"htp"}' });
+    expect(response.status).toBe(400);
+    const [exchange] = seen;
+    expect(exchange!.violations.map((v) => [v.kind, v.pointer])).toEqual([
+      ["request-parameter", "/request/query/bogus"],
+      ["request-body", "/request/body/Protocol"],
+    ]);
+    expect(formatExchange(exchange!)[0]).toMatch(/^✖ PUT \/v1\/config\?bogus=1 → 400 \(\d+ ms\)$/);
+  });
+
+  it("reports a response that breaks the description, and passes it on as it was", async () => {
+    const { url, seen } = await proxyTo(`http://127.0.0.1:${(broken.address() as AddressInfo).port}/v1`);
+    const chain = await fetch(`${url}/discovery-chain/web`);
+    expect(await chain.text()).toBe('{"Chain": 5}');
+    const other = await fetch(`${url}/agent/self`);
+    expect(other.status).toBe(418);
+    expect(seen[0]!.violations.map((v) => [v.kind, v.pointer])).toEqual([["response-body", "/response/body/Chain"]]);
+    expect(seen[1]!.violations.map((v) => v.kind)).toEqual(["response-status"]);
+  });
+
+  it("answers 502 when the implementation cannot be reached", async () => {
+    const { url, seen } = await proxyTo("http://127.0.0.1:1/v1");
+    expect((await fetch(`${url}/discovery-chain/web`)).status).toBe(502);
+    expect(seen[0]!.status).toBe(502);
+  });
+});
