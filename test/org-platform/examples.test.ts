@@ -82,6 +82,14 @@ describe("response examples", () => {
     expect((await answer("GET", `/teams/${IDS.teams.developers}?include=users%2Corganization-memberships`, TOKENS.bob)).json).toEqual(example("TeamWithMembers"));
   });
 
+  it("the related-resource examples are what their links answer", async () => {
+    expect((await answer("GET", "/organizations/acme", TOKENS.alice)).json).toEqual(example("OrganizationShown"));
+    expect((await answer("GET", `/oauth-tokens/${IDS.tokens.vcsA}`, TOKENS.alice)).json).toEqual(example("OAuthTokenShown"));
+    expect((await answer("GET", `/projects/${IDS.projects.platform}`, TOKENS.alice)).json).toEqual(example("ProjectShown"));
+    expect((await answer("GET", `/users/${IDS.users.carol}`, TOKENS.bob)).json).toEqual(example("UserShown"));
+    expect((await answer("GET", `/organization-memberships/${IDS.memberships.carol}?include=user`, TOKENS.bob)).json).toEqual(example("MembershipWithUser"));
+  });
+
   it("TeamCreated answers CreateTeamRequest, and TeamUpdated answers UpdateTeamRequest on it", async () => {
     const created = await answer("POST", "/organizations/acme/teams", TOKENS.alice, example("CreateTeamRequest"));
     expect(created.status).toBe(200);
