@@ -137,6 +137,28 @@ describe("LeaseManager", () => {
     expect(attempts).toBe(MAX_REVOKE_ATTEMPTS);
   });
 
+  it("leaves expiry to the primary while the cluster is a replication secondary, and revokes once it is not", async () => {
+    const storage = new MemoryStorage();
+    const clock = new ManualClock(T0);
+    const revoked: string[] = [];
+    let active = false;
+    const manager = new LeaseManager(
+      storage,
+      { test: { renew: async () => ({ ttl: 60, maxTtl: 0 }), revoke: async (entry) => void revoked.push(entry.lease_id) } },
+      clock,
+      () => active,
+    );
+    const lease = manager.register({ path: "m/creds/r", mount: "m", secretType: "test", renewable: true, ttl: 60, maxTtl: 0, internal: {} });
+    clock.advance(120_000);
+    await manager.idle();
+    expect(revoked).toEqual([]);
+    expect(manager.entry(lease.lease_id)!.revoke_attempts).toBe(0);
+    active = true;
+    clock.advance(60_000);
+    await manager.idle();
+    expect(revoked).toEqual([lease.lease_id]);
+  });
+
   it("runs one operation of a lease at a time: a renewal during a revocation waits and finds no lease", async () => {
     let release!: () => void;
     const { manager, register } = setup({ revoke: () => new Promise<void>((resolve) => (release = resolve)) });

@@ -11,7 +11,10 @@ const managers = new WeakMap<SecretsCluster, LeaseManager>();
 export function leasesOf(cluster: SecretsCluster): LeaseManager {
   let manager = managers.get(cluster);
   if (!manager) {
-    manager = new LeaseManager(cluster.storage, engineLeaseBackends(cluster));
+    const replication = cluster.replication;
+    // Only a cluster that is no replication secondary revokes at expiry (the primary revokes its secrets).
+    const active = () => replication.dr.role !== "secondary" && replication.performance.role !== "secondary";
+    manager = new LeaseManager(cluster.storage, engineLeaseBackends(cluster), undefined, active);
     managers.set(cluster, manager);
     manager.restore();
   }

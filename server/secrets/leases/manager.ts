@@ -63,10 +63,14 @@ export class LeaseManager {
   readonly #locks = new Map<string, Promise<unknown>>();
   #stopped = false;
 
-  constructor(storage: Storage, backends: Record<string, LeaseBackend>, clock: Clock = systemClock) {
+  /** Whether this cluster revokes at expiry now (a replication secondary leaves it to its primary). */
+  readonly #active: () => boolean;
+
+  constructor(storage: Storage, backends: Record<string, LeaseBackend>, clock: Clock = systemClock, active: () => boolean = () => true) {
     this.#storage = storage;
     this.#backends = backends;
     this.#clock = clock;
+    this.#active = active;
   }
 
   /** Another clock (tests): the timers are set again on it. */
@@ -197,6 +201,9 @@ export class LeaseManager {
       if (!entry || entry.revoke_err !== "") return;
       // Renewed meanwhile: its new timer is set.
       if (entry.expire_time > this.#clock.now()) return this.#schedule(entry);
+      // A secondary holds its primary's leases (replicated) but leaves their revocation to the
+      // primary; it looks again later, in case it has been promoted meanwhile.
+      if (!this.#active()) return this.#retryLater(leaseId, INACTIVE_RECHECK_MS);
       try {
         await this.#backend(entry).revoke(entry);
         this.#forget(entry);
@@ -209,14 +216,19 @@ export class LeaseManager {
           return;
         }
         this.#persist({ ...entry, revoke_attempts: attempts });
-        if (this.#stopped) return;
-        const handle = this.#clock.setTimer(revokeRetryDelay(attempts), () => {
-          this.#timers.delete(leaseId);
-          void this.#expire(leaseId);
-        });
-        this.#timers.set(leaseId, handle);
+        this.#retryLater(leaseId, revokeRetryDelay(attempts));
       }
     });
+  }
+
+  #retryLater(leaseId: string, ms: number): void {
+    if (this.#stopped) return;
+    this.#unschedule(leaseId);
+    const handle = this.#clock.setTimer(ms, () => {
+      this.#timers.delete(leaseId);
+      void this.#expire(leaseId);
+    });
+    this.#timers.set(leaseId, handle);
   }
 
   // ---- inside ----
@@ -264,6 +276,9 @@ export class LeaseManager {
     this.#timers.clear();
   }
 }
+
+/** How often a secondary looks again at the leases it holds past their end. */
+const INACTIVE_RECHECK_MS = 60_000;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
