@@ -181,6 +181,11 @@ describe("the rule language", () => {
     expect(error('service "web" { policy = "read"')).toBe("Failed to parse ACL rules: unexpected end of rules");
     expect(error('"service" = "read"')).toBe('Failed to parse ACL rules: line 1: expected ident, found "service"');
     expect(error('service "web" { intentions = "read" }')).toBe('Failed to parse ACL rules: service "web" needs a policy');
+    // Punctuation is only punctuation when it is not quoted, and each place wants its own.
+    expect(error('service "web" { "," policy = "read" }')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found ","');
+    expect(error('service "web" { "}"')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found "}"');
+    expect(error('service "web" } policy = "read" }')).toBe('Failed to parse ACL rules: line 1: expected {, found "}"');
+    expect(error('service "web" { policy , "read" }')).toBe('Failed to parse ACL rules: line 1: expected =, found ","');
   });
 
   it("refuses unknown policies and resources, saying whether a label was given", () => {
