@@ -19,6 +19,7 @@ import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
 import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
+import type { RequestContext } from "./http/request-context.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
 import { apiRouter } from "./replication/cluster-app.ts";
@@ -58,14 +59,6 @@ export interface SecretsApp {
   /** The description as served: the bundle with the engines at the served mounts. */
   document: OpenApiDocument;
   operations: OperationIndex;
-}
-
-/** What dispatch found out about a request, for the handlers (in res.locals.secrets). */
-export interface RequestContext {
-  operation: SecretsOperation;
-  token: string;
-  /** The canonical path relative to /v1, as policies saw it (a list's ends in `/`). */
-  path: string;
 }
 
 export async function createSecretsApp(options: SecretsAppOptions = {}): Promise<SecretsApp> {

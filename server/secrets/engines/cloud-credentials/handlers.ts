@@ -1,7 +1,7 @@
 // Handlers of the cloud credentials engine's eleven operations, at whatever mount the request reached.
 import type { Request, Response } from "express";
 import type { operations } from "../../../../generated/secrets/schema.ts";
-import type { RequestContext } from "../../app.ts";
+import { requestContext } from "../../http/request-context.ts";
 import type { SecretsCluster } from "../../cluster.ts";
 import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
 import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CredentialsRequest, type RootConfigWrite } from "./engine.ts";
@@ -23,16 +23,13 @@ type CloudCredentialsOperation =
 
 type Body<O extends CloudCredentialsOperation> = operations[O] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
 
-function context(res: Response): RequestContext {
-  return res.locals.secrets as RequestContext;
-}
 
 function mountOf(res: Response): string {
-  return context(res).operation.mount!;
+  return requestContext(res).operation.mount!;
 }
 
 async function issue(cluster: SecretsCluster, req: Request, res: Response, path: "creds" | "sts", request: CredentialsRequest): Promise<void> {
-  const displayName = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
+  const displayName = cluster.auth.lookup(requestContext(res).token)?.displayName ?? "token";
   const mount = mountOf(res);
   const issued = await cloudCredentialsEngine(cluster).generate(mount, String(req.params.name), path, request, displayName);
   const { path: leasePath, ...lease } = issued.lease;

@@ -1,6 +1,6 @@
 // Handlers of the discovery-token engine's six operations, at whatever mount the request reached.
 import type { Response } from "express";
-import type { RequestContext } from "../../app.ts";
+import { requestContext } from "../../http/request-context.ts";
 import type { SecretsCluster } from "../../cluster.ts";
 import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
 import type { AccessInput } from "./access.ts";
@@ -16,12 +16,9 @@ type DiscoveryTokenOperation =
   | "deleteDiscoveryTokenRole"
   | "generateDiscoveryToken";
 
-function context(res: Response): RequestContext {
-  return res.locals.secrets as RequestContext;
-}
 
 function engine(cluster: SecretsCluster, res: Response): DiscoveryTokenEngine {
-  return new DiscoveryTokenEngine(cluster.storage, context(res).operation.mount!);
+  return new DiscoveryTokenEngine(cluster.storage, requestContext(res).operation.mount!);
 }
 
 export const discoveryTokenHandlers = {
@@ -53,8 +50,8 @@ export const discoveryTokenHandlers = {
   },
 
   generateDiscoveryToken: async (cluster, req, res) => {
-    const requester = cluster.auth.lookup(context(res).token)?.displayName ?? "token";
-    const mount = context(res).operation.mount!;
+    const requester = cluster.auth.lookup(requestContext(res).token)?.displayName ?? "token";
+    const mount = requestContext(res).operation.mount!;
     const issued = await engine(cluster, res).issue(String(req.params.name), requester);
     const { path, ...lease } = issued.lease;
     const registered = leasesOf(cluster).register({ path, mount, secretType: TOKEN_SECRET, ...lease });

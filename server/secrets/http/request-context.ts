@@ -1,0 +1,15 @@
+// What dispatch (app.ts) found out about a request, for the handlers: kept in res.locals.secrets.
+// Its own module, so that handlers do not import the app that imports them.
+import type { Response } from "express";
+import type { SecretsOperation } from "../operations.ts";
+
+export interface RequestContext {
+  operation: SecretsOperation;
+  token: string;
+  /** The canonical path relative to /v1, as policies saw it (a list's ends in `/`). */
+  path: string;
+}
+
+export function requestContext(res: Response): RequestContext {
+  return res.locals.secrets as RequestContext;
+}
