@@ -61,7 +61,9 @@ export interface paths {
          *     uses the resolver's entry for the target's subset, else `*`, one target per listed datacenter.
          *     `ConnectTimeout` is the final resolver's `ConnectTimeout`, else `5s`. The protocol comes from
          *     `service-defaults`, else `proxy-defaults` `Config.protocol`, else `tcp`, and must agree across every
-         *     service the chain reaches. Mesh-gateway modes apply only to targets in other datacenters.
+         *     service the chain reaches. Mesh-gateway modes apply only to targets in datacenters other than the
+         *     answering server's own, even when `compile-dc` names another datacenter (its targets then get
+         *     their mode), and never to services outside the mesh (`External` targets).
          */
         get: operations["readDiscoveryChain"];
         put?: never;
@@ -71,10 +73,12 @@ export interface paths {
          *     optional; an empty body compiles without overrides. When an override changes the compiled chain,
          *     the chain carries a `CustomizationHash`.
          *
-         *     - `OverrideConnectTimeout` replaces the connect timeout of every resolver.
+         *     - `OverrideConnectTimeout` replaces the connect timeout of every resolver (a duration string or a
+         *       number of nanoseconds).
          *     - `OverrideProtocol` replaces the chain's protocol. Forcing a non-L7 protocol (`tcp`) drops routers
          *       and splitters; forcing an L7 protocol on a `tcp` chain adds none.
-         *     - `OverrideMeshGateway` replaces the mesh-gateway mode of targets in other datacenters.
+         *     - `OverrideMeshGateway` replaces the mesh-gateway mode of targets outside the answering server's
+         *       datacenter.
          */
         post: operations["readDiscoveryChainWithOverrides"];
         delete?: never;
@@ -617,7 +621,7 @@ export interface components {
              * @enum {string}
              */
             OverrideProtocol?: "" | "tcp" | "http" | "http2" | "grpc";
-            /** @description Replaces the mesh-gateway mode of targets in other datacenters. */
+            /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. */
             OverrideMeshGateway?: components["schemas"]["MeshGatewayConfig"];
         };
         /** @description Resolve another service, subset, namespace or datacenter instead. Not together with `Failover`. */
