@@ -24,8 +24,19 @@ beforeAll(async () => {
             "aws/creds/admin": { capabilities: ["deny"] },
           },
         },
+        // The same denial written the other ways a policy can say it.
+        "glob-deny": { path: { "*": { capabilities: ALL }, "aws/roles/adm*": { capabilities: ["deny"] }, "aws/creds/adm*": { capabilities: ["deny"] } } },
+        "plus-deny": { path: { "*": { capabilities: ALL }, "aws/+/admin": { capabilities: ["deny"] } } },
+        "allow-list": { path: { "aws/roles/web": { capabilities: ALL }, "aws/creds/web": { capabilities: ALL }, "aws/roles/": { capabilities: ["list"] } } },
+        "read-only": { path: { "*": { capabilities: ["read", "list"] }, "aws/creds/*": { capabilities: ["deny"] } } },
       },
-      tokens: [{ id: ATTACKER, policies: ["all-but-admin"] }],
+      tokens: [
+        { id: ATTACKER, policies: ["all-but-admin"] },
+        { id: "glob-token", policies: ["glob-deny"] },
+        { id: "plus-token", policies: ["plus-deny"] },
+        { id: "allow-list-token", policies: ["allow-list"] },
+        { id: "read-only-token", policies: ["read-only"] },
+      ],
     }),
   });
   ok(await server.client.POST("/aws/config/root", { body: { ...STATIC_ROOT, region: "eu-west-1" } }));
@@ -148,6 +159,37 @@ describe("every spelling of a denied path (property)", () => {
       { numRuns: 150 },
     );
     await adminRoleIntact();
+  });
+
+  it("holds for every shape of policy: exact, glob and `+` denials, an allow-list, a read-only token", async () => {
+    // [token, method, path the token may not act on with that method]
+    const denied: Array<[string, string, string]> = [
+      ["glob-token", "GET", "aws/roles/admin"],
+      ["glob-token", "DELETE", "aws/roles/admin"],
+      ["glob-token", "GET", "aws/creds/admin"],
+      ["plus-token", "GET", "aws/roles/admin"],
+      ["plus-token", "DELETE", "aws/roles/admin"],
+      ["plus-token", "GET", "aws/creds/admin"],
+      ["allow-list-token", "GET", "aws/roles/admin"],
+      ["allow-list-token", "DELETE", "aws/roles/web"],
+      ["allow-list-token", "GET", "aws/creds/admin"],
+      ["read-only-token", "DELETE", "aws/roles/admin"],
+      ["read-only-token", "POST", "aws/roles/admin"],
+      ["read-only-token", "GET", "aws/creds/web"],
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...denied).chain(([token, method, path]) => spelling(path).map((target) => ({ token, method, path, target }))),
+        async ({ token, method, path, target }) => {
+          const answer = await raw(method, target, token, method === "POST" ? "{}" : undefined);
+          expect([301, 400, 403, 404, 405]).toContain(answer.status);
+          if (answer.status === 301) expect(answer.location).toBe(`/v1/${path}`);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    await adminRoleIntact();
+    expect((await server.client.GET("/aws/roles/{name}", { params: { path: { name: "web" } } })).response.status).toBe(200);
   });
 
   it("canonicalizes as Go's net/http does: decoded once, then cleaned; the clean form is a fixed point", () => {
