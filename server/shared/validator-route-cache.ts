@@ -68,6 +68,25 @@ if (!mutator.prototype.__fast) {
   mutator.prototype.__fast = true;
 }
 
+// 3. Start-up: every validator compiles the OpenAPI meta-schema with ajv to check its description
+//    (even with validateApiSpec off), about a third of `npm start`'s CPU with three services. The
+//    compiled checker is stateless between calls (its errors are read right after each call), so
+//    one per OpenAPI version and setting is shared.
+const schemaValidatorModule = fromValidator("framework/openapi.schema.validator.js") as {
+  OpenAPISchemaValidator: new (options: { version: string; validateApiSpec?: boolean }) => unknown;
+  __shared?: boolean;
+};
+if (!schemaValidatorModule.__shared) {
+  const Original = schemaValidatorModule.OpenAPISchemaValidator;
+  const shared = new Map<string, unknown>();
+  schemaValidatorModule.OpenAPISchemaValidator = function SharedOpenAPISchemaValidator(options: { version: string; validateApiSpec?: boolean }) {
+    const key = `${options.version} ${options.validateApiSpec ? 1 : 0}`;
+    if (!shared.has(key)) shared.set(key, new Original(options));
+    return shared.get(key);
+  } as unknown as typeof Original;
+  schemaValidatorModule.__shared = true;
+}
+
 /** The library's classes that openapi.ts assembles into one middleware. */
 export const validatorLibrary = {
   OpenApiValidator: fromValidator("openapi.validator.js").OpenApiValidator,
