@@ -118,6 +118,23 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
   },
 };
 
+/** Prism's request findings from its `sl-violations` header, as violations; [] when there are none. */
+export function requestViolations(header: string | null): Violation[] {
+  if (!header) return [];
+  try {
+    const found = JSON.parse(header) as { location?: string[]; message?: string }[];
+    return found
+      .filter((v) => Array.isArray(v.location) && v.location[0] === "request")
+      .map((v) => {
+        const [, where = "", ...rest] = v.location!;
+        const pointer = ["", "request", where === "header" ? "headers" : where, ...rest].filter((t, i) => i < 2 || t !== "").join("/");
+        return { kind: where === "body" ? "request-body" : "request-parameter", operation: "", pointer, reason: String(v.message ?? "breaks the description") } as Violation;
+      });
+  } catch {
+    return [];
+  }
+}
+
 /** Whether the request carries credentials for one of the operation's security alternatives. */
 function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingMessage["headers"]): boolean {
   const security = (operation.operation.security ?? doc.security) as Record<string, string[]>[] | undefined;
@@ -150,7 +167,7 @@ const MAX_BODY = 1 << 20;
 export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
   const checker = contractChecker(doc, { unknownQueryParameters: profile.refusesUnknownQuery ? "refuse" : "allow" });
 
-  function decide(method: string, path: string, rawQuery: string, headers: IncomingMessage["headers"], body: string): { refusal?: MockRefusal; method: string; headers: Record<string, string> } {
+  function decide(method: string, path: string, rawQuery: string, headers: IncomingMessage["headers"], body: string): { refusal?: MockRefusal; method: string; headers: Record<string, string>; operation?: Operation } {
     const forwarded: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) forwarded[name] = Array.isArray(value) ? value.join(", ") : value;
     if (profile.bodyIsAlwaysJson && body !== "") forwarded["content-type"] = "application/json";
@@ -169,7 +186,7 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     const query = [...new URLSearchParams(rawQuery)];
     const violations = checker.checkRequest(matched, { method, path, query, rawQuery, headers: forwarded, body });
     if (violations.length) return { refusal: { kind: "invalid", operation: matched.operation, violations }, method, headers: forwarded };
-    return { method, headers: forwarded };
+    return { method, headers: forwarded, operation: matched.operation };
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -188,20 +205,22 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     const method = (req.method ?? "GET").toUpperCase();
     // CORS preflights are Prism's (it allows any origin).
     const preflight = method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
-    const decision = preflight ? { method, headers: Object.fromEntries(Object.entries(req.headers).filter(([n]) => !HOP_BY_HOP.has(n))) as Record<string, string> } : decide(method, url.pathname, url.search.slice(1), req.headers, body);
-    if (decision.refusal) {
-      const answer = profile.render(decision.refusal);
+    const decision: ReturnType<typeof decide> = preflight
+      ? { method, headers: Object.fromEntries(Object.entries(req.headers).filter(([n]) => !HOP_BY_HOP.has(n))) as Record<string, string> }
+      : decide(method, url.pathname, url.search.slice(1), req.headers, body);
+    const refuse = (refusal: MockRefusal) => {
+      const answer = profile.render(refusal);
       res.writeHead(answer.status, {
         "Content-Type": answer.contentType,
         "Access-Control-Allow-Origin": "*",
         "Access-Control-Expose-Headers": "*",
       });
       res.end(answer.body);
-      const problems = decision.refusal.kind === "invalid" ? decision.refusal.violations.map((v) => `  ✖ ${describeViolation(v)}`) : [];
+      const problems = refusal.kind === "invalid" ? refusal.violations.map((v) => `  ✖ ${describeViolation(v)}`) : [];
       log?.(`${method} ${url.pathname} → ${answer.status}`);
       for (const p of problems) log?.(p);
-      return;
-    }
+    };
+    if (decision.refusal) return refuse(decision.refusal);
     try {
       const upstreamResponse = await fetch(upstream + url.pathname + url.search, {
         method: decision.method,
@@ -214,6 +233,10 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
         if (!HOP_BY_HOP.has(name)) headers[name] = value;
       });
       const payload = Buffer.from(await upstreamResponse.arrayBuffer());
+      // Prism found something the checker let through: its answer would be a documented example of
+      // some other error, so its own findings (sl-violations) are answered in the envelope instead.
+      const prismFound = upstreamResponse.status >= 400 && decision.operation ? requestViolations(upstreamResponse.headers.get("sl-violations")) : [];
+      if (prismFound.length) return refuse({ kind: "invalid", operation: decision.operation!, violations: prismFound });
       res.writeHead(upstreamResponse.status, headers).end(payload);
     } catch (error) {
       res.writeHead(502, { "Content-Type": "text/plain" }).end(`the mock's Prism did not answer: ${(error as Error).message}`);

@@ -108,3 +108,22 @@ describe.each(REFERENCE_SERVERS.map((s) => [s.api, s] as const))("mock and refer
     expect(problems).toEqual([]);
   });
 });
+
+describe("Prism's own findings", () => {
+  it("are read from sl-violations when the front's checker let a request through", async () => {
+    const { requestViolations, describeViolation } = await import("../../scripts/mock/front.ts");
+    const header = JSON.stringify([
+      { location: ["request", "body", "secret_shares"], severity: "Error", code: "type", message: "Request body property secret_shares must be integer" },
+      { location: ["request", "query", "list"], severity: "Error", code: "required", message: "must have required property 'list'" },
+      { location: ["response", "body"], severity: "Error", message: "not about the request" },
+    ]);
+    const found = requestViolations(header);
+    expect(found.map((v) => [v.kind, v.pointer])).toEqual([
+      ["request-body", "/request/body/secret_shares"],
+      ["request-parameter", "/request/query/list"],
+    ]);
+    expect(describeViolation(found[0]!)).toBe("secret_shares Request body property secret_shares must be integer");
+    expect(requestViolations(null)).toEqual([]);
+    expect(requestViolations("not json")).toEqual([]);
+  });
+});
