@@ -55,7 +55,7 @@ export const GUARD_MODULES: GuardModule[] = [
     name: "mesh-token-resolution",
     mutate: "server/mesh/acl-service.ts",
     functions: [/^\s+resolve\(secret/, /^\s+private expired\(/],
-    tests: ["test/mesh/acl.api.test.ts", "test/mesh/acl-objects.api.test.ts"],
+    tests: ["test/mesh/token-resolution-precedence.test.ts", "test/mesh/acl.api.test.ts"],
   },
   {
     name: "secrets-rekey",
