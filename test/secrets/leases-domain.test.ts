@@ -84,7 +84,7 @@ describe("LeaseManager", () => {
 
   it("restores timers from storage: a new manager on the same storage revokes what is due", async () => {
     const first = setup();
-    const lease = first.register();
+    const lease = await first.register();
     first.manager.stop();
     const second = setup({}, first.storage);
     second.manager.restore();
@@ -99,7 +99,7 @@ describe("LeaseManager", () => {
 
   it("chains timers for leases longer than one timer can wait (768h)", async () => {
     const { clock, manager, revoked, register } = setup();
-    const lease = register(0, 0);
+    const lease = await register(0, 0);
     expect(lease.lease_duration).toBe(768 * 3600);
     clock.advance(768 * 3600_000 - 1000);
     await manager.idle();
@@ -117,7 +117,7 @@ describe("LeaseManager", () => {
         throw new Error("provider down");
       },
     });
-    const lease = register();
+    const lease = await register();
     clock.advance(60_000);
     await manager.idle();
     expect(attempts).toBe(1);
@@ -148,7 +148,7 @@ describe("LeaseManager", () => {
       clock,
       () => active,
     );
-    const lease = manager.register({ path: "m/creds/r", mount: "m", secretType: "test", renewable: true, ttl: 60, maxTtl: 0, internal: {} });
+    const lease = await manager.register({ path: "m/creds/r", mount: "m", secretType: "test", renewable: true, ttl: 60, maxTtl: 0, internal: {} });
     clock.advance(120_000);
     await manager.idle();
     expect(revoked).toEqual([]);
@@ -159,10 +159,24 @@ describe("LeaseManager", () => {
     expect(revoked).toEqual([lease.lease_id]);
   });
 
+  it("revokes a secret at once when its lease cannot be stored, and passes the refusal on", async () => {
+    const storage = new MemoryStorage();
+    const put = storage.put.bind(storage);
+    storage.put = (key, value) => {
+      if (key.startsWith("sys/expire/")) throw new Error("storage is full");
+      put(key, value);
+    };
+    const { manager, revoked, register } = setup({}, storage);
+    await expect(register()).rejects.toThrow("storage is full");
+    expect(revoked).toHaveLength(1);
+    expect(revoked[0]).toMatch(/^m\/creds\/r\//);
+    expect(manager.list()).toEqual([]);
+  });
+
   it("runs one operation of a lease at a time: a renewal during a revocation waits and finds no lease", async () => {
     let release!: () => void;
     const { manager, register } = setup({ revoke: () => new Promise<void>((resolve) => (release = resolve)) });
-    const lease = register();
+    const lease = await register();
     const revoking = manager.revoke(lease.lease_id);
     const renewing = manager.renew(lease.lease_id, 0);
     await new Promise((resolve) => setImmediate(resolve));

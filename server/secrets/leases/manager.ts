@@ -100,8 +100,12 @@ export class LeaseManager {
     while (this.#locks.size > 0) await Promise.allSettled([...this.#locks.values()]);
   }
 
-  /** Registers the lease of a secret just issued. */
-  register(request: LeaseRequest): IssuedLease {
+  /**
+   * Registers the lease of a secret just issued. When the lease cannot be stored (storage full),
+   * the secret is revoked at once and the refusal passed on, as the real system's Register does:
+   * no credential may live without a lease.
+   */
+  async register(request: LeaseRequest): Promise<IssuedLease> {
     if (!this.#backends[request.secretType]) throw new Error(`no lease backend for secret type ${request.secretType}`);
     const now = this.#clock.now();
     const computed = calculateTtl({ now, issueTime: now, increment: 0, backendTtl: request.ttl, backendMaxTtl: request.maxTtl });
@@ -121,7 +125,14 @@ export class LeaseManager {
       revoke_err: "",
       revoke_attempts: 0,
     };
-    this.#persist(entry);
+    try {
+      this.#persist(entry);
+    } catch (error) {
+      await this.#backend(entry)
+        .revoke(entry)
+        .catch((revokeError: unknown) => console.error(`secrets: revoking a secret whose lease could not be stored (${entry.path}): ${messageOf(revokeError)}`));
+      throw error;
+    }
     this.#schedule(entry);
     return { lease_id: entry.lease_id, lease_duration: computed.ttl, renewable: entry.renewable, warnings: computed.warnings };
   }

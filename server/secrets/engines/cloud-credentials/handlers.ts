@@ -33,7 +33,7 @@ async function issue(cluster: SecretsCluster, req: Request, res: Response, path:
   const mount = mountOf(res);
   const issued = await cloudCredentialsEngine(cluster).generate(mount, String(req.params.name), path, request, displayName);
   const { path: leasePath, ...lease } = issued.lease;
-  const registered = leasesOf(cluster).register({ path: leasePath, mount, secretType: ACCESS_KEYS_SECRET, ...lease });
+  const registered = await leasesOf(cluster).register({ path: leasePath, mount, secretType: ACCESS_KEYS_SECRET, ...lease });
   res.json({
     ...envelope(cluster, issued.data),
     lease_id: registered.lease_id,

@@ -54,7 +54,7 @@ export const discoveryTokenHandlers = {
     const mount = requestContext(res).operation.mount!;
     const issued = await engine(cluster, res).issue(String(req.params.name), requester);
     const { path, ...lease } = issued.lease;
-    const registered = leasesOf(cluster).register({ path, mount, secretType: TOKEN_SECRET, ...lease });
+    const registered = await leasesOf(cluster).register({ path, mount, secretType: TOKEN_SECRET, ...lease });
     res.json({
       ...envelope(cluster, issued.data),
       lease_id: registered.lease_id,
