@@ -424,6 +424,9 @@ describe("creds from backends with the legacy token API", () => {
     expect((await readChain(issued, "api")).response.status).toBe(403);
     const info = await old.clientWithToken(MANAGEMENT).GET("/acl/info/{id}", { params: { path: { id: data!.data.token } } });
     expect(info.data).toEqual([expect.objectContaining({ Type: "client", Rules: WEB_READ })]);
+    // Revoking the lease destroys the legacy token (PUT /v1/acl/destroy/<id>, secret_token.go): it stops working.
+    expect((await secrets.root.PUT("/sys/leases/revoke", { body: { lease_id: data!.lease_id } })).response.status).toBe(204);
+    expect((await readChain(issued, "web")).response.status).toBe(403);
 
     expect((await writeRole("legacy-admin", { token_type: "management" })).response.status).toBe(204);
     const admin = await creds("legacy-admin");
