@@ -1379,7 +1379,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
-            500: components["responses"]["EntryRefused"];
         };
     };
     deleteConfigEntry: {

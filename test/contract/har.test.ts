@@ -30,7 +30,8 @@ async function recordTraffic(baseUrl: string): Promise<Har> {
   await admin.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } });
   await admin.PUT("/config", { body: { Kind: "service-resolver", Name: "web", ConnectTimeout: "15s", Subsets: { v1: { Filter: "Service.Meta.version == v1" }, v2: { Filter: "Service.Meta.version == v2" } } } });
   await admin.PUT("/config", { body: { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 90, ServiceSubset: "v1" }, { Weight: 10, ServiceSubset: "v2" }] } });
-  await admin.PUT("/config", { body: { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50 }] } }); // 400: weights
+  await admin.PUT("/config", { body: { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50 }] } }); // 500: weights (a rule)
+  await admin.GET("/config/{kind}", { params: { path: { kind: "service-splitter" }, query: { index: 1, wait: "soon" } } }); // 400: Invalid wait time
   await admin.GET("/config/{kind}", { params: { path: { kind: "service-splitter" } } });
   const { response: read } = await admin.GET("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "web" } } });
   await admin.GET("/config/{kind}/{name}", { params: { path: { kind: "service-router", name: "web" } } }); // 404
@@ -87,7 +88,7 @@ describe("recorded traffic", () => {
     const called = new Set(har.log.entries.map((e) => checker.match(e.request.method, new URL(e.request.url).pathname.slice("/v1".length))?.operation.operationId));
     expect([...called].sort()).toEqual(checker.operations.map((o) => o.operationId).sort());
     const statuses = new Set(har.log.entries.map((e) => e.response.status));
-    expect([...statuses].sort()).toEqual([200, 400, 403, 404]);
+    expect([...statuses].sort()).toEqual([200, 400, 403, 404, 500]);
     expect(har.log.entries.every((e) => e.request.url.startsWith(mesh.baseUrl))).toBe(true);
   });
 
