@@ -15,8 +15,21 @@ export default {
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress"],
   clearTextReporter: { allowColor: false, logTests: false },
-  // The sandbox needs the code and tests, not the built docs or benchmarks.
-  ignorePatterns: ["/.stryker-tmp*", "/dist", "/docs", "/bench", "/reports", "/workflows", "/.ci", "/README.md"],
+  // The sandbox holds only what tests need: files other work creates and removes at the top of the
+  // checkout meanwhile (scratch configs, data directories) must not break the copy.
+  ignorePatterns: [
+    "/*",
+    "!/server",
+    "!/test",
+    "!/scripts",
+    "!/generated",
+    "!/openapi",
+    "!/package.json",
+    "!/tsconfig.json",
+    "!/redocly.yaml",
+    "!/vitest.mutation.config.ts",
+    "!/stryker.config.mjs",
+  ],
   tempDirName: ".stryker-tmp",
   cleanTempDir: true,
 };
