@@ -2,7 +2,7 @@
 // one --cpu-prof uses) while one operation is loaded, and prints self time per request by place
 // (package or server module) and by function, validated beside unvalidated, so the cost of
 // validation shows as the difference.
-//   npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
+//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,7 +20,9 @@ interface Profile {
 }
 
 const [apiName = "mesh", index = "0"] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const api = APIS.find((a) => a.api === apiName)!;
+const found = APIS.find((a) => a.api === apiName)!;
+// BENCH_SIZE: the data size of the target (teams, roles, services) instead of the hot-path one.
+const api = process.env.BENCH_SIZE ? { ...found, spec: { ...found.spec, size: Number(process.env.BENCH_SIZE) } } : found;
 const op = api.operations[Number(index)]!;
 const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 

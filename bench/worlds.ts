@@ -40,7 +40,8 @@ export const BIG_TEAM = "team-BenchBigTeam0001";
 
 /**
  * The default world with `teams` more teams in acme (team-bench-00001...) and `members` more
- * members of acme, all of them in the team BIG_TEAM (the first of the added teams).
+ * members of acme, all of them (and alice) in the team BIG_TEAM, the first of the added teams; the
+ * others have no members.
  */
 export function orgWorldOf(teams: number, members = 0): WorldFile {
   const world = structuredClone(DEFAULT_WORLD);
@@ -53,7 +54,7 @@ export function orgWorldOf(teams: number, members = 0): WorldFile {
       ...(i === 0 ? { id: BIG_TEAM } : {}),
       name: `bench-${String(i).padStart(5, "0")}`,
       visibility: "organization",
-      members: i === 0 ? ["alice", ...users] : ["alice"],
+      members: i === 0 ? ["alice", ...users] : [],
       "created-at": "2024-01-01T00:00:00.000Z",
     });
   }

@@ -5,10 +5,13 @@
 //    every request (pathToRegexp in its loop). The inputs are the same few route templates each
 //    time, so the compiled expressions are memoized, in the path-to-regexp module instance the
 //    validator itself loads. The regexps have no global flag, so sharing them is safe.
-// 2. Object-valued query parameters (the org platform's page[number]/page[size]): the library
-//    tries JSON.parse on the value, which is already an object, on every request; the parse always
-//    throws (String(object) is "[object Object]") and the exception is caught and ignored. Values
-//    that cannot be JSON are now left alone without the throw; everything else is parsed as before.
+// 2. Query parameters: whether a parameter's schema is an object is worked out once per schema
+//    instead of on every request. For object-valued parameters (the org platform's page[number],
+//    page[size]) the library tries JSON.parse on the value, already an object, on every request;
+//    the parse always throws (String(object) is "[object Object]") and the exception is caught and
+//    ignored. Values that cannot be JSON are now left alone without the throw; the rest is parsed.
+// 3. (below) one compiled OpenAPI meta-schema for every validator.
+// The metadata stage (route lookup) and the plumbing between stages are in openapi.ts.
 //
 // It also gives openapi.ts the library's internal classes (one module instance with the patches).
 import { createRequire } from "node:module";
@@ -55,9 +58,23 @@ function cannotBeJson(value: unknown): boolean {
 }
 
 const mutator = fromValidator("middlewares/parsers/req.parameter.mutator.js").RequestParameterMutator as {
-  prototype: { parseJsonAndMutateRequest(req: Record<string, Record<string, unknown>>, where: string, name: string): void; __fast?: boolean };
+  prototype: {
+    parseJsonAndMutateRequest(req: Record<string, Record<string, unknown>>, where: string, name: string): void;
+    isObjectOrXOf(schema: object | undefined): boolean;
+    __fast?: boolean;
+  };
 };
 if (!mutator.prototype.__fast) {
+  // isObjectOrXOf walks a parameter's schema (allocating arrays) for every parameter of every
+  // request; the schemas are the loaded description's, which does not change, so once per schema.
+  const isObjectOrXOf = mutator.prototype.isObjectOrXOf;
+  const known = new WeakMap<object, boolean>();
+  mutator.prototype.isObjectOrXOf = function (schema) {
+    if (typeof schema !== "object" || schema === null) return isObjectOrXOf.call(this, schema);
+    let answer = known.get(schema);
+    if (answer === undefined) known.set(schema, (answer = isObjectOrXOf.call(this, schema)));
+    return answer;
+  };
   const original = mutator.prototype.parseJsonAndMutateRequest;
   mutator.prototype.parseJsonAndMutateRequest = function (req, where, name) {
     const field = FIELDS[where];
