@@ -110,7 +110,8 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
       // host:port, for workflows that point another service at the mesh (the discovery-token engine).
       return { ...running, workflowInputs: { meshAddress: new URL(running.baseUrl).host } };
     },
-    refusesUnknownQueryParameters: true,
+    // Unknown query parameters are ignored, as the real agent does (the description says so).
+    refusesUnknownQueryParameters: false,
     headers: { "X-Mesh-Token": MESH_MANAGEMENT_TOKEN },
     workflowInputs: { meshToken: MESH_MANAGEMENT_TOKEN },
     errorEnvelope: plainTextEnvelope,

@@ -8,6 +8,7 @@ import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { checkBlockingParams, meshHandlers, type Handler } from "./handlers/index.ts";
 import { checkBodyShape } from "./domain/body-limits.ts";
+import { checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
@@ -119,8 +120,17 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       next(hasBody(req) ? undefined : new MeshHttpError(400, "Request decoding failed: EOF"));
     });
   }
+  // The agent reads the query parameters it needs and ignores the rest; of the common ones, `dc` must
+  // name this datacenter (the only one there is) and `partition` the only partition.
+  app.use((req, _res, next) => next(checkDatacenterAndPartition(req, service.settings.datacenter)));
   if (options.validate !== false) {
-    app.use(openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false }));
+    app.use(
+      openApiValidator(bundle, {
+        basePath: MESH_BASE_PATH,
+        validateResponses: options.validateResponses !== false,
+        allowUnknownQueryParameters: true,
+      }),
+    );
   }
   for (const route of routesOf(bundle)) {
     const handler: Handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
@@ -167,9 +177,26 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   if (clientWentAway(error, req)) return;
   const { status, message } = describeError(error, req.path);
   // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
-  if (status >= 500 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${req.originalUrl}: ${message}`);
+  if (status >= 500 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
   if (res.headersSent) return;
   res.status(status).type("text/plain").send(message);
+}
+
+function checkDatacenterAndPartition(req: Request, datacenter: string): MeshHttpError | undefined {
+  const { dc, partition } = req.query;
+  // Another datacenter would be reached over the WAN; this server has none (the RPC layer's words).
+  if (typeof dc === "string" && dc !== "" && dc !== datacenter) return new MeshHttpError(500, "No path to datacenter");
+  if (typeof partition === "string" && partition !== "") {
+    const problem = checkPartitionName(partition);
+    if (problem) return new MeshHttpError(400, problem);
+    if (partition !== "default") return new MeshHttpError(400, `Partition ${JSON.stringify(partition)} does not exist`);
+  }
+  return undefined;
+}
+
+/** The request line for a log, without the token a client may have put in the query. */
+function loggedUrl(req: Request): string {
+  return req.originalUrl.replace(/([?&]token=)[^&]*/g, "$1<hidden>");
 }
 
 function clientWentAway(error: unknown, req: Request): boolean {

@@ -75,3 +75,38 @@ describe("unknown routes", () => {
     expect(await response.text()).toMatch(/path parameter "kind" must be equal to one of the allowed values/);
   });
 });
+
+// The agent reads the query parameters it needs and ignores the rest (agent/http.go parse, parseDC,
+// parseToken): real clients send `dc`, `token` and others the description does not use.
+describe("query parameters as the agent reads them", () => {
+  it("ignores parameters an endpoint does not use", async () => {
+    for (const query of ["pretty", "near=_agent", "filter=x", "cached"]) {
+      expect((await fetch(`${mesh.baseUrl}/config/service-defaults?${query}`)).status).toBe(200);
+    }
+  });
+
+  it("takes dc naming its own datacenter, and answers 500 No path to datacenter for any other", async () => {
+    expect((await fetch(`${mesh.baseUrl}/discovery-chain/web?dc=dc1`)).status).toBe(200);
+    const other = await fetch(`${mesh.baseUrl}/discovery-chain/web?dc=dc9`);
+    expect(other.status).toBe(500);
+    expect(await other.text()).toBe("No path to datacenter");
+  });
+
+  it("takes partition=default only", async () => {
+    expect((await fetch(`${mesh.baseUrl}/config/service-defaults?partition=default`)).status).toBe(200);
+    const other = await fetch(`${mesh.baseUrl}/config/service-defaults?partition=eu`);
+    expect([other.status, await other.text()]).toEqual([400, 'Partition "eu" does not exist']);
+    const bad = await fetch(`${mesh.baseUrl}/config/service-defaults?partition=a%2Fb`);
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe("a token in the query (parseToken: ?token= first)", () => {
+  it("is used, and wins over the header", async () => {
+    await mesh.close();
+    mesh = await startMesh({ managementToken: "root" });
+    expect((await fetch(`${mesh.baseUrl}/discovery-chain/web?token=root`)).status).toBe(200);
+    const wins = await fetch(`${mesh.baseUrl}/discovery-chain/web?token=nobody`, { headers: { "X-Mesh-Token": "root" } });
+    expect([wins.status, await wins.text()]).toEqual([403, "ACL not found"]);
+  });
+});

@@ -174,9 +174,11 @@ function checkedDuration(field: string, value: string | number | undefined): str
   }
 }
 
+/** The token as the agent's parseToken finds it: `?token=`, then the token header, then a bearer token. */
 function callerOf(service: MeshService, req: Request): Caller {
   const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
-  return service.identify(req.get("x-mesh-token") || bearer, queryString(req, "ns"), req.get("x-mesh-namespace"));
+  const secret = queryString(req, "token") || req.get("x-mesh-token") || bearer;
+  return service.identify(secret, queryString(req, "ns"), req.get("x-mesh-namespace"));
 }
 
 function casOf(req: Request): number | undefined {
