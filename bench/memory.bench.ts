@@ -168,7 +168,8 @@ export async function memorySection(): Promise<void> {
       stop = true;
       await attacker;
       clearInterval(sampler);
-      const statuses = [...new Set(attacks.map((a) => a.status))].join(", ");
+      // 0: the server closed the connection before answering (it refuses without reading the body).
+      const statuses = [...new Set(attacks.map((a) => (a.status === 0 ? "closed" : String(a.status))))].join(", ");
       const worst = Math.max(meshReads!.p99, orgReads!.p99);
       stallRows.push([
         label,
