@@ -3,7 +3,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { DEFAULT_WORLD } from "./default-world.ts";
-import { ApiError, INVALID_INCLUDE, type ErrorObject } from "./domain/errors.ts";
+import { ApiError, INVALID_INCLUDE, notFound, type ErrorObject } from "./domain/errors.ts";
 import { loadWorld, type WorldFile } from "./domain/world.ts";
 import { orgPlatformHandlers, type Handler } from "./handlers/index.ts";
 import { JSON_API } from "./http/body.ts";
@@ -126,7 +126,9 @@ function describeError(error: unknown, req: Request): { status: number; errors: 
     return { status: refusal.status, errors: refusal.errors };
   }
   const problems = validationProblems(error, req.path);
-  if (problems && status === 400) return fromValidation(problems);
+  // An id or name in the path that breaks its schema (over 255 characters) names nothing.
+  if (problems && status === 400 && problems.every((p) => p.location === "path")) return { status: 404, errors: notFound().errors };
+  if (problems && status === 400) return fromValidation(problems.filter((p) => p.location !== "path"));
   if (status === 404) return { status, errors: [{ status: "404", title: "not found", detail: "No such path." }] };
   if (status === 405) return { status, errors: [{ status: "405", title: "method not allowed", detail: `${req.method} is not allowed on this path.` }] };
   const message = problems?.map((p) => `${p.location} ${p.field} ${p.message}`).join("; ") ?? (error as Error)?.message ?? "unknown error";

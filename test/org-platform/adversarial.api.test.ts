@@ -352,6 +352,12 @@ describe("refuse before parsing", () => {
     expect(JSON.stringify(oc.error)).toContain("/data/attributes/secret");
   });
 
+  it("answers an id or name longer than 255 characters with the 404 of a thing that does not exist", async () => {
+    for (const path of [`/teams/team-${"x".repeat(300)}`, `/organizations/${"a".repeat(300)}`, `/organizations/${"a".repeat(300)}/teams`, `/oauth-clients/oc-${"x".repeat(300)}`, `/users/user-${"x".repeat(300)}`]) {
+      expect((await status(path, TOKENS.alice)).status, path.slice(0, 40)).toBe(404);
+    }
+  });
+
   it("bounds the records of an organization: teams and OAuth clients past the limit are a 422", async () => {
     const store = server.service.store;
     const existing = store.teams("acme")[0]!;
