@@ -226,7 +226,7 @@ async function secretsRoles(): Promise<void> {
 }
 
 async function performanceCatchUp(): Promise<void> {
-  const sizes = QUICK ? [1000, 10_000] : [1000, 10_000, 100_000];
+  const sizes = QUICK ? [300, 3000] : [1000, 10_000, 100_000];
   const rows: (string | number)[][] = [];
   const times: number[] = [];
   for (const writes of sizes) {
