@@ -258,9 +258,11 @@ async function performanceCatchUp(): Promise<void> {
 }
 
 export async function growthSection(): Promise<void> {
-  await meshServices();
-  await blockingQueries();
-  await orgTeams();
-  await secretsRoles();
-  await performanceCatchUp();
+  for (const part of [meshServices, blockingQueries, orgTeams, secretsRoles, performanceCatchUp]) {
+    try {
+      await part();
+    } catch (error) {
+      report(`${part.name}: failed`, (error as Error).stack?.split("\n").slice(0, 6).join("\n") ?? String(error));
+    }
+  }
 }

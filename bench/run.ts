@@ -24,11 +24,16 @@ console.log(
     `${QUICK ? "quick mode, " : ""}${SECONDS}s of load per target, ${CONNECTIONS} connections`,
 );
 const started = Date.now();
+const sections: Record<string, () => Promise<unknown>> = { http: httpSection, growth: growthSection, memory: memorySection, startup: startupSection, tests: testsSection };
+let failed = 0;
 for (const section of chosen) {
-  if (section === "http") await httpSection();
-  if (section === "growth") await growthSection();
-  if (section === "memory") await memorySection();
-  if (section === "startup") await startupSection();
-  if (section === "tests") await testsSection();
+  // A section that fails is reported and the others still run.
+  try {
+    await sections[section]!();
+  } catch (error) {
+    failed++;
+    console.log(`\n### ${section}: failed\n\n${(error as Error).stack?.split("\n").slice(0, 6).join("\n")}`);
+  }
 }
+if (failed > 0) process.exitCode = 1;
 progress(`bench: done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
