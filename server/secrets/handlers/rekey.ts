@@ -14,7 +14,7 @@ type RekeyOperation =
   | "submitRekeyVerificationShare"
   | "restartRekeyVerification";
 
-type ShareBody = operations["submitRekeyShare"]["requestBody"]["content"]["application/json"];
+type ShareBody = NonNullable<operations["submitRekeyShare"]["requestBody"]>["content"]["application/json"];
 
 export const rekeyHandlers = {
   readRekeyStatus: (cluster, _req, res) => {
