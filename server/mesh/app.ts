@@ -7,7 +7,9 @@ import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts"
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { checkBlockingParams, meshHandlers, type Handler } from "./handlers/index.ts";
-import { checkBodyShape } from "./domain/body-limits.ts";
+import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
+import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { tokenOf } from "./handlers/index.ts";
 import { checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
@@ -45,6 +47,15 @@ export interface MeshAppOptions {
   /** Request and response validation as a whole; on unless turned off. */
   validate?: boolean;
 }
+
+/** Request body limits: 1 MB, and a shape no configuration entry or ACL object comes near. */
+export const BODY_LIMITS: JsonLimits = {
+  maxBytes: 1024 * 1024,
+  maxDepth: MAX_BODY_DEPTH,
+  maxStringLength: 512 * 1024,
+  maxObjectEntries: 10_000,
+  maxArrayElements: 10_000,
+};
 
 export interface MeshApp {
   app: express.Express;
@@ -89,11 +100,22 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   // The real system sends no ETag; computing one costs a hash of every answer.
   app.set("etag", false);
-  // The real system decodes every body as JSON whatever its Content-Type; so does this server.
-  app.use(express.json({ type: () => true, limit: "1mb" }));
+  // Refuse before reading: an unknown token first (no byte of its body is read), then the size
+  // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
+  // lengths, members) before JSON.parse builds anything. The real system decodes every body as
+  // JSON whatever its Content-Type; so does this server.
+  app.use(async (req, _res, next) => {
+    try {
+      service.acl.resolve(tokenOf(req));
+      req.body = await readJsonBody(req, BODY_LIMITS);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
   app.use(treatBodyAsJson);
   app.use((req, _res, next) => {
-    // Bounded before anything walks the body recursively (key translation, validation, ACLs).
+    // A second, structural bound on the parsed value, before anything walks it recursively.
     const problem = checkBodyShape(req.body);
     next(problem ? new MeshHttpError(400, `Request decoding failed: ${problem}`) : undefined);
   });
@@ -163,7 +185,8 @@ function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
 }
 
 function hasBody(req: Request): boolean {
-  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+  // Nothing but whitespace is no body either: the real decoder meets EOF at once.
+  return req.body !== undefined;
 }
 
 /** Marks a request body as JSON so the validator checks it against the JSON schema. */
@@ -200,6 +223,7 @@ function loggedUrl(req: Request): string {
 }
 
 function clientWentAway(error: unknown, req: Request): boolean {
+  if (error instanceof JsonBodyError && error.problem.kind === "aborted") return true;
   const { type, code } = (error ?? {}) as { type?: string; code?: string };
   return type === "request.aborted" || code === "ECONNRESET" || code === "ECONNABORTED" || req.socket?.destroyed === true;
 }
@@ -213,6 +237,10 @@ function describeProblem({ location, field, message }: ValidationProblem): strin
 
 function describeError(error: unknown, requestPath: string): { status: number; message: string } {
   if (error instanceof MeshHttpError) return { status: error.status, message: error.message };
+  if (error instanceof JsonBodyError) {
+    if (error.problem.kind === "too-large") return { status: 413, message: "request entity too large" };
+    return { status: 400, message: `Request decoding failed: ${error.message}` };
+  }
   const status = (error as { status?: number })?.status ?? 500;
   if ((error as { type?: string })?.type === "entity.parse.failed") {
     return { status: 400, message: `Request decoding failed: ${(error as Error).message}` };

@@ -175,10 +175,13 @@ function checkedDuration(field: string, value: string | number | undefined): str
 }
 
 /** The token as the agent's parseToken finds it: `?token=`, then the token header, then a bearer token. */
-function callerOf(service: MeshService, req: Request): Caller {
+export function tokenOf(req: Request): string | undefined {
   const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
-  const secret = queryString(req, "token") || req.get("x-mesh-token") || bearer;
-  return service.identify(secret, queryString(req, "ns"), req.get("x-mesh-namespace"));
+  return queryString(req, "token") || req.get("x-mesh-token") || bearer;
+}
+
+function callerOf(service: MeshService, req: Request): Caller {
+  return service.identify(tokenOf(req), queryString(req, "ns"), req.get("x-mesh-namespace"));
 }
 
 function casOf(req: Request): number | undefined {
