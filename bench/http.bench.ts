@@ -91,6 +91,7 @@ export const APIS: Api[] = [
 
 /** Rounds over the four targets (BENCH_ROUNDS; 1 in quick mode, 2 otherwise). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 2));
+const SPLIT = process.env.BENCH_SPLIT === "1";
 
 export interface HttpRow {
   operation: string;
@@ -98,6 +99,8 @@ export interface HttpRow {
   unvalidated: LoadResult;
   express: LoadResult;
   prism: LoadResult;
+  /** Requests validated, responses not (BENCH_SPLIT=1). */
+  requestsOnly?: LoadResult;
 }
 
 /** The answer of the validated server, to be served as it is by plain Express. */
@@ -129,6 +132,9 @@ export async function httpSection(): Promise<HttpRow[]> {
       children.push(validated);
       const unvalidated = await startChild("bench/serve.ts", { ...api.spec, validate: false });
       children.push(unvalidated);
+      // BENCH_SPLIT=1: also requests validated but not responses, to split the validator's cost.
+      const requestsOnly = SPLIT ? await startChild("bench/serve.ts", { ...api.spec, validate: true, validateResponses: false }) : undefined;
+      if (requestsOnly) children.push(requestsOnly);
       const canned: Canned[] = [];
       for (const op of api.operations) canned.push(await cannedAnswer(validated.port, api, op));
       const plain = await startChild("bench/serve.ts", { api: "express", canned } satisfies ServeSpec);
@@ -138,12 +144,13 @@ export async function httpSection(): Promise<HttpRow[]> {
         const ref = (child: Child) => `http://127.0.0.1:${child.port}${api.base}${op.path}`;
         const plainUrl = (base: string) => `${base}${op.plainPath ?? op.path}`;
         const prismPid = pidWith("--port", new URL(prism.baseUrl).port);
-        const targets: [keyof Omit<HttpRow, "operation">, string, string, number | undefined][] = [
+        const targets: [Exclude<keyof HttpRow, "operation">, string, string, number | undefined][] = [
           ["validated", ref(validated), op.method, validated.process.pid],
           ["unvalidated", ref(unvalidated), op.method, unvalidated.process.pid],
           ["express", plainUrl(`http://127.0.0.1:${plain.port}${api.base}`), op.plainMethod ?? op.method, plain.process.pid],
           ["prism", plainUrl(prism.baseUrl), op.plainMethod ?? op.method, prismPid],
         ];
+        if (requestsOnly) targets.splice(1, 0, ["requestsOnly", ref(requestsOnly), op.method, requestsOnly.process.pid]);
         // Rounds interleave the targets, and the best round of each counts: other processes on a
         // shared machine only ever slow a target down.
         const best: Partial<Record<string, LoadResult>> = {};
@@ -157,7 +164,7 @@ export async function httpSection(): Promise<HttpRow[]> {
             else previous.cpuPerRequest = min(result.cpuPerRequest, previous.cpuPerRequest);
           }
         }
-        rows.push({ operation: op.name, validated: best.validated!, unvalidated: best.unvalidated!, express: best.express!, prism: best.prism! });
+        rows.push({ operation: op.name, validated: best.validated!, unvalidated: best.unvalidated!, express: best.express!, prism: best.prism!, requestsOnly: best.requestsOnly });
       }
     } finally {
       prism?.close();
@@ -205,4 +212,16 @@ function printHttp(rows: HttpRow[]): void {
       rows.map((r) => [r.operation, cpu(r.validated), cpu(r.unvalidated), cpu(r.express), cpu(r.prism), cpuRatio(r.validated, r.unvalidated), cpuRatio(r.validated, r.express), cpuRatio(r.validated, r.prism)]),
     ),
   );
+  if (rows.some((r) => r.requestsOnly)) {
+    report(
+      "The validator's cost split (server CPU µs per request): request validation, then response validation",
+      table(
+        ["operation", "unvalidated", "requests validated", "requests and responses validated", "request stage", "response stage"],
+        rows.map((r) => {
+          const [u, q, v] = [r.unvalidated.cpuPerRequest ?? 0, r.requestsOnly?.cpuPerRequest ?? 0, r.validated.cpuPerRequest ?? 0];
+          return [r.operation, int(u), int(q), int(v), int(q - u), int(v - q)];
+        }),
+      ),
+    );
+  }
 }

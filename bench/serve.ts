@@ -34,10 +34,13 @@ export interface ServeSpec {
   /** org: members of the big team */
   members?: number;
   canned?: Canned[];
+  /** Response validation (on unless false; request validation follows `validate`). */
+  validateResponses?: boolean;
 }
 
 const spec = JSON.parse(process.env.BENCH_SPEC ?? "{}") as ServeSpec;
 const validate = spec.validate !== false;
+const validateResponses = spec.validateResponses !== false;
 let mesh: MeshApp | undefined;
 let server: Server;
 let baseUrl = "";
@@ -47,18 +50,18 @@ switch (spec.api) {
     // A big mesh goes straight into the store: loaded as writes (MESH_CONFIG_FILE), each entry
     // compiles every chain first, which makes loading N services cost N² (docs/benchmarks.md).
     mesh = spec.size
-      ? createMeshApp({ store: new MemoryConfigEntryStore(meshOf(spec.size).map(validateEntry)), validate })
-      : createMeshApp({ entries: CHAIN_EXAMPLES.ChainRouter!.entries, validate });
+      ? createMeshApp({ store: new MemoryConfigEntryStore(meshOf(spec.size).map(validateEntry)), validate, validateResponses })
+      : createMeshApp({ entries: CHAIN_EXAMPLES.ChainRouter!.entries, validate, validateResponses });
     server = await listen(mesh.app);
     break;
   }
   case "org": {
-    const { app } = createOrgPlatformApp({ world: orgWorldOf(spec.size ?? 100, spec.members ?? 0), validate });
+    const { app } = createOrgPlatformApp({ world: orgWorldOf(spec.size ?? 100, spec.members ?? 0), validate, validateResponses });
     server = await listen(app);
     break;
   }
   case "secrets": {
-    const running = await startSecretsServer({ rootToken: SECRETS_TOKEN, validate });
+    const running = await startSecretsServer({ rootToken: SECRETS_TOKEN, validate, validateResponses });
     server = running.server;
     baseUrl = running.url;
     await seedRoles(0, spec.size ?? 0);
