@@ -108,8 +108,8 @@ export interface paths {
          *     either case. With `cas`, the write only happens when the entry's current `ModifyIndex` equals
          *     `cas` (`0`: only when it does not exist yet), and the answer says whether it happened.
          *
-         *     Entry names are free text (a `/` is an ordinary character: encode it as `%2F` in the paths that
-         *     read and delete the entry).
+         *     Entry names are free text. A `/` is an ordinary character: in the paths that read and delete the
+         *     entry, everything after the kind is the name, whether its `/` is sent as is or as `%2F`.
          */
         put: operations["applyConfigEntry"];
         post?: never;
@@ -209,8 +209,8 @@ export interface paths {
         /**
          * Read a configuration entry
          * @description The entry of `kind` named `name` in the request's namespace (`proxy-defaults` entries live in
-         *     `default` whatever the request's namespace), with its `CreateIndex` and `ModifyIndex`. A name
-         *     holding `/` is sent encoded (`%2F`). Needs `service:read` on the name (`operator:read` for
+         *     `default` whatever the request's namespace), with its `CreateIndex` and `ModifyIndex`. Everything
+         *     after the kind is the name (a `/` in it may be sent as is or as `%2F`). Needs `service:read` on the name (`operator:read` for
          *     `proxy-defaults`). A blocking query: with `index`, the answer waits for a write of this entry.
          */
         get: operations["readConfigEntry"];

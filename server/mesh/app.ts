@@ -100,6 +100,15 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   // The real system sends no ETag; computing one costs a hash of every answer.
   app.set("etag", false);
+  // The agent splits `/v1/config/<kind>/<name>` once, so a name may hold `/` unencoded (and a
+  // trailing `/` is part of the name): the rest of such a path is re-encoded as one segment, and the
+  // router then decodes it once, for the ACL check and the handler alike.
+  app.use((req, _res, next) => {
+    const match = /^(\/v1\/config\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/.exec(req.url);
+    // The validator routes on originalUrl: both carry the one canonical form.
+    if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
+    next();
+  });
   // Refuse before reading: an unknown token first (no byte of its body is read), then the size
   // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
   // lengths, members) before JSON.parse builds anything. The real system decodes every body as

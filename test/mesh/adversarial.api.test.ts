@@ -54,6 +54,25 @@ describe("namespace escape (names holding '/', namespaces that are not labels)",
     expect((await raw("/config/service-defaults/web?ns=prod", { token: MANAGEMENT })).status).toBe(200);
   });
 
+  // agent/config_endpoint.go: strings.SplitN(kind/name, "/", 2) on the decoded path: the name is
+  // everything after the kind, `/` included; the ACL check and the handler see that one name.
+  it("reads and deletes a name holding '/' sent unencoded, and checks ACLs on that whole name", async () => {
+    mesh = await startMesh({
+      managementToken: MANAGEMENT,
+      tokens: [{ SecretID: "web-writer", Rules: 'service "web" { policy = "write" }' }],
+    });
+    await put({ Kind: "service-defaults", Name: "web/x", Protocol: "http" });
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "grpc" });
+    expect(JSON.parse((await raw("/config/service-defaults/web/x", { token: MANAGEMENT })).text)).toMatchObject({ Name: "web/x" });
+    // A trailing slash is part of the name, as in the real handler.
+    expect((await raw("/config/service-defaults/web/", { token: MANAGEMENT })).text).toBe('Config entry not found for "service-defaults" / "web/"');
+    // A token that may write `web` may not delete `web/x` by sending its `/` unencoded.
+    const denied = await raw("/config/service-defaults/web/x", { method: "DELETE", token: "web-writer" });
+    expect([denied.status, denied.text]).toEqual([403, `Permission denied: token lacks permission 'service:write' on "web/x"`]);
+    expect((await raw("/config/service-defaults/web/x", { method: "DELETE", token: MANAGEMENT })).status).toBe(200);
+    expect(JSON.parse((await raw("/config/service-defaults", { token: MANAGEMENT })).text).map((e: { Name: string }) => e.Name)).toEqual(["web"]);
+  });
+
   it("refuses a team-a token in another namespace, however it is named", async () => {
     mesh = await withAcls();
     for (const query of ["?ns=prod", "?ns=default"]) {
