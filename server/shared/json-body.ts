@@ -1,7 +1,7 @@
 // Reading a JSON request body with its limits checked in the cheapest order: the declared
-// Content-Length before a byte is read, the bytes as they arrive, then the shape of the text
-// (nesting depth, string length, members per object or array) in one linear scan before
-// JSON.parse builds anything. A service calls it only after it has checked the token, so an
+// Content-Length before a byte is read, then, as the bytes arrive, their count and the shape of the
+// text (nesting depth, string length, members per object or array), refusing as soon as a limit is
+// passed; JSON.parse builds the value only from a text within every limit. A service calls it only after it has checked the token, so an
 // unauthenticated client never makes the server read or parse a body.
 import type { IncomingMessage } from "node:http";
 
@@ -46,7 +46,7 @@ export function declaredLengthOverLimit(req: IncomingMessage, maxBytes: number):
  * The body's text, read up to the limit. Resolves `undefined` for an empty body. Rejects with a
  * JsonBodyError (too-large as soon as the declared length or the bytes read pass the limit).
  */
-export function readBodyText(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+export function readBodyText(req: IncomingMessage, maxBytes: number, scanner?: JsonShapeScanner): Promise<string | undefined> {
   const declared = declaredLengthOverLimit(req, maxBytes);
   if (declared !== undefined) return Promise.reject(new JsonBodyError({ kind: "too-large", bytes: declared }));
   if (req.readableEnded) return Promise.resolve(undefined);
@@ -67,6 +67,14 @@ export function readBodyText(req: IncomingMessage, maxBytes: number): Promise<st
         reject(new JsonBodyError({ kind: "too-large", bytes: size }));
         return;
       }
+      // Too complex: refused as soon as it shows, the rest is not read.
+      const problem = scanner?.push(chunk);
+      if (problem) {
+        cleanup();
+        req.pause();
+        reject(new JsonBodyError({ kind: "too-complex", message: problem }));
+        return;
+      }
       chunks.push(chunk);
     };
     const onEnd = () => {
@@ -85,68 +93,75 @@ export function readBodyText(req: IncomingMessage, maxBytes: number): Promise<st
   });
 }
 
-/** Checks the shape limits on JSON text without building it; the first problem found, or undefined. */
-export function shapeProblem(text: string, limits: JsonLimits): string | undefined {
-  // One entry per open container: [is object, members seen, member open].
-  const open: Array<{ object: boolean; members: number; empty: boolean }> = [];
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      const start = i + 1;
-      i = start;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i += 2;
-        else if (d === 0x22) break;
-        else i++;
+/**
+ * Checks the shape limits of a JSON text as its bytes arrive, without building anything: nesting
+ * depth, string length, members per object or array. Bytes are enough: in UTF-8 no byte of a
+ * multi-byte character is ASCII, so brackets, quotes and commas are always what they look like.
+ */
+export class JsonShapeScanner {
+  /** One entry per open container. */
+  readonly #open: Array<{ object: boolean; members: number; empty: boolean }> = [];
+  #inString = false;
+  #escaped = false;
+  #stringLength = 0;
+
+  constructor(private readonly limits: Omit<JsonLimits, "maxBytes">) {}
+
+  /** Scans more of the text; the first problem found, or undefined. */
+  push(bytes: Uint8Array): string | undefined {
+    const { maxDepth, maxStringLength, maxObjectEntries, maxArrayElements } = this.limits;
+    const open = this.#open;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (c === 0x5c /* \ */) this.#escaped = true;
+        else if (c === 0x22 /* " */) {
+          this.#inString = false;
+          continue;
+        }
+        if (++this.#stringLength > maxStringLength) return `JSON string of more than ${maxStringLength} bytes`;
+        continue;
       }
-      if (i - start > limits.maxStringLength) return `JSON string of more than ${limits.maxStringLength} bytes`;
-      i++;
+      if (c <= 0x20 || c === 0x3a /* : */) continue;
       const top = open[open.length - 1];
-      if (top?.empty) {
-        top.empty = false;
-        top.members = 1;
-      }
-      continue;
-    }
-    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      const top = open[open.length - 1];
-      if (top?.empty) {
-        top.empty = false;
-        top.members = 1;
-      }
-      if (open.length >= limits.maxDepth) return `JSON nested more than ${limits.maxDepth} levels deep`;
-      open.push({ object: c === 0x7b, members: 0, empty: true });
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      open.pop();
-    } else if (c === 0x2c /* , */) {
-      const top = open[open.length - 1];
-      if (top) {
+      if (c === 0x2c /* , */) {
+        if (!top) continue;
         top.members++;
-        if (top.object && top.members > limits.maxObjectEntries) return `JSON object with more than ${limits.maxObjectEntries} members`;
-        if (!top.object && top.members > limits.maxArrayElements) return `JSON array with more than ${limits.maxArrayElements} elements`;
+        if (top.object && top.members > maxObjectEntries) return `JSON object with more than ${maxObjectEntries} members`;
+        if (!top.object && top.members > maxArrayElements) return `JSON array with more than ${maxArrayElements} elements`;
+        continue;
       }
-    } else if (c > 0x20) {
-      // A number, true, false or null starts a member of an empty container.
-      const top = open[open.length - 1];
-      if (top?.empty && c !== 0x3a /* : */) {
+      if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+        open.pop();
+        continue;
+      }
+      // Anything else starts a value (or a key): the first member of an empty container.
+      if (top?.empty) {
         top.empty = false;
         top.members = 1;
       }
+      if (c === 0x22) {
+        this.#inString = true;
+        this.#stringLength = 0;
+      } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+        if (open.length >= maxDepth) return `JSON nested more than ${maxDepth} levels deep`;
+        open.push({ object: c === 0x7b, members: 0, empty: true });
+      }
     }
-    i++;
+    return undefined;
   }
-  return undefined;
+}
+
+/** Checks the shape limits on a whole JSON text; the first problem found, or undefined. */
+export function shapeProblem(text: string, limits: Omit<JsonLimits, "maxBytes">): string | undefined {
+  return new JsonShapeScanner(limits).push(Buffer.from(text, "utf8"));
 }
 
 /** Reads and parses a JSON body within the limits; `undefined` for an empty (or blank) body. */
 export async function readJsonBody(req: IncomingMessage, limits: JsonLimits): Promise<unknown> {
-  const text = await readBodyText(req, limits.maxBytes);
+  const text = await readBodyText(req, limits.maxBytes, new JsonShapeScanner(limits));
   if (text === undefined || text.trim() === "") return undefined;
-  const problem = shapeProblem(text, limits);
-  if (problem) throw new JsonBodyError({ kind: "too-complex", message: problem });
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

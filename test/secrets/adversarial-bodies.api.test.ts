@@ -4,7 +4,8 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BODY_LIMITS } from "../../server/secrets/app.ts";
-import { shapeProblem } from "../../server/shared/json-body.ts";
+import fc from "fast-check";
+import { JsonShapeScanner, shapeProblem } from "../../server/shared/json-body.ts";
 import { ROOT_TOKEN, startSecrets, type RunningTestSecrets } from "../helpers/secrets.ts";
 
 let secrets: RunningTestSecrets;
@@ -123,6 +124,40 @@ describe("refusing before parsing", () => {
     // Brackets and commas inside strings are text, not structure.
     expect(shapeProblem('["[[[[,,,,", "\\"[[[["]', limits)).toBe("JSON string of more than 5 bytes");
     expect(shapeProblem('["[[[", "a\\"b"]', limits)).toBeUndefined();
+  });
+});
+
+describe("the shape scanner (property)", () => {
+  const depthOf = (value: unknown): number =>
+    value !== null && typeof value === "object" ? 1 + Math.max(0, ...Object.values(value as object).map(depthOf)) : 0;
+  const widthOf = (value: unknown): number =>
+    value !== null && typeof value === "object" ? Math.max(Object.keys(value as object).length, ...Object.values(value as object).map(widthOf)) : 0;
+  const longestString = (value: unknown): number =>
+    typeof value === "string"
+      ? Buffer.byteLength(JSON.stringify(value)) - 2
+      : value !== null && typeof value === "object"
+        ? Math.max(0, ...Object.entries(value as object).flatMap(([k, v]) => [Buffer.byteLength(JSON.stringify(k)) - 2, longestString(v)]))
+        : 0;
+
+  it("finds a problem exactly when the parsed value breaks a limit, wherever the text is cut", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.nat({ max: 6 }), fc.integer({ min: 1, max: 6 }), fc.nat({ max: 12 }), fc.array(fc.nat(), { maxLength: 5 }), (value, maxDepth, width, maxStringLength, cuts) => {
+        const text = JSON.stringify(value, null, cuts.length % 2 ? 1 : undefined);
+        const limits = { maxDepth, maxStringLength, maxObjectEntries: width, maxArrayElements: width };
+        const broken = depthOf(value) > maxDepth || widthOf(value) > width || longestString(value) > maxStringLength;
+        expect(shapeProblem(text, limits) !== undefined).toBe(broken);
+        const bytes = Buffer.from(text, "utf8");
+        const scanner = new JsonShapeScanner(limits);
+        let found: string | undefined;
+        let from = 0;
+        for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
+          found ??= scanner.push(bytes.subarray(from, Math.max(from, cut)));
+          from = Math.max(from, cut);
+        }
+        expect(found).toBe(shapeProblem(text, limits));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
