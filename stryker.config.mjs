@@ -12,7 +12,9 @@ export default {
   // Two cores shared with other work: one test runner.
   concurrency: 1,
   timeoutMS: 10_000,
-  thresholds: { high: 95, low: 90, break: 90 },
+  // The 90% rule is applied per module by scripts/mutation.ts, with reviewed equivalent mutants
+  // left out (see docs/mutation-testing.md); Stryker's own break would count them.
+  thresholds: { high: 95, low: 90, break: null },
   reporters: ["clear-text", "progress"],
   clearTextReporter: { allowColor: false, logTests: false },
   // The sandbox holds only what tests need: files other work creates and removes at the top of the
