@@ -6,8 +6,11 @@ import { ROOT_TOKEN } from "../test/helpers/secrets.ts";
 import { ROLE_BODY } from "./worlds.ts";
 
 const { writes } = JSON.parse(process.env.BENCH_SPEC ?? "{}") as { writes: number };
-const primary = await startCluster();
-const secondary = await startCluster();
+// BENCH_HEARTBEAT_MS: the clusters' heartbeat (the tests' 40 ms by default); peer requests time out
+// after max(2 s, two heartbeats), which is what a big bootstrap runs into.
+const heartbeat = process.env.BENCH_HEARTBEAT_MS ? { replication: { heartbeatIntervalMs: Number(process.env.BENCH_HEARTBEAT_MS) } } : {};
+const primary = await startCluster(heartbeat);
+const secondary = await startCluster(heartbeat);
 
 const memory = () => {
   for (let i = 0; i < 3; i++) globalThis.gc?.();
