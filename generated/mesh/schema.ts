@@ -17,14 +17,14 @@ export interface paths {
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
                  *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-                 *     is refused with `400 Invalid index`.
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
                  * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
                  *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-                 *     duration is refused with `400 Invalid wait time`.
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -130,14 +130,14 @@ export interface paths {
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
                  *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-                 *     is refused with `400 Invalid index`.
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
                  * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
                  *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-                 *     duration is refused with `400 Invalid wait time`.
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1038,14 +1038,14 @@ export interface components {
         /**
          * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
          *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-         *     is refused with `400 Invalid index`.
+         *     is refused with `400 Invalid index`; an empty value is no `index`.
          * @example 42
          */
         Index: number;
         /**
          * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
          *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-         *     duration is refused with `400 Invalid wait time`.
+         *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
          * @example 30s
          */
         Wait: string;
@@ -1108,14 +1108,14 @@ export interface operations {
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
                  *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-                 *     is refused with `400 Invalid index`.
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
                  * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
                  *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-                 *     duration is refused with `400 Invalid wait time`.
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1165,14 +1165,14 @@ export interface operations {
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
                  *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-                 *     is refused with `400 Invalid index`.
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
                  * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
                  *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-                 *     duration is refused with `400 Invalid wait time`.
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1264,14 +1264,14 @@ export interface operations {
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
                  *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-                 *     is refused with `400 Invalid index`.
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
                  * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
                  *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-                 *     duration is refused with `400 Invalid wait time`.
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1325,14 +1325,14 @@ export interface operations {
                 /**
                  * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
                  *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
-                 *     is refused with `400 Invalid index`.
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
                  * @example 42
                  */
                 index?: components["parameters"]["Index"];
                 /**
                  * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
                  *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
-                 *     duration is refused with `400 Invalid wait time`.
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
                  * @example 30s
                  */
                 wait?: components["parameters"]["Wait"];

@@ -47,6 +47,11 @@ export interface ReferenceServer {
    * when it fails, the issue is fixed and its entry must go.
    */
   knownIssues?: KnownIssue[];
+  /**
+   * The service answers some valid-looking requests with a described 5xx, as the real service does
+   * (the mesh refuses entries that break a rule of their kind with 500 and the rule's message).
+   */
+  describedServerErrors?: boolean;
 }
 
 export interface KnownIssue {
@@ -112,6 +117,8 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
     },
     // Unknown query parameters are ignored, as the real agent does (the description says so).
     refusesUnknownQueryParameters: false,
+    // Entries that break a rule (split weights, subsets...) are a described 500, as in the real agent.
+    describedServerErrors: true,
     headers: { "X-Mesh-Token": MESH_MANAGEMENT_TOKEN },
     workflowInputs: { meshToken: MESH_MANAGEMENT_TOKEN },
     errorEnvelope: plainTextEnvelope,
