@@ -100,21 +100,47 @@ interface CompiledRoute {
  * The library's metadata stage (middlewares/openapi.metadata.js, applyOpenApiMetadata): finds the
  * described operation of a request and sets req.openapi and req.params. Same routes in the same
  * order, same matching, same errors; but the route table and its expressions are built once (per
- * routing flags) instead of on every request, where the library's loop was a fifth of its time.
+ * routing flags) instead of on every request, where the library's loop was a fifth of its time,
+ * and which route a path matches is remembered (up to 10,000 paths or 1 MiB of them, then forgotten).
  */
+const MATCH_CACHE_LIMIT = 10_000;
+const MATCH_CACHE_CHARS = 1 << 20;
+
 function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<string, Record<string, unknown>> } | undefined): Stage {
-  const tables = new Map<string, CompiledRoute[]>();
-  const tableFor = (sensitive: boolean, strict: boolean): CompiledRoute[] => {
+  interface Table {
+    routes: CompiledRoute[];
+    /** request path → index of the first route matching it (-1: none); bounded, cleared when full */
+    matches: Map<string, number>;
+    /** characters of the paths in `matches` */
+    size: number;
+  }
+  const tables = new Map<string, Table>();
+  const tableFor = (sensitive: boolean, strict: boolean): Table => {
     const flags = `${sensitive}${strict}`;
     let table = tables.get(flags);
     if (!table) {
-      table = Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
+      const routes = Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
         const { regexp, keys } = library.pathToRegexp(expressRoute, { sensitive, strict }) as { regexp: RegExp; keys: { name: string }[] };
         return { expressRoute, openApiRoute: methods._openApiRoute, pathKey: methods._openApiRoute.substring(methods.basePath.length), regexp, keys: keys.map((k) => k.name) };
       });
-      tables.set(flags, table);
+      tables.set(flags, (table = { routes, matches: new Map(), size: 0 }));
     }
     return table;
+  };
+  /** The first route whose expression matches, as the library's loop finds it. */
+  const firstMatch = (table: Table, requestPath: string): number => {
+    let index = table.matches.get(requestPath);
+    if (index === undefined) {
+      index = table.routes.findIndex((route) => route.regexp.test(requestPath));
+      // Bounded by count and by bytes: paths come from clients.
+      if (table.matches.size >= MATCH_CACHE_LIMIT || table.size + requestPath.length > MATCH_CACHE_CHARS) {
+        table.matches.clear();
+        table.size = 0;
+      }
+      table.matches.set(requestPath, index);
+      table.size += requestPath.length;
+    }
+    return index;
   };
   return (req, _res, next) => {
     const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
@@ -122,9 +148,10 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
     const requestPath = (context.useRequestUrl ? req.url : req.originalUrl).split("?")[0]!;
     const method = req.method.toLowerCase();
     const table = tableFor(!!req.app.enabled("case sensitive routing"), !!req.app.enabled("strict routing"));
-    for (const route of table) {
-      const match = route.regexp.exec(requestPath);
-      if (!match) continue;
+    const index = firstMatch(table, requestPath);
+    if (index >= 0) {
+      const route = table.routes[index]!;
+      const match = route.regexp.exec(requestPath)!;
       let pathParams: Record<string, string>;
       try {
         const values = match.slice(1).map(decodeURIComponent);
