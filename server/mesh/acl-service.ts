@@ -359,8 +359,9 @@ export class MeshAcl {
     return new Date(this.now().getTime() + ns / 1e6).toISOString();
   }
 
+  /** Expired strictly after its expiration time, as `ExpirationTime.Before(now)` says (agent/structs/acl.go IsExpired). */
   private expired(token: AclTokenRecord): boolean {
-    return token.ExpirationTime !== undefined && Date.parse(token.ExpirationTime) <= this.now().getTime();
+    return token.ExpirationTime !== undefined && Date.parse(token.ExpirationTime) < this.now().getTime();
   }
 }
 
