@@ -130,13 +130,8 @@ export const GUARD_MODULES: GuardModule[] = [
     equivalent: [
       { mutator: "Regex", original: "/^[0-9a-fA-F]{2}$/", replacement: "/[0-9a-fA-F]{2}$/", why: "the slice tested is at most two characters" },
       { mutator: "Regex", original: "/^[0-9a-fA-F]{2}$/", replacement: "/^[0-9a-fA-F]{2}/", why: "the slice tested is at most two characters" },
-      { mutator: "StringLiteral", original: '"utf8"', replacement: '""', why: "UTF-8 is Buffer's default encoding" },
       { mutator: "ConditionalExpression", original: '!raw.includes("%")', replacement: "false", why: "a shortcut: without escapes the decoding loop gives the same string" },
       { mutator: "StringLiteral", original: '"%"', replacement: '""', why: "a shortcut: the decoding loop gives the same string" },
-      { mutator: "ConditionalExpression", original: 'path === ""', replacement: "false", why: "the empty path is rooted to / and cleaned to / anyway" },
-      { mutator: "StringLiteral", original: '""', replacement: '"Stryker was here!"', why: "the empty path is rooted to / and cleaned to / anyway" },
-      { mutator: "MethodExpression", original: 'path.startsWith("/")', replacement: 'path.endsWith("/")', why: "resolving from / gives the same clean path with or without the extra leading /" },
-      { mutator: "StringLiteral", original: '"/"', replacement: '""', why: "the path is rooted (or resolved from /) either way: posix.resolve of an absolute path ignores the base" },
     ],
   },
 ];

@@ -46,22 +46,19 @@ export function percentDecode(raw: string): string | { error: string } {
       i += 2;
     } else {
       // Request targets are ASCII on the wire; anything else is kept as its UTF-8 bytes.
-      for (const byte of Buffer.from(raw[i]!, "utf8")) bytes.push(byte);
+      for (const byte of Buffer.from(raw[i]!)) bytes.push(byte);
     }
   }
   const buffer = Buffer.from(bytes);
-  const text = buffer.toString("utf8");
-  if (!Buffer.from(text, "utf8").equals(buffer)) return { error: "invalid URL escape: the decoded path is not UTF-8" };
+  const text = buffer.toString();
+  if (!Buffer.from(text).equals(buffer)) return { error: "invalid URL escape: the decoded path is not UTF-8" };
   return text;
 }
 
-/** Go's ServeMux cleanPath: path.Clean, keeping a trailing slash. */
+/** Go's ServeMux cleanPath: path.Clean of the rooted path (no `//`, `.`, `..`), keeping a trailing slash. */
 export function cleanPath(path: string): string {
-  if (path === "") return "/";
-  const rooted = path.startsWith("/") ? path : `/${path}`;
-  let clean = posix.resolve("/", rooted); // no `//`, `.`, `..` (none above the root), no trailing `/`
-  if (rooted.endsWith("/") && clean !== "/") clean += "/";
-  return clean;
+  const clean = posix.resolve("/", path);
+  return path.endsWith("/") && clean !== "/" ? `${clean}/` : clean;
 }
 
 /** The path as it goes on the wire again: each segment percent-encoded, `/` kept. */
