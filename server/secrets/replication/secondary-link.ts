@@ -11,6 +11,9 @@ import { canonicalJson } from "./domain/merkle.ts";
 import type { ReplicationMode } from "./domain/states.ts";
 import { peerError, peerRequest, PeerUnreachableError } from "./peer-client.ts";
 
+/** How long a secondary waits for a handshake answer (the primary's data when the roots differ). */
+export const BOOTSTRAP_TIMEOUT_MS = 120_000;
+
 export type SecondaryState = "connecting" | "merkle-sync" | "stream-wals";
 
 export interface LinkConfig {
@@ -207,7 +210,11 @@ export class SecondaryLink {
     this.lastError = "";
   }
 
-  #call(what: "connect" | "wal", body: unknown, timeoutMs = Math.max(2000, this.deps.heartbeatMs * 2)) {
+  /**
+   * A handshake may carry the primary's whole data set (a merkle sync): it gets BOOTSTRAP_TIMEOUT_MS,
+   * not a heartbeat's worth of time, or a secondary could never join a primary with much data.
+   */
+  #call(what: "connect" | "wal", body: unknown, timeoutMs = what === "connect" ? BOOTSTRAP_TIMEOUT_MS : Math.max(2000, this.deps.heartbeatMs * 2)) {
     return peerRequest({
       url: `${this.config.primaryClusterAddr}/v1/replication/${this.config.mode}/${what}`,
       body,
