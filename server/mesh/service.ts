@@ -7,7 +7,7 @@ import { ChainCompileError, type CompiledChain, type CompileRequest } from "./do
 import { compileDiscoveryChain } from "./domain/compiler.ts";
 import { EntryDecodeError, EntryValidationError, validateEntry } from "./domain/config-entry.ts";
 import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/entries.ts";
-import { checkChainsCompile } from "./domain/graph-check.ts";
+import { ChainReadIndex, chainsOf, compileChainsRecording } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
 import { MeshHttpError } from "./errors.ts";
 import type { MemoryAclStore } from "./store/acl-store.ts";
@@ -50,6 +50,8 @@ export class MeshService {
   private readonly chainCache = new Map<string, Indexed<CompiledChain>>();
   private chainCacheIndex = -1;
   private chainCacheBytes = 0;
+  /** Which entries each chain reads, so a write compiles only the chains it can change. */
+  private readonly graphIndex = new ChainReadIndex();
 
   constructor(
     readonly settings: MeshSettings,
@@ -172,8 +174,9 @@ export class MeshService {
     const current = this.store.get(entry.Kind, namespace, entry.Name);
     if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
     const { CreateIndex: _c, ModifyIndex: _m, ...fields } = entry;
-    this.checkGraph(entry.Kind, namespace, entry.Name, fields as ConfigEntry);
+    const record = this.checkGraph(entry.Kind, namespace, entry.Name, fields as ConfigEntry);
     this.store.put(fields as ConfigEntry);
+    record();
     return true;
   }
 
@@ -184,8 +187,9 @@ export class MeshService {
     const current = this.store.get(kind, namespace, name);
     if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
     if (!current) return cas === undefined;
-    this.checkGraph(kind, namespace, name, undefined);
+    const record = this.checkGraph(kind, namespace, name, undefined);
     this.store.delete(kind, namespace, name);
+    record();
     return true;
   }
 
@@ -204,16 +208,20 @@ export class MeshService {
     }
   }
 
-  /** Refuses a change that would leave some chain uncompilable, before anything is stored. */
-  private checkGraph(kind: EntryKind, namespace: string, name: string, replacement: ConfigEntry | undefined): void {
+  /**
+   * Refuses a change that would leave some chain uncompilable, before anything is stored: compiles
+   * the chains that read the changed entry (all of them the first time, and for proxy-defaults).
+   * Returns what to record once the change is stored.
+   */
+  private checkGraph(kind: EntryKind, namespace: string, name: string, replacement: ConfigEntry | undefined): () => void {
     const changed = entryKey(kind, namespace, name);
-    const proposed = lookupOf((k, ns, n) =>
-      entryKey(k, ns, n) === changed ? replacement : this.store.get(k, ns, n),
-    );
-    const entries = this.store.all().filter((e) => entryKey(e.Kind, e.Namespace!, e.Name) !== changed);
-    if (replacement) entries.push(replacement);
+    const read = (k: EntryKind, ns: string, n: string) => (entryKey(k, ns, n) === changed ? replacement : this.store.get(k, ns, n));
+    const own = kind === "proxy-defaults" ? undefined : { namespace, name };
+    const affected = this.graphIndex.affected(changed, kind === "proxy-defaults", own);
+    const chains = affected ?? chainsOf([...this.store.all().filter((e) => entryKey(e.Kind, e.Namespace!, e.Name) !== changed), ...(replacement ? [replacement] : [])]);
     try {
-      checkChainsCompile(proposed, entries, this.settings);
+      const reads = compileChainsRecording(read, entryKey, chains, this.settings, lookupOf);
+      return () => this.graphIndex.record(reads, affected === undefined);
     } catch (error) {
       // A ConfigEntryGraphError from the state store: an RPC error, so 500 as well.
       if (error instanceof ChainCompileError) throw new MeshHttpError(500, error.message);

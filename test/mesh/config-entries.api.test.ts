@@ -261,3 +261,30 @@ describe("writes that would break a chain are refused", () => {
     expect(still.response.status).toBe(200);
   });
 });
+
+describe("a write compiles the chains that read what it changes", () => {
+  // The check is incremental: after the first write, only the chains that read the changed entry
+  // (and the entry's own service) are compiled. These writes come after others, so they go
+  // through the incremental path, and must still be refused when they break another chain.
+  it("refuses a resolver change that breaks a chain of another service that reads it", async () => {
+    expect((await put({ Kind: "service-resolver", Name: "api", Subsets: { v2: { Filter: "Service.Meta.v == 2" } } })).response.status).toBe(200);
+    expect((await put({ Kind: "service-resolver", Name: "web", Redirect: { Service: "api", ServiceSubset: "v2" } })).response.status).toBe(200);
+    expect((await put({ Kind: "service-defaults", Name: "unrelated", Protocol: "http" })).response.status).toBe(200);
+    await expectRefused({ Kind: "service-resolver", Name: "api", Subsets: { v3: { Filter: "Service.Meta.v == 3" } } }, /v2/, 500);
+    // Deleting what another chain reads is refused the same way.
+    const deleted = await mesh.client.DELETE("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "api" } } });
+    expect(deleted.response.status).toBe(500);
+    expect((await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "api" } } })).response.status).toBe(200);
+  });
+
+  it("tracks a chain that starts reading an entry later", async () => {
+    expect((await put({ Kind: "service-defaults", Name: "web", Protocol: "http" })).response.status).toBe(200);
+    expect((await put({ Kind: "service-defaults", Name: "db", Protocol: "http" })).response.status).toBe(200);
+    expect((await put({ Kind: "service-resolver", Name: "db", Subsets: { v1: { Filter: "Service.Meta.v == 1" } } })).response.status).toBe(200);
+    // web now reads db's resolver through a new splitter.
+    expect((await put({ Kind: "service-splitter", Name: "web", Splits: [{ Weight: 100, Service: "db", ServiceSubset: "v1" }] })).response.status).toBe(200);
+    await expectRefused({ Kind: "service-resolver", Name: "db" }, /v1/, 500);
+    // A protocol for db that web's splitter cannot use: web's chain reads db's defaults too.
+    await expectRefused({ Kind: "service-defaults", Name: "db", Protocol: "tcp" }, /discovery chain "web" uses a protocol/, 500);
+  });
+});

@@ -1,22 +1,88 @@
 // Before an entry is written or deleted, the real system compiles every chain the change could
-// affect and refuses the change if one of them no longer compiles. This is that check, pure.
+// affect and refuses the change if one of them no longer compiles. This is that check, pure: which
+// chains a change can affect (ChainReadIndex), and compiling them recording what they read.
 import type { CompileRequest } from "./chain.ts";
 import { compileDiscoveryChain } from "./compiler.ts";
 import type { ConfigEntry, EntryLookup } from "./entries.ts";
 
-/** Compiles the chain of every service that has a service-* entry; throws ChainCompileError. */
-export function checkChainsCompile(
-  lookup: EntryLookup,
-  entries: ConfigEntry[],
-  base: Pick<CompileRequest, "datacenter" | "trustDomain">,
-): void {
-  const seen = new Set<string>();
+/** A chain of the graph: the discovery chain of one service in one namespace. */
+export interface ChainId {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * Which entries each chain read when it was last compiled, and the other way round: the chains a
+ * change of one entry can affect. A chain's compile is a function of the entries it reads (those it
+ * found and those it looked for and did not find), so a change can only break the chains that read
+ * the changed entry, plus the chain of the entry's own service. This is how the real server limits
+ * its check to the changed service and the services that link to it (and every chain for
+ * proxy-defaults); a write costs the chains it touches, not the size of the mesh.
+ */
+export class ChainReadIndex {
+  readonly #reads = new Map<string, Set<string>>();
+  readonly #readers = new Map<string, Set<string>>();
+  #built = false;
+
+  /** Chains to compile for a change of the entry at `entryKey`; undefined until the index is built (then all). */
+  affected(entryKey: string, everyChain: boolean, own: ChainId | undefined): ChainId[] | undefined {
+    if (!this.#built || everyChain) return undefined;
+    const chains = new Set(this.#readers.get(entryKey) ?? []);
+    if (own) chains.add(chainKey(own));
+    return [...chains].map((key) => {
+      const [namespace, name] = JSON.parse(key) as [string, string];
+      return { namespace, name };
+    });
+  }
+
+  /** What the chains compiled for an accepted change read; `complete` when every chain was compiled. */
+  record(reads: Map<string, Set<string>>, complete: boolean): void {
+    for (const [chain, keys] of reads) {
+      for (const key of this.#reads.get(chain) ?? []) this.#readers.get(key)?.delete(chain);
+      this.#reads.set(chain, keys);
+      for (const key of keys) {
+        let readers = this.#readers.get(key);
+        if (!readers) this.#readers.set(key, (readers = new Set()));
+        readers.add(chain);
+      }
+    }
+    if (complete) this.#built = true;
+  }
+}
+
+export const chainKey = (chain: ChainId) => JSON.stringify([chain.namespace, chain.name]);
+
+/** The chains the graph has: one per service with a service-* entry. */
+export function chainsOf(entries: ConfigEntry[]): ChainId[] {
+  const chains = new Map<string, ChainId>();
   for (const entry of entries) {
     if (entry.Kind === "proxy-defaults") continue;
-    const namespace = entry.Namespace!;
-    const key = JSON.stringify([namespace, entry.Name]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    compileDiscoveryChain(lookup, { ...base, serviceName: entry.Name, namespace });
+    const chain = { namespace: entry.Namespace!, name: entry.Name };
+    chains.set(chainKey(chain), chain);
   }
+  return [...chains.values()];
+}
+
+/**
+ * Compiles the given chains with `read`, recording what each read (keys made by `keyOf`); throws
+ * ChainCompileError when one does not compile.
+ */
+export function compileChainsRecording(
+  read: (kind: ConfigEntry["Kind"], namespace: string, name: string) => ConfigEntry | undefined,
+  keyOf: (kind: ConfigEntry["Kind"], namespace: string, name: string) => string,
+  chains: ChainId[],
+  base: Pick<CompileRequest, "datacenter" | "trustDomain">,
+  lookupOf: (read: (kind: ConfigEntry["Kind"], namespace: string, name: string) => ConfigEntry | undefined) => EntryLookup,
+): Map<string, Set<string>> {
+  const reads = new Map<string, Set<string>>();
+  for (const chain of chains) {
+    const keys = new Set<string>();
+    const lookup = lookupOf((kind, namespace, name) => {
+      keys.add(keyOf(kind, namespace, name));
+      return read(kind, namespace, name);
+    });
+    compileDiscoveryChain(lookup, { ...base, serviceName: chain.name, namespace: chain.namespace });
+    reads.set(chainKey(chain), keys);
+  }
+  return reads;
 }
