@@ -1,12 +1,13 @@
 // MESH_DATA_DIR: what the mesh acknowledged is there after kill -9 and a restart (configuration
 // entries, ACL policies, roles and tokens, the raft-like index, the cluster id in target SNIs), and a
 // directory that is not a mesh data directory stops the start with a clear error.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DataDirectory } from "../../server/shared/data-dir.ts";
+import { entryScript, killHard, startChildServer } from "../helpers/child-server.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
 const ROOT = mkdtempSync(join(tmpdir(), "mesh-durable-"));
@@ -74,43 +75,18 @@ interface Child {
   stdout: string;
 }
 
-const RUNNER = join(import.meta.dirname, "fixtures", "run-mesh.ts");
-
 /** Starts the mesh entry in a child process and resolves once it listens (or rejects with its stderr). */
-function startChild(env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", RUNNER], {
-    env: { ...process.env, MESH_PORT: "0", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`mesh did not start: ${stderr}`));
-    }, 30_000);
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
-    child.stdout!.on("data", (chunk) => {
-      stdout += chunk;
-      const url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stdout)?.[1];
-      if (url && stdout.includes("Ready.")) {
-        clearTimeout(timer);
-        resolve({ process: child, baseUrl: url, stdout });
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error(stderr.trim()), { code }));
-    });
-  });
+async function startChild(env: Record<string, string>): Promise<Child> {
+  try {
+    const started = await startChildServer(entryScript("mesh"), { MESH_PORT: "0", HOST: "127.0.0.1", ...env });
+    return { process: started.process, baseUrl: /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(started.stdout)![1]!, stdout: started.stdout };
+  } catch (error) {
+    const { stderr, code } = error as { stderr: string; code: number | null };
+    throw Object.assign(new Error(stderr.trim()), { code });
+  }
 }
 
-function kill9(child: Child): Promise<void> {
-  return new Promise((resolve) => {
-    child.process.once("exit", () => resolve());
-    child.process.kill("SIGKILL");
-  });
-}
+const kill9 = (child: Child) => killHard(child.process);
 
 async function call(child: Child, method: string, path: string, body?: unknown) {
   const response = await fetch(`${child.baseUrl}${path}`, {

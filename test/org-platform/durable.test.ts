@@ -1,6 +1,6 @@
 // ORG_PLATFORM_DATA_DIR: everything the server acknowledged is there after kill -9 and a restart;
 // the world only seeds an empty directory; a foreign or damaged directory is a clear start error.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createOrgPlatformClient } from "../../generated/org-platform/client.ts";
 import { orgPlatformEntry } from "../../server/org-platform/entry.ts";
 import { DataDirectory } from "../../server/shared/data-dir.ts";
+import { entryScript, killHard as killChild, startChildServer } from "../helpers/child-server.ts";
 import { IDS, JSON_API, TOKENS } from "../helpers/org-platform.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
@@ -22,39 +22,13 @@ interface Child {
 }
 
 /** Starts the server in a child process on the data directory; resolves once it serves. */
-function startChild(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/org-platform/fixtures/child-server.ts"], {
-    cwd: root,
-    env: { ...process.env, ORG_PLATFORM_PORT: "0", ORG_PLATFORM_DATA_DIR: dataDir, ...extraEnv },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`child did not start in 20 s: ${out}${err}`)), 20_000);
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const ready = /READY (\S+)/.exec(out);
-      if (ready) {
-        clearTimeout(timer);
-        resolve({ process: child, baseUrl: ready[1]! });
-      }
-    });
-    child.stderr!.on("data", (chunk) => (err += chunk));
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`child exited with ${code}: ${err}`));
-    });
-  });
+async function startChild(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Child> {
+  const started = await startChildServer(entryScript("org-platform"), { ORG_PLATFORM_PORT: "0", ORG_PLATFORM_DATA_DIR: dataDir, ...extraEnv });
+  children.push(started.process);
+  return { process: started.process, baseUrl: /(http:\/\/\S+\/api\/v2)/.exec(started.stdout)![1]! };
 }
 
-function killHard(child: Child): Promise<void> {
-  return new Promise((resolve) => {
-    child.process.once("exit", () => resolve());
-    child.process.kill("SIGKILL");
-  });
-}
+const killHard = (child: Child) => killChild(child.process);
 
 const client = (baseUrl: string, token: string) =>
   createOrgPlatformClient({ baseUrl, headers: { "Content-Type": JSON_API, Authorization: `Bearer ${token}` }, querySerializer: { array: { style: "form", explode: false } } });

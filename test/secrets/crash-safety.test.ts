@@ -2,16 +2,16 @@
 // user starts it (`server/main.ts` in a child process), written to, killed with SIGKILL and started
 // again on the same directory: the cluster id, root token, roles, push-MFA methods and the root key
 // are all there, and the shares given out (by the initialization, then by a rekey) still rekey it.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSecretsClient } from "../../generated/secrets/client.ts";
 import { DataDirectory } from "../../server/shared/data-dir.ts";
+import { killHard, startChildServer } from "../helpers/child-server.ts";
 import { rekey } from "../helpers/secrets.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
@@ -26,30 +26,19 @@ interface Started {
   keys: string[];
 }
 
-function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    cwd: root,
-    env: { ...process.env, SECRETS_PORT: "0", MESH_PORT: "0", ORG_PLATFORM_PORT: "0", SECRETS_CLUSTER_PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(Object.assign(new Error(`exited with ${code}:\n${output}`), { output, code })));
-    child.stdout!.on("data", (chunk) => {
-      output += chunk;
-      if (!output.includes("Ready.")) return;
-      resolve({
-        child,
-        output,
-        baseUrl: /secrets .*?(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(output)![1]!,
-        rootToken: /root token \(X-Secrets-Token\): (\S+)/.exec(output)![1]!,
-        clusterId: /cluster id ([0-9a-f-]{36})/.exec(output)![1]!,
-        keys: [...output.matchAll(/Unseal Key \d+: (\S+)/g)].map((m) => m[1]!),
-      });
-    });
-  });
+/** `npm start` (server/main.ts) with every service on a free port. */
+async function start(env: Record<string, string>): Promise<Started> {
+  const started = await startChildServer(["server/main.ts"], { SECRETS_PORT: "0", MESH_PORT: "0", ORG_PLATFORM_PORT: "0", SECRETS_CLUSTER_PORT: "0", ...env });
+  children.push(started.process);
+  const { output } = started;
+  return {
+    child: started.process,
+    output,
+    baseUrl: /secrets .*?(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(output)![1]!,
+    rootToken: /root token \(X-Secrets-Token\): (\S+)/.exec(output)![1]!,
+    clusterId: /cluster id ([0-9a-f-]{36})/.exec(output)![1]!,
+    keys: [...output.matchAll(/Unseal Key \d+: (\S+)/g)].map((m) => m[1]!),
+  };
 }
 
 function failedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -59,13 +48,6 @@ function failedStart(env: Record<string, string>): Promise<{ code: number | null
     },
     (error: { code: number | null; output: string }) => ({ code: error.code, output: error.output }),
   );
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGKILL");
-  });
 }
 
 describe("SECRETS_DATA_DIR", () => {

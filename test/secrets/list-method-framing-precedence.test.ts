@@ -9,17 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { rewriteAll } from "../helpers/list-method.ts";
 
-function rewriteAll(input: string, cuts: number[] = []): string {
-  const rewriter = new ListRequestRewriter();
-  const out: Buffer[] = [];
-  let at = 0;
-  for (const cut of [...cuts, input.length]) {
-    out.push(...rewriter.push(Buffer.from(input.slice(at, cut), "latin1")));
-    at = cut;
-  }
-  return Buffer.concat(out).toString("latin1");
-}
 const LIST = "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n";
 const GET = "GET /v1/roles?list=true HTTP/1.1\r\nHost: x\r\n\r\n";
 

@@ -4,19 +4,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { rewriteAll } from "../helpers/list-method.ts";
 import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
 
-function rewriteAll(input: string, cuts: number[] = []): string {
-  const rewriter = new ListRequestRewriter();
-  const out: Buffer[] = [];
-  let at = 0;
-  for (const cut of [...cuts, input.length]) {
-    out.push(...rewriter.push(Buffer.from(input.slice(at, cut), "latin1")));
-    at = cut;
-  }
-  return Buffer.concat(out).toString("latin1");
-}
 
 describe("rewriteListRequestLine", () => {
   it("turns LIST into GET with list=true, keeping the rest of the query", () => {
