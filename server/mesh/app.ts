@@ -16,6 +16,7 @@ import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
 import { DataDirectory } from "../shared/data-dir.ts";
 import { corsFromEnv } from "../shared/cors.ts";
+import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -100,60 +101,36 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   // The real system sends no ETag; computing one costs a hash of every answer.
   app.set("etag", false);
-  // The agent splits `/v1/config/<kind>/<name>` once, so a name may hold `/` unencoded (and a
-  // trailing `/` is part of the name): the rest of such a path is re-encoded as one segment, and the
-  // router then decodes it once, for the ACL check and the handler alike.
-  app.use((req, _res, next) => {
-    const match = /^(\/v1\/config\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/.exec(req.url);
-    // The validator routes on originalUrl: both carry the one canonical form.
-    if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
-    next();
-  });
-  // Refuse before reading: an unknown token first (no byte of its body is read), then the size
-  // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
-  // lengths, members) before JSON.parse builds anything. The real system decodes every body as
-  // JSON whatever its Content-Type; so does this server.
-  app.use(async (req, _res, next) => {
+  const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
+  // Everything the real agent checks before the request reaches its endpoint, in its order, in
+  // one step (each Express layer costs every request its own bookkeeping).
+  app.use(async (req, res, next) => {
     try {
+      canonicalConfigPath(req);
+      // Refuse before reading: an unknown token first (no byte of its body is read), then the size
+      // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
+      // lengths, members) before JSON.parse builds anything. The real system decodes every body as
+      // JSON whatever its Content-Type; so does this server (and the validator is told so).
       service.acl.resolve(tokenOf(req));
       req.body = await readJsonBody(req, BODY_LIMITS);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  });
-  app.use(treatBodyAsJson);
-  app.use((req, _res, next) => {
-    // A second, structural bound on the parsed value, before anything walks it recursively.
-    const problem = checkBodyShape(req.body);
-    next(problem ? new MeshHttpError(400, `Request decoding failed: ${problem}`) : undefined);
-  });
-  app.put(`${MESH_BASE_PATH}/config`, (req, _res, next) => {
-    try {
-      req.body = normalizeEntryInput(req.body);
-      next();
-    } catch (error) {
-      if (!(error instanceof EntryDecodeError)) throw error;
-      next(new MeshHttpError(400, `Request decoding failed: ${error.message}`));
-    }
-  });
-  app.use((req, res, next) => {
-    try {
+      if (req.body !== undefined) req.headers["content-type"] = "application/json";
+      // A second, structural bound on the parsed value, before anything walks it recursively.
+      const problem = checkBodyShape(req.body);
+      if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
+      const route = routes.match(req.method, req.path)?.route;
+      if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
       checkBlockingParams(req, res);
+      // The validator lets a request without any body through; the real decoder fails on it first.
+      if (route?.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
+      // The agent reads the query parameters it needs and ignores the rest; of the common ones,
+      // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
+      const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
+      if (refusal) throw refusal;
       next();
     } catch (error) {
       next(error);
     }
   });
-  // The validator lets a request without any body through; the real decoder fails on it first.
-  for (const route of routesOf(bundle).filter((r) => r.bodyRequired)) {
-    app[route.method](MESH_BASE_PATH + route.path, (req, _res, next) => {
-      next(hasBody(req) ? undefined : new MeshHttpError(400, "Request decoding failed: EOF"));
-    });
-  }
-  // The agent reads the query parameters it needs and ignores the rest; of the common ones, `dc` must
-  // name this datacenter (the only one there is) and `partition` the only partition.
-  app.use((req, _res, next) => next(checkDatacenterAndPartition(req, service.settings.datacenter)));
   if (options.validate !== false) {
     app.use(
       openApiValidator(bundle, {
@@ -163,16 +140,16 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       }),
     );
   }
-  for (const route of routesOf(bundle)) {
-    const handler: Handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
-    app[route.method](MESH_BASE_PATH + route.path, async (req, res, next) => {
+  app.use(
+    operationHandler(routes, async (route, req, res, next) => {
+      const handler: Handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
       try {
         await handler(service, req, res);
       } catch (error) {
         next(error);
       }
-    });
-  }
+    }),
+  );
   app.use((_req: Request, res: Response) => {
     res.status(404).type("text/plain").send("404 page not found");
   });
@@ -193,15 +170,25 @@ function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
   });
 }
 
-function hasBody(req: Request): boolean {
-  // Nothing but whitespace is no body either: the real decoder meets EOF at once.
-  return req.body !== undefined;
+/**
+ * The agent splits `/v1/config/<kind>/<name>` once, so a name may hold `/` unencoded (and a
+ * trailing `/` is part of the name): the rest of such a path is re-encoded as one segment, which
+ * the router then decodes once, for the ACL check and the handler alike. The validator routes on
+ * originalUrl: both carry the one canonical form.
+ */
+function canonicalConfigPath(req: Request): void {
+  const match = /^(\/v1\/config\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/.exec(req.url);
+  if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
 }
 
-/** Marks a request body as JSON so the validator checks it against the JSON schema. */
-function treatBodyAsJson(req: Request, _res: Response, next: NextFunction): void {
-  if (req.body !== undefined) req.headers["content-type"] = "application/json";
-  next();
+/** A configuration entry as the agent decodes it (field spellings, durations), or its words for why not. */
+function decodedEntry(body: unknown): unknown {
+  try {
+    return normalizeEntryInput(body);
+  } catch (error) {
+    if (!(error instanceof EntryDecodeError)) throw error;
+    throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);
+  }
 }
 
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {

@@ -14,6 +14,7 @@ import { jsonApiBody, unsupportedMediaType } from "./http/body.ts";
 import { canonicalRequestPath, noSuchPath } from "./http/canonical.ts";
 import { openDurableStore } from "./store/durable.ts";
 import { corsFromEnv } from "../shared/cors.ts";
+import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
 
@@ -79,16 +80,17 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
       }),
     );
   }
-  for (const route of routesOf(bundle)) {
-    const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
-    app[route.method](ORG_PLATFORM_BASE_PATH + route.path, (req: Request, res: Response, next: NextFunction) => {
+  const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
+  app.use(
+    operationHandler(routes, (route, req, res, next) => {
+      const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
       try {
         handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);
       } catch (error) {
         next(error);
       }
-    });
-  }
+    }),
+  );
   app.use((_req: Request, _res: Response, next: NextFunction) => next(noSuchPath()));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => renderError(error, req, res));
   return { app, service, ...(data && { data }) };

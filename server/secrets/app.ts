@@ -11,7 +11,7 @@
 //   2. express-openapi-validator: the request against the description (400), and every JSON answer;
 //   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
-import { express, loadBundle, validationProblems, validatorPipeline, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
+import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
@@ -84,17 +84,26 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
   app.use(SECRETS_BASE_PATH, apiRouter(cluster.replication));
   app.use(SECRETS_BASE_PATH, dispatch(cluster, operations, { ...BODY_LIMITS, ...options.bodyLimits }));
-  if (options.validate !== false) app.use(validator(document, options.validateResponses !== false));
-  for (const operation of operations.operations()) {
-    const handler = handlers[operation.operationId]!;
-    app[operation.describedMethod](SECRETS_BASE_PATH + operation.expressPath, async (req, res, next) => {
-      try {
-        await handler(cluster, req, res);
-      } catch (error) {
-        next(error);
-      }
-    });
+  if (options.validate !== false) {
+    app.use(
+      openApiValidator(document, {
+        basePath: SECRETS_BASE_PATH,
+        validateResponses: options.validateResponses !== false,
+        allowUnknownQueryParameters: true,
+      }),
+    );
   }
+  // The operation dispatch found and authorized, with the parameters of the path it authorized.
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const context = res.locals.secrets as RequestContext | undefined;
+    if (!context) return next();
+    req.params = context.params;
+    try {
+      await handlers[context.operation.operationId]!(cluster, req, res);
+    } catch (error) {
+      next(error);
+    }
+  });
   app.use((req: Request, _res: Response, next: NextFunction) => next(routeNotFound(req.path)));
   app.use(renderError);
   return { app, cluster, document, operations };
@@ -122,7 +131,7 @@ function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: J
       if ("problem" in resolution) {
         throw resolution.problem === "not-found" ? routeNotFound(routePath) : new UnsupportedOperationError();
       }
-      const { operation } = resolution;
+      const { operation, params } = resolution;
       cluster.auth.authorize(token, canonical.path, operation.capabilities);
       req.body = await bodyOf(req, operation, limits);
       // The body is JSON whatever its Content-Type; the validator checks it against the schema.
@@ -132,7 +141,7 @@ function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: J
       // and a canonical `list`.
       req.method = operation.describedMethod.toUpperCase();
       req.url = withListParameter(encodePath(routePath) + queryOf(req.url), method === "list");
-      res.locals.secrets = { operation, token: token!, path: canonical.path } satisfies RequestContext;
+      res.locals.secrets = { operation, token: token!, path: canonical.path, params } satisfies RequestContext;
       next();
     } catch (error) {
       next(error);
@@ -201,17 +210,6 @@ function withListParameter(url: string, list: boolean): string {
 function routeNotFound(path: string): NotFoundError {
   const relative = path.replace(/^\/v1\/?/, "").replace(/^\//, "");
   return new NotFoundError(`no handler for route "${relative}". route entry not found.`);
-}
-
-function validator(document: OpenApiDocument, validateResponses: boolean) {
-  const apiSpec = structuredClone({ ...document, servers: [{ url: SECRETS_BASE_PATH }] });
-  return validatorPipeline({
-    apiSpec: apiSpec as never,
-    validateRequests: { allErrors: true, allowUnknownQueryParameters: true },
-    validateResponses: validateResponses ? { allErrors: false } : false,
-    validateSecurity: false,
-    validateFormats: true,
-  });
 }
 
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {

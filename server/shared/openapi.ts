@@ -72,6 +72,7 @@ export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOpti
     validateResponses: options.validateResponses ? { allErrors: false } : false,
     validateSecurity: false,
     validateFormats: true,
+    fileUploader: false,
   });
 }
 
@@ -197,19 +198,69 @@ interface LibraryValidator {
     fileUploader: unknown;
     operationHandlers: unknown;
   };
-  ajvOpts: { preprocessor: unknown };
-  installPathParams(app: unknown, context: unknown): void;
-  metadataMiddleware(context: unknown, responseApiDoc: unknown): Stage;
-  multipartMiddleware(apiDoc: unknown): Stage;
+  ajvOpts: { preprocessor: unknown; response: unknown };
   requestValidationMiddleware(apiDoc: unknown): Stage;
-  responseValidationMiddleware(apiDoc: unknown, serial: number): Stage;
 }
 
-/** The library's OpenApiValidator.installMiddleware, for what this project uses of it (no security or operation handlers). */
+interface LibraryResponseValidator {
+  buildValidators(responses: unknown, ajvCacheKey: string): unknown;
+  _validate(input: { validators: unknown; body: unknown; statusCode: number; path: string; accepts: string[] }): void;
+}
+
+interface MatchedOperation {
+  expressRoute: string;
+  serial: number;
+  _responseSchema?: { responses?: object };
+}
+
+/**
+ * The library's response stage (ResponseValidator.validate through its res.json hook, "mung"):
+ * every JSON answer below 500 is checked against the operation's described responses before it is
+ * sent, and a mismatch goes to the error handler instead. The same validators, the same checks and
+ * errors; the validators of an operation are found by its described responses rather than by a key
+ * built from the request's parsed Content-Type on every answer.
+ */
+function responseStage(validator: LibraryResponseValidator, serial: number): Stage {
+  const validatorsOf = new WeakMap<object, unknown>();
+  return (req, res, next) => {
+    const original = res.json;
+    res.json = function validatedJson(this: Response, body: unknown) {
+      res.json = original;
+      if (res.headersSent || res.statusCode >= 500) return original.call(this, body);
+      const openapi = (req as Request & { openapi?: MatchedOperation }).openapi;
+      if (openapi && openapi.serial === serial) {
+        try {
+          const responses = openapi._responseSchema?.responses as object;
+          let validators = validatorsOf.get(responses);
+          if (validators === undefined) {
+            validators = validator.buildValidators(responses, `${req.method}-${openapi.expressRoute}`);
+            validatorsOf.set(responses, validators);
+          }
+          const contentType = res.getHeader("content-type");
+          const accept = req.headers.accept;
+          // The answer's own media type when it has one, else what the client accepts.
+          const accepts = contentType ? [String(contentType)] : accept ? accept.split(",").map((h) => h.trim()) : [];
+          validator._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
+        } catch (error) {
+          next(error);
+          return res;
+        }
+      }
+      return original.call(this, body);
+    };
+    next();
+  };
+}
+
+/**
+ * The library's OpenApiValidator.installMiddleware, for what this project uses of it: no security
+ * handlers, operation handlers or multipart uploads. Path parameters are not installed with
+ * app.param: the operation router (operation-router.ts) gives handlers the validator's own.
+ */
 export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): RequestHandler {
   const oav = new library.OpenApiValidator(validatorOptions) as LibraryValidator;
-  if (oav.options.validateSecurity || oav.options.operationHandlers) {
-    throw new Error("validatorPipeline: security handlers and operation handlers are not supported");
+  if (oav.options.validateSecurity || oav.options.operationHandlers || oav.options.fileUploader) {
+    throw new Error("validatorPipeline: security handlers, operation handlers and file uploads are not supported");
   }
   // As the library's entry point does: the options object the constructor completed, a copy of the description.
   const loaded = new library.OpenApiSpecLoader({
@@ -227,29 +278,28 @@ export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): Reque
         return (req, res, next) => (stage ??= build())(req, res, next);
       };
       const stages: Stage[] = [metadataStage(context, responseApiDoc)];
-      if (oav.options.fileUploader) stages.push(lazy(() => oav.multipartMiddleware(context.apiDoc)));
       if (oav.options.validateRequests) stages.push(lazy(() => oav.requestValidationMiddleware(context.apiDoc)));
-      if (oav.options.validateResponses) stages.push(lazy(() => oav.responseValidationMiddleware(responseApiDoc, context.serial)));
-      return { context, stages };
+      if (oav.options.validateResponses) {
+        stages.push(
+          lazy(() =>
+            responseStage(new library.ResponseValidator(responseApiDoc, oav.ajvOpts.response, oav.options.validateResponses, context.serial), context.serial),
+          ),
+        );
+      }
+      return stages;
     });
-  let ready: { context: { apiDoc: unknown; serial: number }; stages: Stage[] } | undefined;
-  let pathParamsInstalled = false;
+  let stages: Stage[] | undefined;
   loaded.then(
-    (value: typeof ready) => (ready = value),
+    (value: Stage[]) => (stages = value),
     () => undefined, // reported to the first request
   );
 
   const run = (req: Request, res: Response, next: NextFunction): void => {
-    const { context, stages } = ready!;
-    if (!pathParamsInstalled) {
-      oav.installPathParams(req.app, context);
-      pathParamsInstalled = true;
-    }
     let at = 0;
     let passed = false;
     const step = (error?: unknown): void => {
       if (error !== undefined && error !== null) return next(error);
-      const stage = stages[at++];
+      const stage = stages![at++];
       if (!stage) {
         passed = true;
         return next();
@@ -266,7 +316,7 @@ export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): Reque
     step();
   };
   return function openApiValidation(req: Request, res: Response, next: NextFunction): void {
-    if (ready) return run(req, res, next);
+    if (stages) return run(req, res, next);
     loaded.then(() => run(req, res, next)).catch(next);
   };
 }

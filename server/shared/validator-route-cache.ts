@@ -108,6 +108,7 @@ if (!schemaValidatorModule.__shared) {
 export const validatorLibrary = {
   OpenApiValidator: fromValidator("openapi.validator.js").OpenApiValidator,
   OpenApiSpecLoader: fromValidator("framework/openapi.spec.loader.js").OpenApiSpecLoader,
+  ResponseValidator: fromValidator("middlewares/openapi.response.validator.js").ResponseValidator,
   OpenApiContext: fromValidator("framework/openapi.context.js").OpenApiContext,
   SchemaPreprocessor: fromValidator("middlewares/parsers/schema.preprocessor.js").SchemaPreprocessor,
   httpMethods: fromValidator("middlewares/parsers/schema.preprocessor.js").httpMethods as Set<string>,

@@ -8,6 +8,8 @@ export interface RequestContext {
   token: string;
   /** The canonical path relative to /v1, as policies saw it (a list's ends in `/`). */
   path: string;
+  /** The operation's path parameters, decoded from that path. */
+  params: Record<string, string>;
 }
 
 export function requestContext(res: Response): RequestContext {

@@ -1,0 +1,129 @@
+// One Express middleware that hands a request to its operation's handler.
+//
+// Why not one app.get/app.put per operation: Express walks its layers in order and matches every
+// one's expression until a route fits, so a request to the fortieth operation paid forty matches
+// (and the router's bookkeeping for each), on every request (profiled with bench/profile.ts). Here
+// the operation is found once: from the validator, which has already matched the request against
+// the description (req.openapi), or else from this table, with Express's own matching rules
+// (case-insensitive, an optional trailing slash, parameters one segment each, decoded once).
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+
+export interface OperationRoute {
+  method: string;
+  /** Express path of the operation, base path included, e.g. /v1/discovery-chain/:service_name */
+  path: string;
+  operationId: string;
+}
+
+export interface RouteMatch<R extends OperationRoute> {
+  route: R;
+  params: Record<string, string>;
+}
+
+interface CompiledRoute<R> {
+  route: R;
+  regexp: RegExp;
+  keys: string[];
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The expression Express 5 (path-to-regexp 8) builds for a path of literal segments and `:name` parameters. */
+function compile(path: string): { regexp: RegExp; keys: string[] } {
+  const keys: string[] = [];
+  const source = path.replace(/:([A-Za-z_$][\w$]*)|([^:]+)/g, (_all, name: string | undefined, literal: string | undefined) => {
+    if (name === undefined) return escapeRegExp(literal!);
+    keys.push(name);
+    return "([^/]+?)";
+  });
+  return { regexp: new RegExp(`^${source}(?:/$)?$`, "i"), keys };
+}
+
+/** A path parameter Express could not decode is a bad request (its router says 400 too). */
+export class ParameterDecodeError extends Error {
+  readonly status = 400;
+  constructor(readonly value: string) {
+    super(`Failed to decode param '${value}'`);
+  }
+}
+
+export class RouteTable<R extends OperationRoute> {
+  readonly #byMethod = new Map<string, CompiledRoute<R>[]>();
+  /** "GET /v1/x/:name" → route */
+  readonly #byKey = new Map<string, R>();
+
+  constructor(routes: readonly R[]) {
+    for (const route of routes) {
+      const method = route.method.toUpperCase();
+      let list = this.#byMethod.get(method);
+      if (!list) this.#byMethod.set(method, (list = []));
+      list.push({ route, ...compile(route.path) });
+      this.#byKey.set(`${method} ${route.path}`, route);
+    }
+  }
+
+  /** The first route of the method (GET for HEAD, as Express) whose expression matches the path; parameters decoded. */
+  match(method: string, path: string): RouteMatch<R> | undefined {
+    const upper = method.toUpperCase();
+    const found = this.#find(upper, path) ?? (upper === "HEAD" ? this.#find("GET", path) : undefined);
+    if (!found) return undefined;
+    const [compiled, match] = found;
+    const params: Record<string, string> = {};
+    compiled.keys.forEach((key, i) => {
+      const raw = match[i + 1]!;
+      try {
+        params[key] = decodeURIComponent(raw);
+      } catch {
+        throw new ParameterDecodeError(raw);
+      }
+    });
+    return { route: compiled.route, params };
+  }
+
+  /** The route of a method and an Express path, as the validator names the one it matched. */
+  described(method: string, path: string): R | undefined {
+    return this.#byKey.get(`${method.toUpperCase()} ${path}`);
+  }
+
+  #find(method: string, path: string): [CompiledRoute<R>, RegExpExecArray] | undefined {
+    for (const compiled of this.#byMethod.get(method) ?? []) {
+      const match = compiled.regexp.exec(path);
+      if (match) return [compiled, match];
+    }
+    return undefined;
+  }
+}
+
+/** What the validator's metadata stage leaves on a request it matched. */
+interface ValidatedOperation {
+  expressRoute?: string;
+  pathParams?: Record<string, string>;
+}
+
+/**
+ * The middleware calling `invoke` with the request's operation, and req.params set to its path
+ * parameters (as the validator coerced them, when it ran). A request that matches no operation goes on.
+ */
+export function operationHandler<R extends OperationRoute>(
+  table: RouteTable<R>,
+  invoke: (route: R, req: Request, res: Response, next: NextFunction) => void,
+): RequestHandler {
+  return function operation(req, res, next) {
+    const validated = (req as Request & { openapi?: ValidatedOperation }).openapi;
+    let route = validated?.expressRoute === undefined ? undefined : table.described(req.method, validated.expressRoute);
+    if (route) {
+      req.params = validated!.pathParams ?? {};
+    } else {
+      let match: RouteMatch<R> | undefined;
+      try {
+        match = table.match(req.method, req.path);
+      } catch (error) {
+        return next(error);
+      }
+      if (!match) return next();
+      route = match.route;
+      req.params = match.params;
+    }
+    invoke(route, req, res, next);
+  };
+}
