@@ -17,6 +17,7 @@ import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-en
 import { DataDirectory } from "../shared/data-dir.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
+import { inSequence, type Stage } from "../shared/stages.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -98,41 +99,37 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   const bundle = loadBundle("mesh");
   const app = express();
   app.disable("x-powered-by");
-  app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   // The real system sends no ETag; computing one costs a hash of every answer.
   app.set("etag", false);
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
   // Everything the real agent checks before the request reaches its endpoint, in its order, in
   // one step (each Express layer costs every request its own bookkeeping).
-  app.use(async (req, res, next) => {
-    try {
-      canonicalConfigPath(req);
-      // Refuse before reading: an unknown token first (no byte of its body is read), then the size
-      // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
-      // lengths, members) before JSON.parse builds anything. The real system decodes every body as
-      // JSON whatever its Content-Type; so does this server (and the validator is told so).
-      service.acl.resolve(tokenOf(req));
-      req.body = await readJsonBody(req, BODY_LIMITS);
-      if (req.body !== undefined) req.headers["content-type"] = "application/json";
-      // A second, structural bound on the parsed value, before anything walks it recursively.
-      const problem = checkBodyShape(req.body);
-      if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
-      const route = routes.match(req.method, req.path)?.route;
-      if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
-      checkBlockingParams(req, res);
-      // The validator lets a request without any body through; the real decoder fails on it first.
-      if (route?.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
-      // The agent reads the query parameters it needs and ignores the rest; of the common ones,
-      // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
-      const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
-      if (refusal) throw refusal;
-      next();
-    } catch (error) {
-      next(error);
-    }
+  const stages: Stage[] = [corsFromEnv()]; // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
+  stages.push(async (req, res, next) => {
+    canonicalConfigPath(req);
+    // Refuse before reading: an unknown token first (no byte of its body is read), then the size
+    // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
+    // lengths, members) before JSON.parse builds anything. The real system decodes every body as
+    // JSON whatever its Content-Type; so does this server (and the validator is told so).
+    service.acl.resolve(tokenOf(req));
+    req.body = await readJsonBody(req, BODY_LIMITS);
+    if (req.body !== undefined) req.headers["content-type"] = "application/json";
+    // A second, structural bound on the parsed value, before anything walks it recursively.
+    const problem = checkBodyShape(req.body);
+    if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
+    const route = routes.match(req.method, req.path)?.route;
+    if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
+    checkBlockingParams(req, res);
+    // The validator lets a request without any body through; the real decoder fails on it first.
+    if (route?.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
+    // The agent reads the query parameters it needs and ignores the rest; of the common ones,
+    // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
+    const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
+    if (refusal) throw refusal;
+    next();
   });
   if (options.validate !== false) {
-    app.use(
+    stages.push(
       openApiValidator(bundle, {
         basePath: MESH_BASE_PATH,
         validateResponses: options.validateResponses !== false,
@@ -140,19 +137,13 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       }),
     );
   }
-  app.use(
-    operationHandler(routes, async (route, req, res, next) => {
-      const handler: Handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
-      try {
-        await handler(service, req, res);
-      } catch (error) {
-        next(error);
-      }
-    }),
+  stages.push(
+    operationHandler(routes, (route, req, res) => meshHandlers[route.operationId as keyof typeof meshHandlers](service, req, res)),
+    (_req, res) => {
+      res.status(404).type("text/plain").send("404 page not found");
+    },
   );
-  app.use((_req: Request, res: Response) => {
-    res.status(404).type("text/plain").send("404 page not found");
-  });
+  app.use(inSequence(stages));
   app.use(renderError);
   return { app, service, ...(data ? { data } : {}) };
 }

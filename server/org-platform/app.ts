@@ -15,6 +15,7 @@ import { canonicalRequestPath, noSuchPath } from "./http/canonical.ts";
 import { openDurableStore } from "./store/durable.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
+import { inSequence, under, type Stage } from "../shared/stages.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
 
@@ -56,22 +57,21 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
 
   const app = express();
   app.disable("x-powered-by");
-  app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   app.set("etag", false);
-  app.use(canonicalRequestPath);
-  // Authentication comes first: without a valid token nothing else is looked at.
-  app.use(ORG_PLATFORM_BASE_PATH, (req: Request, res: Response, next: NextFunction) => {
-    try {
+  const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
+  const stages: Stage[] = [
+    corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
+    canonicalRequestPath,
+    // Authentication comes first: without a valid token nothing else is looked at.
+    under(ORG_PLATFORM_BASE_PATH, (req, res, next) => {
       res.locals.caller = service.authenticate(bearerToken(req));
       next();
-    } catch (error) {
-      next(error);
-    }
-  });
-  // Then the body: media type, size and depth are checked before it is parsed.
-  app.use(ORG_PLATFORM_BASE_PATH, jsonApiBody());
+    }),
+    // Then the body: media type, size and depth are checked before it is parsed.
+    under(ORG_PLATFORM_BASE_PATH, jsonApiBody()),
+  ];
   if (options.validate !== false) {
-    app.use(
+    stages.push(
       openApiValidator(bundle, {
         basePath: ORG_PLATFORM_BASE_PATH,
         validateResponses: options.validateResponses !== false,
@@ -80,18 +80,14 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
       }),
     );
   }
-  const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
-  app.use(
-    operationHandler(routes, (route, req, res, next) => {
+  stages.push(
+    operationHandler(routes, (route, req, res) => {
       const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
-      try {
-        handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);
-      } catch (error) {
-        next(error);
-      }
+      handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);
     }),
+    (_req, _res, next) => next(noSuchPath()),
   );
-  app.use((_req: Request, _res: Response, next: NextFunction) => next(noSuchPath()));
+  app.use(inSequence(stages));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => renderError(error, req, res));
   return { app, service, ...(data && { data }) };
 }

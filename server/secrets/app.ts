@@ -14,6 +14,7 @@ import type { NextFunction, Request, Response } from "express";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
+import { inSequence, under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
@@ -75,17 +76,19 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
 
   const app = express();
   app.disable("x-powered-by");
-  app.use(corsFromEnv()); // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
-  app.set("etag", false);
-  app.use((_req, res, next) => {
-    res.set("Cache-Control", "no-store");
-    next();
-  });
-  // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
-  app.use(SECRETS_BASE_PATH, apiRouter(cluster.replication));
-  app.use(SECRETS_BASE_PATH, dispatch(cluster, operations, { ...BODY_LIMITS, ...options.bodyLimits }));
+  const unwrap = apiRouter(cluster.replication, SECRETS_BASE_PATH);
+  const stages: Stage[] = [
+    corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
+    (_req, res, next) => {
+      res.set("Cache-Control", "no-store");
+      next();
+    },
+    // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
+    (req, res, next) => (isUnwrap(req) ? unwrap(req, res, next) : next()),
+    under(SECRETS_BASE_PATH, dispatch(cluster, operations, { ...BODY_LIMITS, ...options.bodyLimits })),
+  ];
   if (options.validate !== false) {
-    app.use(
+    stages.push(
       openApiValidator(document, {
         basePath: SECRETS_BASE_PATH,
         validateResponses: options.validateResponses !== false,
@@ -93,28 +96,32 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       }),
     );
   }
-  // The operation dispatch found and authorized, with the parameters of the path it authorized.
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
-    const context = res.locals.secrets as RequestContext | undefined;
-    if (!context) return next();
-    req.params = context.params;
-    try {
-      await handlers[context.operation.operationId]!(cluster, req, res);
-    } catch (error) {
-      next(error);
-    }
-  });
-  app.use((req: Request, _res: Response, next: NextFunction) => next(routeNotFound(req.path)));
+  stages.push(
+    // The operation dispatch found and authorized, with the parameters of the path it authorized.
+    (req, res, next) => {
+      const context = res.locals.secrets as RequestContext | undefined;
+      if (!context) return next();
+      req.params = context.params;
+      return handlers[context.operation.operationId]!(cluster, req, res);
+    },
+    (req, _res, next) => next(routeNotFound(req.path)),
+  );
+  app.use(inSequence(stages));
   app.use(renderError);
   return { app, cluster, document, operations };
 }
 
-function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: JsonLimits) {
+/** The one unauthenticated write of the API (the cluster-to-cluster unwrap), served by its own router. */
+function isUnwrap(req: Request): boolean {
+  return /^\/v1\/sys\/wrapping\/unwrap\/?$/i.test(req.path);
+}
+
+function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: JsonLimits): Stage {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const list = listFlag(req);
       const method: RequestMethod = (req.method === "GET" && list) || req.method === "LIST" ? "list" : (req.method.toLowerCase() as RequestMethod);
-      const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(req.url), SECRETS_BASE_PATH, method === "list");
+      const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(underBasePath(req.url)), SECRETS_BASE_PATH, method === "list");
       if (canonical.kind === "invalid") throw new InvalidRequestError(canonical.message);
       if (canonical.kind === "redirect") {
         // As the real server's HTTP mux answers a path that is not clean.
@@ -140,7 +147,7 @@ function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: J
       // segment encoded again, so express and the validator decode exactly the canonical segments)
       // and a canonical `list`.
       req.method = operation.describedMethod.toUpperCase();
-      req.url = withListParameter(encodePath(routePath) + queryOf(req.url), method === "list");
+      req.url = req.originalUrl = SECRETS_BASE_PATH + withListParameter(encodePath(routePath) + queryOf(req.url), method === "list");
       res.locals.secrets = { operation, token: token!, path: canonical.path, params } satisfies RequestContext;
       next();
     } catch (error) {
@@ -173,6 +180,12 @@ async function bodyOf(req: Request, operation: SecretsOperation, limits: JsonLim
     throw new InvalidRequestError(`failed to parse JSON input: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
   }
   return body;
+}
+
+/** The request URL relative to the base path (which the request is under), as a router mounted there sees it. */
+function underBasePath(url: string): string {
+  const relative = url.slice(SECRETS_BASE_PATH.length);
+  return relative.startsWith("/") ? relative : `/${relative}`;
 }
 
 function rawPathOf(url: string): string {

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { OpenApiValidatorOpts } from "express-openapi-validator/dist/framework/types.js";
+import { inSequence, type Stage } from "./stages.ts";
 import { validatorLibrary } from "./validator-route-cache.ts";
 
 const library = validatorLibrary;
@@ -76,7 +77,6 @@ export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOpti
   });
 }
 
-type Stage = (req: Request, res: Response, next: (error?: unknown) => void) => void;
 
 interface LibraryContext {
   apiDoc: { paths: Record<string, Record<string, unknown>> };
@@ -288,36 +288,17 @@ export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): Reque
       }
       return stages;
     });
-  let stages: Stage[] | undefined;
+  let validation: RequestHandler | undefined;
   loaded.then(
-    (value: Stage[]) => (stages = value),
+    (stages: Stage[]) => (validation = inSequence(stages)),
     () => undefined, // reported to the first request
   );
-
-  const run = (req: Request, res: Response, next: NextFunction): void => {
-    let at = 0;
-    let passed = false;
-    const step = (error?: unknown): void => {
-      if (error !== undefined && error !== null) return next(error);
-      const stage = stages![at++];
-      if (!stage) {
-        passed = true;
-        return next();
-      }
-      try {
-        stage(req, res, step);
-      } catch (thrown) {
-        // A stage refused the request by throwing (the library's metadata stage does); an error
-        // thrown after the request went on to its handler is not ours to report twice.
-        if (passed) throw thrown;
-        next(thrown);
-      }
-    };
-    step();
-  };
   return function openApiValidation(req: Request, res: Response, next: NextFunction): void {
-    if (stages) return run(req, res, next);
-    loaded.then(() => run(req, res, next)).catch(next);
+    if (validation) {
+      validation(req, res, next);
+      return;
+    }
+    loaded.then(() => validation!(req, res, next)).catch(next);
   };
 }
 

@@ -6,7 +6,7 @@
 // the operation is found once: from the validator, which has already matched the request against
 // the description (req.openapi), or else from this table, with Express's own matching rules
 // (case-insensitive, an optional trailing slash, parameters one segment each, decoded once).
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 
 export interface OperationRoute {
   method: string;
@@ -101,13 +101,13 @@ interface ValidatedOperation {
 }
 
 /**
- * The middleware calling `invoke` with the request's operation, and req.params set to its path
+ * The stage calling `invoke` with the request's operation, and req.params set to its path
  * parameters (as the validator coerced them, when it ran). A request that matches no operation goes on.
  */
 export function operationHandler<R extends OperationRoute>(
   table: RouteTable<R>,
-  invoke: (route: R, req: Request, res: Response, next: NextFunction) => void,
-): RequestHandler {
+  invoke: (route: R, req: Request, res: Response, next: NextFunction) => unknown,
+): (req: Request, res: Response, next: NextFunction) => unknown {
   return function operation(req, res, next) {
     const validated = (req as Request & { openapi?: ValidatedOperation }).openapi;
     let route = validated?.expressRoute === undefined ? undefined : table.described(req.method, validated.expressRoute);
@@ -124,6 +124,7 @@ export function operationHandler<R extends OperationRoute>(
       route = match.route;
       req.params = match.params;
     }
-    invoke(route, req, res, next);
+    // A handler's throw or rejected promise goes to whoever runs this stage (stages.ts).
+    return invoke(route, req, res, next);
   };
 }

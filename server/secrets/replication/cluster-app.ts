@@ -78,7 +78,8 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
 }
 
 /** `POST /v1/sys/wrapping/unwrap` for the API listener (mounted at /v1 before the public routes). */
-export function apiRouter(manager: ReplicationManager): Router {
+/** The unwrap endpoint under the API's base path (as the API's router sees the whole path). */
+export function apiRouter(manager: ReplicationManager, basePath: string): Router {
   const router = express.Router();
   const validate = validator("api");
   const unwrap = (req: Request, res: Response, next: NextFunction) => {
@@ -92,12 +93,12 @@ export function apiRouter(manager: ReplicationManager): Router {
   };
   // The only unauthenticated write (the wrapping token is in the body): a small body limit.
   const body = express.json({ type: () => true, limit: "64kb" });
-  router.post("/sys/wrapping/unwrap", body, validate, unwrap, renderError);
+  router.post(`${basePath}/sys/wrapping/unwrap`, body, validate, unwrap, renderError);
   const asPost = (req: Request, _res: Response, next: NextFunction) => {
     req.method = "POST";
     next();
   };
-  router.put("/sys/wrapping/unwrap", asPost, body, validate, unwrap, renderError);
+  router.put(`${basePath}/sys/wrapping/unwrap`, asPost, body, validate, unwrap, renderError);
   return router;
 }
 
