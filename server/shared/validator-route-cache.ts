@@ -85,10 +85,10 @@ if (!mutator.prototype.__fast) {
   mutator.prototype.__fast = true;
 }
 
-// 3. Start-up: every validator compiles the OpenAPI meta-schema with ajv to check its description
-//    (even with validateApiSpec off), about a third of `npm start`'s CPU with three services. The
-//    compiled checker is stateless between calls (its errors are read right after each call), so
-//    one per OpenAPI version and setting is shared.
+// 3. Start-up: every validator compiles the OpenAPI meta-schema with ajv to check its description,
+//    even with validateApiSpec off, when the compiled checker is never called (the descriptions are
+//    checked by Redocly's lint in CI instead). Off: no checker is built. On: one per OpenAPI
+//    version is shared (it is stateless between calls; its errors are read right after each call).
 const schemaValidatorModule = fromValidator("framework/openapi.schema.validator.js") as {
   OpenAPISchemaValidator: new (options: { version: string; validateApiSpec?: boolean }) => unknown;
   __shared?: boolean;
@@ -96,12 +96,59 @@ const schemaValidatorModule = fromValidator("framework/openapi.schema.validator.
 if (!schemaValidatorModule.__shared) {
   const Original = schemaValidatorModule.OpenAPISchemaValidator;
   const shared = new Map<string, unknown>();
+  const unused = {
+    validate(): never {
+      throw new Error("the OpenAPI description checker is off (validateApiSpec: false)");
+    },
+  };
   schemaValidatorModule.OpenAPISchemaValidator = function SharedOpenAPISchemaValidator(options: { version: string; validateApiSpec?: boolean }) {
-    const key = `${options.version} ${options.validateApiSpec ? 1 : 0}`;
-    if (!shared.has(key)) shared.set(key, new Original(options));
-    return shared.get(key);
+    if (!options.validateApiSpec) return unused;
+    if (!shared.has(options.version)) shared.set(options.version, new Original(options));
+    return shared.get(options.version);
   } as unknown as typeof Original;
   schemaValidatorModule.__shared = true;
+}
+
+// 4. Start-up: the schema preprocessor resolves every $ref it meets with ajv.getSchema, which
+//    compiles the referenced schema into a validator only to read back the schema object it was
+//    given (`.schema`): three quarters of the preprocessor's time, and of every service's start.
+//    A local reference (#/...) is the object at that JSON pointer of the same description; found
+//    there without compiling. Anything else (or a pointer that leads nowhere) goes the library's way.
+const preprocessorModule = fromValidator("middlewares/parsers/schema.preprocessor.js") as {
+  SchemaPreprocessor: {
+    prototype: {
+      resolveSchema(this: { apiDoc: unknown; resolvedSchemaCache: Map<string, unknown> }, schema: unknown): unknown;
+      __pointers?: boolean;
+    };
+  };
+};
+if (!preprocessorModule.SchemaPreprocessor.prototype.__pointers) {
+  const resolveSchema = preprocessorModule.SchemaPreprocessor.prototype.resolveSchema;
+  preprocessorModule.SchemaPreprocessor.prototype.resolveSchema = function (schema) {
+    const ref = (schema as { $ref?: unknown } | null | undefined)?.$ref;
+    if (typeof ref === "string" && ref.startsWith("#/") && !this.resolvedSchemaCache.has(ref)) {
+      const target = atPointer(this.apiDoc, ref.slice(1));
+      if (target !== undefined) this.resolvedSchemaCache.set(ref, target);
+    }
+    return resolveSchema.call(this, schema);
+  };
+  preprocessorModule.SchemaPreprocessor.prototype.__pointers = true;
+}
+
+/** The value at a JSON pointer (RFC 6901, as a URI fragment: percent-decoded first), or undefined. */
+export function atPointer(document: unknown, pointer: string): unknown {
+  let value = document;
+  for (const token of pointer.split("/").slice(1)) {
+    let key: string;
+    try {
+      key = decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      return undefined;
+    }
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }
 
 /** The library's classes that openapi.ts assembles into one middleware. */

@@ -45,7 +45,7 @@ describe("MESH_CONFIG_FILE", () => {
 describe("npm start", () => {
   it("prints its address and credentials, serves, and stops cleanly on SIGINT", async () => {
     const config = file("start.yaml", "- Kind: service-resolver\n  Name: web\n  ConnectTimeout: 3s\n");
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const child = spawn(process.execPath, ["scripts/start.mjs"] /* what npm start runs */, {
       cwd: root,
       env: { ...process.env, MESH_PORT: "0", SECRETS_PORT: "0", ORG_PLATFORM_PORT: "0", MESH_CONFIG_FILE: config, MESH_MANAGEMENT_TOKEN: "start-test-token" },
       stdio: ["ignore", "pipe", "pipe"],

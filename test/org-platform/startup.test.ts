@@ -48,7 +48,7 @@ describe("orgPlatformEntry", () => {
 
 describe("npm start", () => {
   it("prints the org-platform address and tokens, serves, and stops cleanly on SIGINT", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const child = spawn(process.execPath, ["scripts/start.mjs"] /* what npm start runs */, {
       cwd: root,
       // Any free port for every service, so that this test runs beside others.
       env: { ...process.env, ORG_PLATFORM_PORT: "0", MESH_PORT: "0", SECRETS_PORT: "0" },

@@ -115,7 +115,7 @@ describe("secretsEntry", () => {
 describe("npm start", () => {
   it("serves the secrets API with the world's tokens, and stops cleanly on SIGINT", async () => {
     const world = file("start-world.yaml", WORLD_YAML);
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const child = spawn(process.execPath, ["scripts/start.mjs"] /* what npm start runs */, {
       cwd: root,
       env: { ...process.env, SECRETS_PORT: "0", MESH_PORT: "0", ORG_PLATFORM_PORT: "0", SECRETS_ROOT_TOKEN: "start-root", SECRETS_WORLD: world },
       stdio: ["ignore", "pipe", "pipe"],

@@ -2,6 +2,7 @@
 // and prints no credential unless every service is listening (server/main.ts,
 // server/shared/startup-checks.ts).
 import { spawn } from "node:child_process";
+import { readFileSync, statSync, utimesSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -53,7 +54,7 @@ describe("listenProblems", () => {
 });
 
 function start(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["scripts/start.mjs"] /* what npm start runs */, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));
@@ -77,5 +78,24 @@ describe("npm start with a bad environment", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe("npm start's bundle (scripts/start.mjs)", () => {
+  const manifest = () => JSON.parse(readFileSync(path.join(root, ".build", "server.inputs.json"), "utf8")) as { root: string; inputs: Record<string, number> };
+
+  it("is rebuilt when a file it was built from changed, and names every server module it holds", { timeout: 60_000 }, async () => {
+    await start({ MESH_PORT: "abc" }); // refused at once, after the bundle is built or found up to date
+    const before = manifest();
+    expect(before.root).toBe(root);
+    expect(Object.keys(before.inputs)).toEqual(expect.arrayContaining(["server/main.ts", "server/shared/openapi.ts", "server/secrets/app.ts"]));
+    // A source changed since the build (its modification time moved): the next start rebuilds.
+    const source = path.join(root, "server", "shared", "startup-checks.ts");
+    const { atime } = statSync(source);
+    const later = new Date(Math.ceil(before.inputs["server/shared/startup-checks.ts"]!) + 5_000);
+    utimesSync(source, atime, later);
+    const refused = await start({ MESH_PORT: "abc" });
+    expect(refused.output).toContain("could not start: MESH_PORT=abc");
+    expect(manifest().inputs["server/shared/startup-checks.ts"]).toBe(statSync(source).mtimeMs);
   });
 });
