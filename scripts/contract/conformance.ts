@@ -80,7 +80,7 @@ export async function checkProperties(options: PropertyOptions): Promise<Propert
       { seed, numRuns },
     );
     const result: PropertyResult = { operation: operation.label, kind, sent };
-    if (outcome.failed) result.failure = outcome.errorInstance instanceof Broken ? outcome.errorInstance.message : String(outcome.errorInstance);
+    if (outcome.failed) result.failure = outcome.errorInstance instanceof Broken ? outcome.errorInstance.message : describeThrown(outcome.errorInstance);
     results.push(result);
     options.onResult?.(result);
   };
@@ -93,4 +93,14 @@ export async function checkProperties(options: PropertyOptions): Promise<Propert
     if (invalid) await run(operation, "invalid", invalid);
   }
   return results;
+}
+
+/** An error with its causes ("fetch failed" alone names no reason: the cause says which socket error). */
+function describeThrown(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e !== undefined && e !== null && parts.length < 5; e = (e as { cause?: unknown }).cause) {
+    const { message, code } = e as { message?: string; code?: string };
+    parts.push(code ? `${message ?? String(e)} (${code})` : (message ?? String(e)));
+  }
+  return parts.join(": ");
 }
