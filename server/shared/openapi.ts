@@ -200,8 +200,11 @@ interface LibraryValidator {
     fileUploader: unknown;
     operationHandlers: unknown;
   };
-  ajvOpts: { preprocessor: unknown; response: unknown };
-  requestValidationMiddleware(apiDoc: unknown): Stage;
+  ajvOpts: { preprocessor: unknown; request: unknown; response: unknown };
+}
+
+interface LibraryRequestValidator {
+  buildMiddleware(path: string, reqSchema: unknown, contentType: unknown, ajvCacheKey: string): Stage;
 }
 
 interface LibraryResponseValidator {
@@ -213,6 +216,46 @@ interface MatchedOperation {
   expressRoute: string;
   serial: number;
   _responseSchema?: { responses?: object };
+}
+
+interface DescribedOperation {
+  expressRoute: string;
+  schema: { requestBody?: { content?: object } };
+}
+
+/** At most this many request validators are kept (each holds compiled schemas); then they are built again. */
+const REQUEST_VALIDATORS_LIMIT = 1_000;
+
+/**
+ * Which request validator a request needs: its operation, and the media type of its body when the
+ * operation describes one (without parameters: a described type matches whatever its parameters).
+ * The library keys its validators by the request's whole Content-Type, so every new spelling a
+ * client sends (on a GET as well) compiled and kept one more validator: unbounded memory.
+ */
+export function requestValidatorKey(method: string, operation: DescribedOperation, contentType: string | undefined): { key: string; mediaType: string | undefined } {
+  const mediaType = operation.schema.requestBody?.content ? contentType?.split(";")[0]!.trim().toLowerCase() || undefined : undefined;
+  return { key: `${method}-${operation.expressRoute}-${mediaType ?? "not_provided"}`, mediaType };
+}
+
+/**
+ * The library's request stage (RequestValidator.validate): each operation's parameters and body
+ * checked by the validator the library builds for it, with the library's errors; its validators
+ * kept by requestValidatorKey, bounded.
+ */
+function requestStage(validator: LibraryRequestValidator): Stage {
+  const built = new Map<string, Stage>();
+  return (req, res, next) => {
+    const operation = (req as Request & { openapi?: DescribedOperation }).openapi;
+    if (!operation) return next();
+    const { key, mediaType } = requestValidatorKey(req.method, operation, req.headers["content-type"]);
+    let stage = built.get(key);
+    if (!stage) {
+      stage = validator.buildMiddleware(operation.expressRoute, operation.schema, library.ContentType.fromString(mediaType), key);
+      if (built.size >= REQUEST_VALIDATORS_LIMIT) built.clear();
+      built.set(key, stage);
+    }
+    return stage(req, res, next);
+  };
 }
 
 /**
@@ -280,7 +323,7 @@ export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): Reque
         return (req, res, next) => (stage ??= build())(req, res, next);
       };
       const stages: Stage[] = [metadataStage(context, responseApiDoc)];
-      if (oav.options.validateRequests) stages.push(lazy(() => oav.requestValidationMiddleware(context.apiDoc)));
+      if (oav.options.validateRequests) stages.push(lazy(() => requestStage(new library.RequestValidator(context.apiDoc, oav.ajvOpts.request))));
       if (oav.options.validateResponses) {
         stages.push(
           lazy(() =>

@@ -59,11 +59,70 @@ function cannotBeJson(value: unknown): boolean {
 
 const mutator = fromValidator("middlewares/parsers/req.parameter.mutator.js").RequestParameterMutator as {
   prototype: {
+    modifyRequest(this: MutatorThis, req: { originalUrl: string; openapi: { schema: { parameters?: object[] } } }): void;
+    __noQuery?: boolean;
     parseJsonAndMutateRequest(req: Record<string, Record<string, unknown>>, where: string, name: string): void;
     isObjectOrXOf(schema: object | undefined): boolean;
     __fast?: boolean;
   };
 };
+interface MutatorThis {
+  ajv: unknown;
+  _apiDocs: unknown;
+}
+const parameterUtil = fromValidator("middlewares/parsers/util.js") as {
+  dereferenceParameter(apiDocs: unknown, parameter: object): { in: string; content?: unknown };
+  normalizeParameter(ajv: unknown, parameter: object): { schema: { type?: unknown } };
+};
+/** Query strings whose parameters were worked out, by operation: bounded by count and by characters (they come from clients). */
+const parsedQueries = { byOperation: new WeakMap<object, Map<string, unknown>>(), count: 0, chars: 0 };
+const PARSED_QUERIES_LIMIT = 10_000;
+const PARSED_QUERIES_CHARS = 1 << 20;
+
+if (!mutator.prototype.__noQuery) {
+  // modifyRequest reparses the URL and works out every parameter of every request (qs for
+  // deepObject parameters, the reserved-character checks...). What it makes of req.query depends
+  // only on the operation and the query string, so the result for a query string is kept and a
+  // copy given to the next request with the same one (its refusals are not kept: they throw again).
+  // Without a query string, only a header, path or cookie parameter with content or an array or
+  // object schema could change anything; an operation without one is left alone.
+  const modifyRequest = mutator.prototype.modifyRequest;
+  const changesWithoutQuery = new WeakMap<object, boolean>();
+  mutator.prototype.modifyRequest = function (req) {
+    const operation = req.openapi.schema;
+    let changes = changesWithoutQuery.get(operation);
+    if (changes === undefined) {
+      changes = (operation.parameters ?? []).some((p) => {
+        const parameter = parameterUtil.dereferenceParameter(this._apiDocs, p);
+        if (parameter.in === "query") return false;
+        const type = parameterUtil.normalizeParameter(this.ajv, parameter).schema?.type;
+        return parameter.content !== undefined || type === "array" || type === "object" || typeof type !== "string";
+      });
+      changesWithoutQuery.set(operation, changes);
+    }
+    const at = req.originalUrl.indexOf("?");
+    if (!changes && at < 0) return;
+    if (changes) return modifyRequest.call(this, req);
+    const query = req.originalUrl.slice(at);
+    let known = parsedQueries.byOperation.get(operation);
+    const parsed = known?.get(query);
+    if (parsed !== undefined) {
+      (req as unknown as { query: unknown }).query = structuredClone(parsed);
+      return;
+    }
+    modifyRequest.call(this, req);
+    if (parsedQueries.count >= PARSED_QUERIES_LIMIT || parsedQueries.chars + query.length > PARSED_QUERIES_CHARS) {
+      parsedQueries.byOperation = new WeakMap();
+      parsedQueries.count = parsedQueries.chars = 0;
+      known = undefined;
+    }
+    if (!known) parsedQueries.byOperation.set(operation, (known = new Map()));
+    known.set(query, structuredClone((req as unknown as { query: unknown }).query));
+    parsedQueries.count++;
+    parsedQueries.chars += query.length;
+  };
+  mutator.prototype.__noQuery = true;
+}
 if (!mutator.prototype.__fast) {
   // isObjectOrXOf walks a parameter's schema (allocating arrays) for every parameter of every
   // request; the schemas are the loaded description's, which does not change, so once per schema.
@@ -156,6 +215,8 @@ export const validatorLibrary = {
   OpenApiValidator: fromValidator("openapi.validator.js").OpenApiValidator,
   OpenApiSpecLoader: fromValidator("framework/openapi.spec.loader.js").OpenApiSpecLoader,
   ResponseValidator: fromValidator("middlewares/openapi.response.validator.js").ResponseValidator,
+  RequestValidator: fromValidator("middlewares/openapi.request.validator.js").RequestValidator,
+  ContentType: fromValidator("middlewares/util.js").ContentType as { fromString(type: string | undefined): unknown },
   OpenApiContext: fromValidator("framework/openapi.context.js").OpenApiContext,
   SchemaPreprocessor: fromValidator("middlewares/parsers/schema.preprocessor.js").SchemaPreprocessor,
   httpMethods: fromValidator("middlewares/parsers/schema.preprocessor.js").httpMethods as Set<string>,

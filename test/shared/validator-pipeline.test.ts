@@ -1,0 +1,92 @@
+// The validator as the servers run it (server/shared/openapi.ts, validator-route-cache.ts): what it
+// keeps per request is bounded, and what it reuses gives the answers the library gives.
+import { request as httpRequest, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createMeshApp } from "../../server/mesh/app.ts";
+import { createOrgPlatformApp } from "../../server/org-platform/app.ts";
+import { requestValidatorKey } from "../../server/shared/openapi.ts";
+import { validatorLibrary } from "../../server/shared/validator-route-cache.ts";
+
+function listen(app: { listen(port: number, host: string): Server }): Promise<{ server: Server; port: number }> {
+  const server = app.listen(0, "127.0.0.1");
+  return new Promise((resolve) => server.once("listening", () => resolve({ server, port: (server.address() as { port: number }).port })));
+}
+
+function send(port: number, path: string, headers: Record<string, string>, method = "GET", body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("requestValidatorKey", () => {
+  const withBody = { expressRoute: "/v1/config", schema: { requestBody: { content: { "application/json": {} } } } };
+  const withoutBody = { expressRoute: "/v1/discovery-chain/:service_name", schema: {} };
+
+  it("ignores the Content-Type of a request whose operation takes no body", () => {
+    const keys = new Set(["application/x-1", "application/x-2", "text/plain; q=1", undefined].map((t) => requestValidatorKey("GET", withoutBody, t).key));
+    expect([...keys]).toEqual(["GET-/v1/discovery-chain/:service_name-not_provided"]);
+  });
+
+  it("keys a body by its media type alone: parameters and case do not make a new validator", () => {
+    for (const type of ["application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;x=1"]) {
+      expect(requestValidatorKey("PUT", withBody, type)).toEqual({ key: "PUT-/v1/config-application/json", mediaType: "application/json" });
+    }
+    expect(requestValidatorKey("PUT", withBody, undefined)).toEqual({ key: "PUT-/v1/config-not_provided", mediaType: undefined });
+  });
+});
+
+describe("the request stage", () => {
+  let mesh: { server: Server; port: number };
+  beforeAll(async () => {
+    mesh = await listen(createMeshApp({ entries: [{ Kind: "service-defaults", Name: "web", Protocol: "http" }] }).app);
+  });
+  afterAll(() => mesh.server.close());
+
+  it("builds one validator for an operation however many Content-Types clients send (was one per spelling: memory without bound)", async () => {
+    const build = vi.spyOn(validatorLibrary.RequestValidator.prototype, "buildMiddleware");
+    try {
+      for (let i = 0; i < 200; i++) {
+        const answer = await send(mesh.port, "/v1/discovery-chain/web", { "content-type": `application/x-spelling-${i}` });
+        expect(answer.status).toBe(200);
+      }
+      expect(build.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      build.mockRestore();
+    }
+  });
+
+  it("refuses an invalid body every time with the validator it reuses", async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await send(mesh.port, "/v1/acl/policy", { "content-type": "application/json" }, "PUT", JSON.stringify({ Name: 5 }));
+      expect(answer.status).toBe(400);
+    }
+  });
+});
+
+describe("query parameters worked out once per query string", () => {
+  let org: { server: Server; port: number };
+  const token = { authorization: "Bearer alice.atlasv1.dev-user-token" };
+  beforeAll(async () => {
+    org = await listen(createOrgPlatformApp().app);
+  });
+  afterAll(() => org.server.close());
+
+  it("answer the same query string alike every time, valid or not", async () => {
+    const page = "/api/v2/organizations/acme/teams?page%5Bnumber%5D=1&page%5Bsize%5D=2";
+    const first = await send(org.port, page, token);
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.text).meta.pagination).toMatchObject({ "current-page": 1, "page-size": 2 });
+    for (let i = 0; i < 3; i++) expect(await send(org.port, page, token)).toEqual(first);
+    const tooBig = "/api/v2/organizations/acme/teams?page%5Bsize%5D=1000";
+    const refused = await send(org.port, tooBig, token);
+    expect(refused.status).toBe(422);
+    for (let i = 0; i < 3; i++) expect(await send(org.port, tooBig, token)).toEqual(refused);
+  });
+});
