@@ -76,6 +76,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
 
   const app = express();
   app.disable("x-powered-by");
+  app.set("etag", false); // the real server sends none
   const unwrap = apiRouter(cluster.replication, SECRETS_BASE_PATH);
   const stages: Stage[] = [
     corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication

@@ -89,8 +89,10 @@ describe("the error envelope", () => {
     expect((await request("GET", "/sys/rekey/update")).status).toBe(405);
   });
 
-  it("sends Cache-Control: no-store, as the real system does", async () => {
-    expect((await request("GET", "/sys/rekey/init")).headers.get("cache-control")).toBe("no-store");
+  it("sends Cache-Control: no-store and no ETag, as the real system does", async () => {
+    const answer = await request("GET", "/sys/rekey/init");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    expect(answer.headers.get("etag")).toBeNull();
   });
 });
 
