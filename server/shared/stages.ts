@@ -20,11 +20,8 @@ export function inSequence(stages: readonly Stage[]): RequestHandler {
         passed = true;
         return next();
       }
-      const timer = (globalThis as any).__stageTimer as undefined | ((name: string, ns: bigint) => void);
-      const started = timer ? process.hrtime.bigint() : 0n;
-      const name = `${stages.length}:${at - 1}:${stage.name || "anon"}`;
       try {
-        const result = timer ? (() => { let inner = 0n; const t0 = process.hrtime.bigint(); const r = stage(req, res, (e?: unknown) => { const t1 = process.hrtime.bigint(); step(e); inner += process.hrtime.bigint() - t1; }); timer(name, process.hrtime.bigint() - t0 - inner); return r; })() : stage(req, res, step);
+        const result = stage(req, res, step);
         if (result instanceof Promise) result.catch(next);
       } catch (thrown) {
         // Thrown by what ran after the last stage (a later layer, synchronously): its own to handle.
