@@ -32,7 +32,8 @@ import {
   type PathsFilter,
 } from "../../server/secrets/replication/domain/filter.ts";
 import { isReplicatedKey, MountIndex } from "../../server/secrets/replication/domain/keys.ts";
-import { canonicalJson, merkleRoot } from "../../server/secrets/replication/domain/merkle.ts";
+import { canonicalJson, MerkleTracker, merkleRoot } from "../../server/secrets/replication/domain/merkle.ts";
+import { MemoryStorage } from "../../server/secrets/store/storage.ts";
 import { operationTokenTransition, OPERATION_TOKEN_TRANSITIONS, type OperationTokenContext } from "../../server/secrets/replication/domain/operation-token.ts";
 import { BASE62, decodeToken, encodeToken, generateOtp, isOtp, OTP_LENGTH } from "../../server/secrets/replication/domain/otp.ts";
 import { promotionRefusal } from "../../server/secrets/replication/domain/promotion.ts";
@@ -126,6 +127,30 @@ describe("OTP encoding", () => {
 });
 
 describe("merkle roots", () => {
+  it("tracked as the storage is written, equal to the root computed from scratch after every write and delete", () => {
+    const storage = new MemoryStorage();
+    storage.put("logical/a/1", { n: 1 });
+    storage.put("core/secret", { not: "replicated" });
+    const tracker = new MerkleTracker(storage, isReplicatedKey);
+    const fromScratch = () =>
+      merkleRoot(storage.list("").filter(isReplicatedKey).map((key) => [key, storage.get(key)!] as const));
+    expect(tracker.root()).toBe(fromScratch());
+    const steps: Array<() => void> = [
+      () => storage.put("logical/a/2", { n: 2 }),
+      () => storage.put("logical/a/1", { n: 10, nested: { b: [1, 2] } }),
+      () => storage.put("core/other", { ignored: true }),
+      () => storage.delete("logical/a/2"),
+      () => storage.put("identity/x", "y"),
+      () => storage.delete("logical/a/1"),
+      () => storage.delete("identity/x"),
+    ];
+    for (const step of steps) {
+      step();
+      expect(tracker.root()).toBe(fromScratch());
+    }
+    expect(tracker.root()).toBe(merkleRoot([]));
+  });
+
   it("fingerprint the data, whatever the order of keys and of object properties", () => {
     const a = merkleRoot([
       ["a", { x: 1, y: [1, 2] }],

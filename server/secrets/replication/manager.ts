@@ -12,7 +12,7 @@ import type { StoredValue, Storage } from "../store/storage.ts";
 import { ActivationTokenError, generateSigningKey, verifyActivationToken, type ActivationCredentials } from "./domain/activation.ts";
 import { isMountReplicated } from "./domain/filter.ts";
 import { isReplicatedKey, MountIndex, type MountEntry } from "./domain/keys.ts";
-import { merkleRoot } from "./domain/merkle.ts";
+import { MerkleTracker } from "./domain/merkle.ts";
 import { modeLabel, roleRequired, type ReplicationMode } from "./domain/states.ts";
 import { WalLog } from "./domain/wal.ts";
 import { ModeReplication } from "./mode.ts";
@@ -74,6 +74,7 @@ export class ReplicationManager {
   readonly clock: () => number;
   readonly options: ReplicationOptions;
   readonly #storage: Storage;
+  #merkle: MerkleTracker | undefined;
   #addresses: { apiAddress: string; clusterAddress: string } | undefined;
   #mounts: MountEntry[] = [];
   #signingKey: { privateKey: KeyObject; publicKey: KeyObject } | undefined;
@@ -171,15 +172,10 @@ export class ReplicationManager {
     return [...namespaces].sort();
   }
 
-  /** The merkle root of this cluster's replicated data. */
+  /** The merkle root of this cluster's replicated data (tracked from the first time it is asked for). */
   merkleRoot(): string {
-    const entries: [string, StoredValue][] = [];
-    for (const key of this.#storage.list("")) {
-      if (!isReplicatedKey(key)) continue;
-      const value = this.#storage.get(key);
-      if (value !== undefined) entries.push([key, value]);
-    }
-    return merkleRoot(entries);
+    this.#merkle ??= new MerkleTracker(this.#storage, isReplicatedKey);
+    return this.#merkle.root();
   }
 
   /**

@@ -407,6 +407,7 @@ export class ModeReplication {
       mountIndex: () => ctx.mountIndex(),
       addresses: () => ctx.addresses(),
       changed: () => ctx.changed(),
+      merkleRoot: () => ctx.merkleRoot(),
     });
   }
 

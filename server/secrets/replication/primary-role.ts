@@ -26,6 +26,8 @@ export interface PrimaryDeps {
   addresses(): { apiAddress: string; clusterAddress: string };
   /** Something worth keeping changed outside an operation (a secondary activated, a token unwrapped). */
   changed(): void;
+  /** The merkle root of all replicated data (what a secondary without a filter holds). */
+  merkleRoot(): string;
 }
 
 /** What a primary keeps across restarts (heartbeats and open polls are not kept). */
@@ -224,7 +226,7 @@ export class PrimaryRole {
       cluster_id: this.clusterId,
       known_secondaries: records.map((record) => record.id),
       last_wal: this.deps.wal.last,
-      merkle_root: merkleRoot(this.#entries(undefined).map((entry) => [entry.key, entry.value] as const)),
+      merkle_root: this.deps.merkleRoot(),
       mode: "primary",
       primary_cluster_addr: this.advertisedClusterAddr,
       secondaries: records

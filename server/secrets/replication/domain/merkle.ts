@@ -24,7 +24,13 @@ export function leafHash(key: string, value: StoredValue): Buffer {
 
 /** The root over (key, value) pairs; the order given does not matter. */
 export function merkleRoot(entries: Iterable<readonly [string, StoredValue]>): string {
-  let level = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, value]) => leafHash(key, value));
+  const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return rootOfLeaves(sorted.map(([key, value]) => leafHash(key, value)));
+}
+
+/** The root over leaf hashes given in key order. */
+function rootOfLeaves(leaves: Buffer[]): string {
+  let level = leaves;
   if (level.length === 0) return createHash("sha256").digest("hex");
   while (level.length > 1) {
     const next: Buffer[] = [];
@@ -35,4 +41,45 @@ export function merkleRoot(entries: Iterable<readonly [string, StoredValue]>): s
     level = next;
   }
   return level[0]!.toString("hex");
+}
+
+/**
+ * The merkle root of the entries a storage holds under the keys `include` accepts, kept up to date
+ * as the storage is written: each write rehashes its own leaf, and the root is rebuilt from the
+ * leaves only when asked after a change (a status request asks often; hashing every value again
+ * for each was seconds at 100,000 entries). Equal to merkleRoot over the same entries.
+ */
+export class MerkleTracker {
+  readonly #leaves = new Map<string, Buffer>();
+  #root: { index: number; root: string } | undefined;
+
+  constructor(
+    private readonly storage: {
+      list(prefix: string): string[];
+      get(key: string): StoredValue | undefined;
+      index(): number;
+      subscribe(listener: (write: { key: string; value: StoredValue | undefined }) => void): () => void;
+    },
+    private readonly include: (key: string) => boolean,
+  ) {
+    for (const key of storage.list("")) {
+      const value = include(key) ? storage.get(key) : undefined;
+      if (value !== undefined) this.#leaves.set(key, leafHash(key, value));
+    }
+    storage.subscribe(({ key, value }) => {
+      if (!include(key)) return;
+      if (value === undefined) this.#leaves.delete(key);
+      else this.#leaves.set(key, leafHash(key, value));
+      this.#root = undefined;
+    });
+  }
+
+  root(): string {
+    const index = this.storage.index();
+    if (this.#root?.index !== index) {
+      const keys = [...this.#leaves.keys()].sort();
+      this.#root = { index, root: rootOfLeaves(keys.map((key) => this.#leaves.get(key)!)) };
+    }
+    return this.#root.root;
+  }
 }
