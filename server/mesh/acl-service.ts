@@ -215,6 +215,8 @@ export class MeshAcl {
     if (input.SecretID && this.store.tokens.all().some((t) => t.SecretID === input.SecretID)) {
       throw new MeshHttpError(400, "Invalid Token: SecretID is already in use");
     }
+    // One moment for both: the expiration is the creation time plus the TTL, to the nanosecond.
+    const created = this.now();
     return view(
       this.putToken({
         AccessorID: accessor,
@@ -224,7 +226,8 @@ export class MeshAcl {
         Roles: roles,
         Local: input.Local ?? false,
         Namespace: input.Namespace || namespace,
-        ExpirationTime: this.expiration(input.ExpirationTTL),
+        CreateTime: created.toISOString(),
+        ExpirationTime: this.expiration(input.ExpirationTTL, created),
       }),
     );
   }
@@ -340,7 +343,7 @@ export class MeshAcl {
     }
   }
 
-  private expiration(raw: string | number | undefined): string | undefined {
+  private expiration(raw: string | number | undefined, created: Date): string | undefined {
     if (!raw) return undefined;
     let ns: number;
     let ttl: string;
@@ -356,7 +359,7 @@ export class MeshAcl {
     if (ns < MIN_TTL_NS || ns > MAX_TTL_NS) {
       throw new MeshHttpError(400, `Invalid Token: ExpirationTTL must be between 1m0s and 24h0m0s, not ${ttl}`);
     }
-    return new Date(this.now().getTime() + ns / 1e6).toISOString();
+    return new Date(created.getTime() + ns / 1e6).toISOString();
   }
 
   /** Expired strictly after its expiration time, as `ExpirationTime.Before(now)` says (agent/structs/acl.go IsExpired). */

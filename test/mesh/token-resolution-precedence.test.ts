@@ -135,3 +135,13 @@ describe("expiry (ExpirationTTL)", () => {
     expect(can("forever", "web")).toBe(true);
   });
 });
+
+describe("a token's expiration time", () => {
+  it("is its creation time plus the TTL exactly, however the clock moves while it is created (Consul: CreateTime.Add(TTL))", () => {
+    let now = START;
+    // A clock that moves a millisecond every time it is read.
+    const acl = new MeshAcl({ managementToken: ROOT, tokens: [], legacyApi: false, tokenApi: true }, new MemoryAclStore(), () => new Date(now++));
+    const issued = acl.createToken(acl.resolve(ROOT), { ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
+    expect(Date.parse(issued.ExpirationTime!) - Date.parse(issued.CreateTime)).toBe(60_000);
+  });
+});
