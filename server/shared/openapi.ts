@@ -87,6 +87,7 @@ interface LibraryContext {
   openApiRouteMap: Record<string, Record<string, unknown>>;
   ignoreUndocumented: boolean;
   useRequestUrl: boolean;
+  ignorePaths?: unknown;
   shouldIgnoreRoute(path: string): boolean;
   isManagedRoute(path: string): boolean;
 }
@@ -104,16 +105,19 @@ interface CompiledRoute {
  * described operation of a request and sets req.openapi and req.params. Same routes in the same
  * order, same matching, same errors; but the route table and its expressions are built once (per
  * routing flags) instead of on every request, where the library's loop was a fifth of its time,
- * and which route a path matches is remembered (up to 10,000 paths or 1 MiB of them, then forgotten).
+ * and which route a path matches, with its decoded parameters, is remembered (up to 10,000 paths or
+ * 1 MiB of them, then forgotten).
  */
 const MATCH_CACHE_LIMIT = 10_000;
 const MATCH_CACHE_CHARS = 1 << 20;
 
 function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<string, Record<string, unknown>> } | undefined): Stage {
+  /** What a request path matched: the first route and its decoded parameters (or that they do not decode). */
+  type Match = { route: CompiledRoute; params: Record<string, string> | "malformed" } | undefined;
   interface Table {
     routes: CompiledRoute[];
-    /** request path → index of the first route matching it (-1: none); bounded, cleared when full */
-    matches: Map<string, number>;
+    /** request path → its match (undefined: none); bounded, cleared when full */
+    matches: Map<string, Match>;
     /** characters of the paths in `matches` */
     size: number;
   }
@@ -130,38 +134,47 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
     }
     return table;
   };
-  /** The first route whose expression matches, as the library's loop finds it. */
-  const firstMatch = (table: Table, requestPath: string): number => {
-    let index = table.matches.get(requestPath);
-    if (index === undefined) {
-      index = table.routes.findIndex((route) => route.regexp.test(requestPath));
-      // Bounded by count and by bytes: paths come from clients.
-      if (table.matches.size >= MATCH_CACHE_LIMIT || table.size + requestPath.length > MATCH_CACHE_CHARS) {
-        table.matches.clear();
-        table.size = 0;
-      }
-      table.matches.set(requestPath, index);
-      table.size += requestPath.length;
-    }
-    return index;
-  };
-  return (req, _res, next) => {
-    const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
-    if (context.shouldIgnoreRoute(path)) return next();
-    const requestPath = (context.useRequestUrl ? req.url : req.originalUrl).split("?")[0]!;
-    const method = req.method.toLowerCase();
-    const table = tableFor(!!req.app.enabled("case sensitive routing"), !!req.app.enabled("strict routing"));
-    const index = firstMatch(table, requestPath);
-    if (index >= 0) {
-      const route = table.routes[index]!;
-      const match = route.regexp.exec(requestPath)!;
-      let pathParams: Record<string, string>;
+  /** The first route whose expression matches, as the library's loop finds it, with its parameters decoded. */
+  const matchOf = (table: Table, requestPath: string): Match => {
+    if (table.matches.has(requestPath)) return table.matches.get(requestPath);
+    let found: Match;
+    for (const route of table.routes) {
+      const match = route.regexp.exec(requestPath);
+      if (!match) continue;
       try {
         const values = match.slice(1).map(decodeURIComponent);
-        pathParams = Object.fromEntries(route.keys.map((key, i) => [key, values[i]!]));
+        found = { route, params: Object.fromEntries(route.keys.map((key, i) => [key, values[i]!])) };
       } catch {
-        throw new library.types.BadRequest({ path: req.path, message: `malformed uri'` });
+        found = { route, params: "malformed" };
       }
+      break;
+    }
+    // Bounded by count and by bytes: paths come from clients.
+    if (table.matches.size >= MATCH_CACHE_LIMIT || table.size + requestPath.length > MATCH_CACHE_CHARS) {
+      table.matches.clear();
+      table.size = 0;
+    }
+    table.matches.set(requestPath, found);
+    table.size += requestPath.length;
+    return found;
+  };
+  const ignoring = (req: Request): boolean => {
+    if (!context.ignorePaths) return false; // none given: the library's check answers no for every path
+    const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
+    return context.shouldIgnoreRoute(path) === true;
+  };
+  return (req, _res, next) => {
+    if (ignoring(req)) return next();
+    const url = context.useRequestUrl ? req.url : req.originalUrl;
+    const query = url.indexOf("?");
+    const requestPath = query < 0 ? url : url.slice(0, query);
+    const method = req.method.toLowerCase();
+    const found = matchOf(tableFor(!!req.app.enabled("case sensitive routing"), !!req.app.enabled("strict routing")), requestPath);
+    if (found) {
+      const { route } = found;
+      if (found.params === "malformed") throw new library.types.BadRequest({ path: req.path, message: `malformed uri'` });
+      // A copy: the request validator coerces parameters in place.
+      const pathParams = { ...found.params };
       const schema = context.apiDoc.paths[route.pathKey]![method];
       if (!schema) {
         // Prevents validation for routes which match on path but mismatch on method
@@ -182,6 +195,7 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
       req.params = pathParams;
       return next();
     }
+    const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
     if (context.isManagedRoute(path) && !context.ignoreUndocumented) throw new library.types.NotFound({ path: req.path, message: "not found" });
     next();
   };
