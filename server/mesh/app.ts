@@ -117,7 +117,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     // A second, structural bound on the parsed value, before anything walks it recursively.
     const problem = checkBodyShape(req.body);
     if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
-    const route = routes.match(req.method, req.path)?.route;
+    const route = routes.matchRequest(req)?.route;
     if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
     checkBlockingParams(req, res);
     // The validator lets a request without any body through; the real decoder fails on it first.

@@ -23,7 +23,7 @@ import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
-import { apiRouter } from "./replication/cluster-app.ts";
+import { unwrapStage } from "./replication/cluster-app.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
 export const TOKEN_HEADER = "X-Secrets-Token";
@@ -77,7 +77,6 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false); // the real server sends none
-  const unwrap = apiRouter(cluster.replication, SECRETS_BASE_PATH);
   const stages: Stage[] = [
     corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
     (_req, res, next) => {
@@ -85,7 +84,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       next();
     },
     // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
-    (req, res, next) => (isUnwrap(req) ? unwrap(req, res, next) : next()),
+    unwrapStage(cluster.replication, SECRETS_BASE_PATH),
     under(SECRETS_BASE_PATH, dispatch(cluster, operations, { ...BODY_LIMITS, ...options.bodyLimits })),
   ];
   if (options.validate !== false) {
@@ -110,11 +109,6 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   app.use(inSequence(stages));
   app.use(renderError);
   return { app, cluster, document, operations };
-}
-
-/** The one unauthenticated write of the API (the cluster-to-cluster unwrap), served by its own router. */
-function isUnwrap(req: Request): boolean {
-  return /^\/v1\/sys\/wrapping\/unwrap\/?$/i.test(req.path);
 }
 
 function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: JsonLimits): Stage {

@@ -316,7 +316,7 @@ function responseStage(validator: LibraryResponseValidator, serial: number): Sta
  * handlers, operation handlers or multipart uploads. Path parameters are not installed with
  * app.param: the operation router (operation-router.ts) gives handlers the validator's own.
  */
-export function validatorPipeline(validatorOptions: OpenApiValidatorOpts): RequestHandler {
+function validatorPipeline(validatorOptions: OpenApiValidatorOpts): RequestHandler {
   const oav = new library.OpenApiValidator(validatorOptions) as LibraryValidator;
   if (oav.options.validateSecurity || oav.options.operationHandlers || oav.options.fileUploader) {
     throw new Error("validatorPipeline: security handlers, operation handlers and file uploads are not supported");

@@ -62,6 +62,23 @@ export class RouteTable<R extends OperationRoute> {
     }
   }
 
+  /** What a request matched, kept with the method and path it was found for. */
+  readonly #ofRequest = new WeakMap<Request, { method: string; path: string; match: RouteMatch<R> | undefined }>();
+
+  /**
+   * The request's match (below), found once per request: a service that needs the operation before
+   * the validator (the mesh's decoding checks) and the handler step share it, unless the method or
+   * path changed in between.
+   */
+  matchRequest(req: Request): RouteMatch<R> | undefined {
+    const { method, path } = req;
+    const known = this.#ofRequest.get(req);
+    if (known && known.method === method && known.path === path) return known.match;
+    const match = this.match(method, path);
+    this.#ofRequest.set(req, { method, path, match });
+    return match;
+  }
+
   /** The first route of the method (GET for HEAD, as Express) whose expression matches the path; parameters decoded. */
   match(method: string, path: string): RouteMatch<R> | undefined {
     const upper = method.toUpperCase();
@@ -116,7 +133,7 @@ export function operationHandler<R extends OperationRoute>(
     } else {
       let match: RouteMatch<R> | undefined;
       try {
-        match = table.match(req.method, req.path);
+        match = table.matchRequest(req);
       } catch (error) {
         return next(error);
       }

@@ -4,14 +4,18 @@
 // 1. Route expressions: its lookupRoute compiles a regular expression for every described path on
 //    every request (pathToRegexp in its loop). The inputs are the same few route templates each
 //    time, so the compiled expressions are memoized, in the path-to-regexp module instance the
-//    validator itself loads. The regexps have no global flag, so sharing them is safe.
+//    validator itself loads. The regexps have no global flag, so sharing them is safe. (The three
+//    APIs route with openapi.ts's own table; the library's loop still serves the internal
+//    replication validator, which uses the library's middleware as it is.)
 // 2. Query parameters: whether a parameter's schema is an object is worked out once per schema
 //    instead of on every request. For object-valued parameters (the org platform's page[number],
 //    page[size]) the library tries JSON.parse on the value, already an object, on every request;
 //    the parse always throws (String(object) is "[object Object]") and the exception is caught and
 //    ignored. Values that cannot be JSON are now left alone without the throw; the rest is parsed.
-// 3. (below) one compiled OpenAPI meta-schema for every validator.
-// The metadata stage (route lookup) and the plumbing between stages are in openapi.ts.
+// 3. and 4. (below) start-up: no meta-schema compiled when it is not used; $refs found by pointer.
+// The parameter mutator's work is also skipped or reused per query string (below, with 2).
+// The metadata stage (route lookup), the request and response stages and the plumbing between
+// them are in openapi.ts.
 //
 // It also gives openapi.ts the library's internal classes (one module instance with the patches).
 import { createRequire } from "node:module";

@@ -12,6 +12,19 @@ export type SecretsClient = ReturnType<typeof createSecretsClient>;
 export type RekeyStatus = components["schemas"]["RekeyStatus"];
 export type RekeyResult = components["schemas"]["RekeyUpdateResult"];
 
+/** GET sys/rekey/init before any attempt, on a cluster of the default seal (5 shares, threshold 3). */
+export const REKEY_NOT_STARTED = {
+  started: false,
+  t: 0,
+  n: 0,
+  progress: 0,
+  required: 3,
+  pgp_fingerprints: null,
+  backup: false,
+  nonce: "",
+  verification_required: false,
+} as const;
+
 export interface RunningTestSecrets {
   secrets: RunningSecrets;
   baseUrl: string;

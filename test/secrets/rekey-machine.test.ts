@@ -1,13 +1,13 @@
 // The rekey state machine on its own: every (phase, event) pair of the transition table, with a
 // deterministic context.
 import { describe, expect, it } from "vitest";
+import { rekeyConfig as config } from "../helpers/rekey.ts";
 import {
   checkRekeyRequest,
   phaseOf,
   REKEY_TRANSITIONS,
   transition,
   type RekeyAttempt,
-  type RekeyConfig,
   type RekeyContext,
 } from "../../server/secrets/domain/rekey.ts";
 import { createSeal, type SealState } from "../../server/secrets/domain/seal.ts";
@@ -28,14 +28,6 @@ async function setup() {
   return { seal: state, shares: operatorShares, context };
 }
 
-const config = (overrides: Partial<RekeyConfig> = {}): RekeyConfig => ({
-  secret_shares: 2,
-  secret_threshold: 2,
-  pgpKeys: [],
-  backup: false,
-  verificationRequired: false,
-  ...overrides,
-});
 
 describe("REKEY_TRANSITIONS", () => {
   it("has a transition for every phase and event", () => {

@@ -4,8 +4,9 @@
 // attempt in the real order, with a seal that stores its keys refusing PGP keys and verification;
 // and a refused share leaves the attempt as it was.
 import { describe, expect, it } from "vitest";
+import { rekeyConfig as config } from "../helpers/rekey.ts";
 import { generatePgpKey } from "../helpers/secrets.ts";
-import { checkRekeyRequest, checkShareBounds, transition, type RekeyConfig, type RekeyContext } from "../../server/secrets/domain/rekey.ts";
+import { checkRekeyRequest, checkShareBounds, transition, type RekeyContext } from "../../server/secrets/domain/rekey.ts";
 import { createSeal, type SealState } from "../../server/secrets/domain/seal.ts";
 import { KEY_LENGTH } from "../../server/secrets/domain/shamir.ts";
 
@@ -24,14 +25,6 @@ async function setup(type: "shamir" | "stored" = "shamir", threshold = 2) {
   return { shares: operatorShares, context };
 }
 
-const config = (overrides: Partial<RekeyConfig> = {}): RekeyConfig => ({
-  secret_shares: 2,
-  secret_threshold: 2,
-  pgpKeys: [],
-  backup: false,
-  verificationRequired: false,
-  ...overrides,
-});
 
 describe("a share's length is checked first (16 to 33 bytes)", () => {
   it("refuses shorter and longer shares with the real messages, and takes the bounds themselves", () => {

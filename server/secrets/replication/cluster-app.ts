@@ -3,12 +3,12 @@
 // like the public API, requests and responses:
 //
 // - on the API listener, `POST /v1/sys/wrapping/unwrap`: a secondary unwraps its activation
-//   credentials (apiRouter, mounted by the secrets app before its own routes);
+//   credentials (unwrapStage, a step the secrets app runs before its own operations);
 // - on the cluster listener (clusterApp), under /v1/replication/{mode}/: `connect` (handshake and
 //   merkle sync), `wal` (WAL long-poll, which is also the heartbeat) and `probe`.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { parse } from "yaml";
 import { express, validationProblems } from "../../shared/openapi.ts";
@@ -87,9 +87,12 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   res.status(status >= 400 && status < 600 ? status : 500).json({ errors: [status === 404 ? "not found" : message] });
 }
 
-/** `POST /v1/sys/wrapping/unwrap` for the API listener (mounted at /v1 before the public routes). */
-/** The unwrap endpoint under the API's base path (as the API's router sees the whole path). */
-export function apiRouter(manager: ReplicationManager, basePath: string): Router {
+/**
+ * `POST` (or `PUT`) `<basePath>/sys/wrapping/unwrap` for the API listener, as a step the API runs
+ * before its public operations: it answers that one path (matched as Express matches a route) and
+ * lets every other request go on.
+ */
+export function unwrapStage(manager: ReplicationManager, basePath: string): Stage {
   const router = express.Router();
   const validate = validator("api");
   const unwrap = (req: Request, res: Response, next: NextFunction) => {
@@ -109,7 +112,8 @@ export function apiRouter(manager: ReplicationManager, basePath: string): Router
     next();
   };
   router.put(`${basePath}/sys/wrapping/unwrap`, asPost, body, validate, unwrap, renderError);
-  return router;
+  const path = new RegExp(`^${basePath}/sys/wrapping/unwrap/?$`, "i");
+  return (req, res, next) => (path.test(req.path) ? router(req, res, next) : next());
 }
 
 /** The cluster listener's app. */

@@ -10,7 +10,7 @@ import { ManualClock } from "../../../server/secrets/leases/clock.ts";
 import { leasesOf } from "../../../server/secrets/leases/index.ts";
 import { startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../../helpers/cloud-credentials.ts";
 import { startMesh, type RunningMesh } from "../../helpers/mesh.ts";
-import { ROOT_TOKEN } from "../../helpers/secrets.ts";
+import { REKEY_NOT_STARTED, ROOT_TOKEN } from "../../helpers/secrets.ts";
 import { startTokenHeaderShim, type RunningShim } from "./token-header-shim.ts";
 
 type Vault = ReturnType<typeof nodeVault>;
@@ -62,17 +62,7 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; errors
 }
 
 describe("rekey (http/sys_rekey.go; cases of http/sys_rekey_test.go)", () => {
-  const notStarted = {
-    started: false,
-    t: 0,
-    n: 0,
-    progress: 0,
-    required: 3,
-    pgp_fingerprints: null,
-    backup: false,
-    nonce: "",
-    verification_required: false,
-  };
+  const notStarted = REKEY_NOT_STARTED;
 
   it("TestSysRekey_Init_Status: the status before any attempt", async () => {
     expect(await vault.read("sys/rekey/init")).toEqual(notStarted);
