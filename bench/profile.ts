@@ -3,7 +3,7 @@
 // (package or server module) and by function, validated beside unvalidated, so the cost of
 // validation shows as the difference.
 //   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { APIS } from "./http.bench.ts";
@@ -26,8 +26,25 @@ const api = process.env.BENCH_SIZE ? { ...found, spec: { ...found.spec, size: Nu
 const op = api.operations[Number(index)]!;
 const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 
-const where = (url: string): string => {
+// BENCH_SERVE: a bundle of bench/serve.ts (esbuild, packages external) to profile instead, so that
+// functions show with their lines (tsx's output puts a module on one line).
+const serveScript = process.env.BENCH_SERVE ?? "bench/serve.ts";
+const bundleModules: { line: number; module: string }[] = [];
+if (serveScript.endsWith(".mjs")) {
+  readFileSync(serveScript, "utf8").split("\n").forEach((text, line) => {
+    const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
+    if (m) bundleModules.push({ line, module: m[1]! });
+  });
+}
+const bundleModule = (line: number): string => {
+  let found = "bundle";
+  for (const m of bundleModules) if (m.line <= line) found = m.module;
+  return found;
+};
+
+const where = (url: string, line = 0): string => {
   if (url === "") return "(V8: native code, builtins, socket writes)";
+  if (url.endsWith(".bundle.mjs")) return /(server\/[^/]+|bench)\//.exec(bundleModule(line))?.[1] ?? "bundle";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
   if (pkg) return pkg;
   if (url.startsWith("node:")) return "node core";
@@ -36,7 +53,7 @@ const where = (url: string): string => {
 
 /** µs per request, by key. */
 async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
-  const child = await startChild("bench/serve.ts", { ...api.spec, validate });
+  const child = await startChild(serveScript, { ...api.spec, validate });
   try {
     const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
     await load({ url, method: op.method, headers: op.headers, body: op.body, seconds: 2, cold: true }); // warm-up, not profiled
@@ -54,9 +71,10 @@ async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: M
       const { functionName, url, lineNumber } = byNode.get(id)!.callFrame;
       if (functionName === "(idle)") return;
       const t = (profile.timeDeltas[i] ?? 0) / requests;
-      const place = functionName.startsWith("(") ? functionName : where(url);
+      const place = functionName.startsWith("(") ? functionName : where(url, lineNumber);
       byPlace.set(place, (byPlace.get(place) ?? 0) + t);
-      const fn = `${functionName || "(anonymous)"} ${where(url)} ${path.basename(url)}:${lineNumber + 1}`;
+      const file = url.endsWith(".bundle.mjs") ? path.basename(bundleModule(lineNumber)) : path.basename(url);
+      const fn = `${functionName || "(anonymous)"} ${where(url, lineNumber)} ${file}:${lineNumber + 1}`;
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + t);
     });
     return { rps: result.rps, byPlace, byFunction };

@@ -131,6 +131,11 @@ export class MeshAcl {
     }
   }
 
+  /** Moves with every write of a policy, role or token. */
+  currentIndex(): number {
+    return this.store.currentIndex();
+  }
+
   get enabled(): boolean {
     return Boolean(this.settings.managementToken);
   }

@@ -18,6 +18,7 @@ import { DataDirectory } from "../shared/data-dir.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 import { inSequence, type Stage } from "../shared/stages.ts";
+import { AnswerMemo } from "../shared/answer-memo.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -102,6 +103,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   // The real system sends no ETag; computing one costs a hash of every answer.
   app.set("etag", false);
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
+  const answers = new AnswerMemo({ version: () => service.stateVersion() });
   // Everything the real agent checks before the request reaches its endpoint, in its order, in
   // one step (each Express layer costs every request its own bookkeeping).
   const stages: Stage[] = [corsFromEnv()]; // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
@@ -138,7 +140,15 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     );
   }
   stages.push(
-    operationHandler(routes, (route, req, res) => meshHandlers[route.operationId as keyof typeof meshHandlers](service, req, res)),
+    operationHandler(routes, (route, req, res) => {
+      const handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
+      // A read that does not block is answered again from the memo until the state moves (the
+      // token was resolved, so refused when unknown or expired, in the step before).
+      if (route.operationId === "readDiscoveryChain" && res.locals.blocking === undefined) {
+        return answers.serve(req, res, () => handler(service, req, res));
+      }
+      return handler(service, req, res);
+    }),
     (_req, res) => {
       res.status(404).type("text/plain").send("404 page not found");
     },

@@ -68,6 +68,11 @@ export class MeshService {
     );
   }
 
+  /** Moves with every write (of a config entry, or of an ACL policy, role or token). */
+  stateVersion(): number {
+    return this.store.currentIndex() + this.acl.currentIndex();
+  }
+
   /** Resolves the token and the namespace (ns, then header, then the token's, then default). */
   identify(secret: string | undefined, nsParam: string | undefined, nsHeader: string | undefined): Caller {
     const authorizer = this.acl.resolve(secret);

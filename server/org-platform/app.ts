@@ -16,6 +16,7 @@ import { openDurableStore } from "./store/durable.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 import { inSequence, under, type Stage } from "../shared/stages.ts";
+import { AnswerMemo } from "../shared/answer-memo.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
 
@@ -60,6 +61,7 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   app.disable("x-powered-by");
   app.set("etag", false);
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
+  const answers = new AnswerMemo({ version: () => store.version() });
   const stages: Stage[] = [
     corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
     canonicalRequestPath,
@@ -84,7 +86,10 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   stages.push(
     operationHandler(routes, (route, req, res) => {
       const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
-      handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);
+      const answer = () => handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);
+      // Reads are answered again from the memo until the state moves (the caller was authenticated
+      // in the step before; what it may see is decided by the state).
+      return req.method === "GET" ? answers.serve(req, res, answer) : answer();
     }),
     (_req, _res, next) => next(noSuchPath()),
   );

@@ -24,8 +24,22 @@ import type { RequestContext } from "./http/request-context.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
+import { AnswerMemo } from "../shared/answer-memo.ts";
+import { withNewRequestId } from "./handlers/types.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
+
+/** Operations whose answer is the stored state as it is (credentials and status reads are not). */
+const MEMOIZED_READS = new Set([
+  "listCloudCredentialsRoles",
+  "readCloudCredentialsRole",
+  "readCloudCredentialsRootConfig",
+  "readCloudCredentialsLeaseConfig",
+  "listDiscoveryTokenRoles",
+  "readDiscoveryTokenRole",
+  "listPushMfaMethods",
+  "readPushMfaMethod",
+]);
 export const TOKEN_HEADER = "X-Secrets-Token";
 
 /**
@@ -74,6 +88,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
     if (!handlers[operation.operationId]) throw new Error(`no handler for operation ${operation.operationId}`);
   }
 
+  const answers = new AnswerMemo({ version: () => cluster.storage.index(), perAnswer: withNewRequestId(cluster) });
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false); // the real server sends none
@@ -102,7 +117,11 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       const context = res.locals.secrets as RequestContext | undefined;
       if (!context) return next();
       req.params = context.params;
-      return handlers[context.operation.operationId]!(cluster, req, res);
+      const handler = handlers[context.operation.operationId]!;
+      // Reads of stored state are answered again from the memo until the storage moves (the token
+      // and its policy were checked by dispatch, for this request).
+      if (MEMOIZED_READS.has(context.operation.operationId)) return answers.serve(req, res, () => handler(cluster, req, res));
+      return handler(cluster, req, res);
     },
     (req, _res, next) => next(routeNotFound(req.path)),
   );

@@ -1,6 +1,6 @@
 // ACL policies, roles and tokens through the generated client: what credential engines call, and
 // that the tokens they create are honoured by the discovery-chain endpoint.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
 import { startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
@@ -120,8 +120,12 @@ describe("ACLs on", () => {
   it("takes the permission away when the policy is deleted", async () => {
     const created = await policy("web-reader", 'service "web" { policy = "read" }');
     const issued = await token({ Policies: [{ ID: created.ID }] });
+    // Read once before: an answer sent before the change is not sent again after it.
+    expect((await readChain(mesh.clientWithToken(issued.SecretID), "web")).response.status).toBe(200);
     await root.DELETE("/acl/policy/{id}", { params: { path: { id: created.ID } } });
-    expect((await readChain(mesh.clientWithToken(issued.SecretID), "web")).response.status).toBe(403);
+    const refused = await readChain(mesh.clientWithToken(issued.SecretID), "web");
+    expect(refused.response.status).toBe(403);
+    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "web"`);
     const read = await root.GET("/acl/policy/{id}", { params: { path: { id: created.ID } } });
     expect(read.response.status).toBe(404);
   });
@@ -145,6 +149,15 @@ describe("ACLs on", () => {
     const issued = await token({ ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] });
     expect(Date.parse(issued.ExpirationTime!) - Date.parse(issued.CreateTime)).toBe(60_000);
     expect((await readChain(mesh.clientWithToken(issued.SecretID), "web")).response.status).toBe(200);
+    // A minute and a moment later the same read is refused, though nothing was written since.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse(issued.ExpirationTime!) + 1 });
+    try {
+      const expired = await readChain(mesh.clientWithToken(issued.SecretID), "web");
+      expect(expired.response.status).toBe(403);
+      expect(expired.error).toBe("ACL not found");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("reads and deletes roles", async () => {

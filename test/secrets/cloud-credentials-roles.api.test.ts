@@ -232,6 +232,22 @@ describe("missing roles, deleting, listing", () => {
     expect(listOnRole.status).toBe(405);
   });
 
+  it("answers a repeated read with a request id of its own each time, and with every write since", async () => {
+    await write("a", { credential_type: "iam_user", policy_arns: READONLY });
+    const answers = [ok(await list()), ok(await list()), ok(await list())];
+    const ids = answers.map((a) => a.request_id);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    for (const a of answers) expect(a).toMatchObject({ data: { keys: ["a"] }, lease_id: "", renewable: false });
+    await write("b", { credential_type: "iam_user", policy_arns: READONLY });
+    expect(ok(await list()).data).toEqual({ keys: ["a", "b"] });
+    const before = ok(await read("b")).data;
+    await write("b", { policy_arns: `${READONLY},arn:aws:iam::123456789012:policy/more` });
+    expect(ok(await read("b")).data.policy_arns).toEqual([...before.policy_arns, "arn:aws:iam::123456789012:policy/more"]);
+    await remove("a");
+    expect(ok(await list()).data).toEqual({ keys: ["b"] });
+  });
+
   it("keeps each mount's roles apart, under the mount's own storage prefix", async () => {
     await write("shared-name", { credential_type: "iam_user", policy_arns: READONLY });
     const teamA = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/team-a/aws${path}`, { ...init, headers: { "X-Secrets-Token": ROOT_TOKEN } });

@@ -261,6 +261,21 @@ describe("the WAL", () => {
     expect(wal.since(5)).toEqual({ entries: [] });
     expect(() => new WalLog(0)).toThrow();
   });
+
+  it("keeps the newest entries within its count and bytes however long it runs", () => {
+    const wal = new WalLog(3, 1_000);
+    for (let i = 1; i <= 100; i++) wal.append(`k${i}`, i);
+    expect(wal.size).toBe(3);
+    expect(wal.since(97)).toEqual({ entries: [98, 99, 100].map((i) => ({ index: i, key: `k${i}`, value: i })) });
+    expect(wal.since(96)).toEqual({ truncated: true });
+
+    const small = new WalLog(100, 10);
+    for (const key of ["aaaa", "bbbb", "cccc"]) small.append(key, undefined, 4);
+    // 12 bytes held would pass 10: the oldest went.
+    expect(small.bytes).toBe(8);
+    expect(small.since(1)).toEqual({ entries: [2, 3].map((i) => ({ index: i, key: ["aaaa", "bbbb", "cccc"][i - 1], value: undefined })) });
+    expect(small.since(0)).toEqual({ truncated: true });
+  });
 });
 
 describe("durations", () => {

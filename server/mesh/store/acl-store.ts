@@ -107,4 +107,9 @@ export class MemoryAclStore {
     this.roles = new Table<AclRole>(this.index, durable("acl_roles"));
     this.tokens = new Table<AclTokenRecord>(this.index, durable("acl_tokens"));
   }
+
+  /** The index of the newest write of a policy, role or token. */
+  currentIndex(): number {
+    return this.index.current;
+  }
 }

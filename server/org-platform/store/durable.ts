@@ -91,6 +91,9 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
   transaction<R>(work: () => R): R {
     return this.dir.transaction(work);
   }
+  version(): number {
+    return this.memory.version();
+  }
 
   organization(name: string) {
     return this.memory.organization(name);

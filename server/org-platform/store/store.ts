@@ -37,6 +37,8 @@ export interface OrgPlatformStore {
 
   /** Runs `work` so that all of its writes are kept, or none (one request's writes). */
   transaction<R>(work: () => R): R;
+  /** Moves with every write. */
+  version(): number;
 }
 
 export class MemoryOrgPlatformStore implements OrgPlatformStore {
@@ -49,6 +51,7 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
   private readonly clientsById = new Map<string, OAuthClient>();
   private readonly tokensById = new Map<string, OAuthToken>();
   private readonly apiTokensBySecret = new Map<string, ApiToken>();
+  private writes = 0;
 
   constructor(world: WorldState) {
     this.reset(world);
@@ -56,6 +59,7 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
 
   /** Replaces everything with a world (tests start each case from the same state this way). */
   reset(world: WorldState): void {
+    this.writes++;
     for (const map of [this.orgs, this.usersById, this.projectsById, this.teamsById, this.clientsById, this.tokensById, this.apiTokensBySecret]) map.clear();
     for (const o of world.organizations) this.orgs.set(o.name, o);
     for (const u of world.users) this.usersById.set(u.id, u);
@@ -99,9 +103,11 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
     return [...this.teamsById.values()].filter((t) => t.organization === organization);
   }
   saveTeam(team: Team) {
+    this.writes++;
     this.teamsById.set(team.id, team);
   }
   deleteTeam(id: string) {
+    this.writes++;
     this.teamsById.delete(id);
     for (const [secret, token] of this.apiTokensBySecret) {
       if (token.kind === "team" && token.teamId === id) this.apiTokensBySecret.delete(secret);
@@ -115,9 +121,11 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
     return [...this.clientsById.values()].filter((c) => c.organization === organization);
   }
   saveOAuthClient(client: OAuthClient) {
+    this.writes++;
     this.clientsById.set(client.id, client);
   }
   deleteOAuthClient(id: string) {
+    this.writes++;
     this.clientsById.delete(id);
     for (const [tokenId, token] of this.tokensById) {
       if (token.oauthClientId === id) this.tokensById.delete(tokenId);
@@ -130,11 +138,15 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
     return this.tokensById.get(id);
   }
   saveOAuthToken(token: OAuthToken) {
+    this.writes++;
     this.tokensById.set(token.id, token);
   }
   /** In memory every write of a request is made after all of its checks: nothing to undo. */
   transaction<R>(work: () => R): R {
     return work();
+  }
+  version(): number {
+    return this.writes;
   }
 
   apiToken(secret: string) {

@@ -23,6 +23,22 @@ export function envelope<T>(cluster: SecretsCluster, data: T) {
   };
 }
 
+const REQUEST_ID_AT = Buffer.byteLength('{"request_id":"');
+const UUID_LENGTH = 36;
+
+/**
+ * A kept envelope (server/shared/answer-memo.ts) sent again with a request id of its own, as every
+ * answer has; other bodies as they are.
+ */
+export function withNewRequestId(cluster: SecretsCluster): (body: Buffer) => Buffer {
+  return (body) => {
+    if (body.toString("latin1", 0, REQUEST_ID_AT) !== '{"request_id":"' || body[REQUEST_ID_AT + UUID_LENGTH] !== 0x22) return body;
+    const fresh = Buffer.from(body);
+    fresh.write(cluster.newRequestId(), REQUEST_ID_AT, UUID_LENGTH, "latin1");
+    return fresh;
+  };
+}
+
 /** The real system's answer for nothing there: 404 with an empty error list. */
 export function nothing(res: Response): void {
   res.status(404).json({ errors: [] });

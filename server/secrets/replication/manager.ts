@@ -116,7 +116,7 @@ export class ReplicationManager {
     this.operationTokens = new OperationTokenService(seal, random, (what) => roleRequired("dr", this.dr.role, "secondary", what));
     storage.subscribe((write) => {
       if (!isReplicatedKey(write.key)) return;
-      this.wal.append(write.key, write.value);
+      this.wal.append(write.key, write.value, write.bytes);
       this.dr.notifyWal();
       this.performance.notifyWal();
     });

@@ -12,6 +12,8 @@ export interface StorageWrite {
   key: string;
   /** Undefined for a delete. */
   value: StoredValue | undefined;
+  /** Bytes of JSON of key and value (what entryBytes counts). */
+  bytes: number;
 }
 
 export interface Storage {
@@ -87,7 +89,7 @@ export class MemoryStorage implements Storage {
     const { bytes, total } = this.check(key, value);
     this.#entries.set(key, { value: structuredClone(value), bytes });
     this.#bytes = total;
-    this.#announce(key, value);
+    this.#announce(key, value, bytes);
   }
 
   delete(key: string): void {
@@ -95,7 +97,7 @@ export class MemoryStorage implements Storage {
     if (!entry) return;
     this.#entries.delete(key);
     this.#bytes -= entry.bytes;
-    this.#announce(key, undefined);
+    this.#announce(key, undefined, Buffer.byteLength(key));
   }
 
   list(prefix: string): string[] {
@@ -111,8 +113,8 @@ export class MemoryStorage implements Storage {
     return () => this.#listeners.delete(listener);
   }
 
-  #announce(key: string, value: StoredValue | undefined): void {
-    const write = { index: ++this.#index, key, value };
+  #announce(key: string, value: StoredValue | undefined, bytes: number): void {
+    const write = { index: ++this.#index, key, value, bytes };
     for (const listener of this.#listeners) listener(write);
   }
 }

@@ -17,9 +17,12 @@ export type WalRead = { entries: WalEntry[] } | { truncated: true };
 export const DEFAULT_WAL_BYTES = 16 * 1024 * 1024;
 
 export class WalLog {
+  // Kept entries are #entries[#head...]: dropping the oldest moves #head, and the array is compacted
+  // only when half of it is dropped, so that an append costs the same however full the log is.
   readonly #entries: WalEntry[] = [];
   /** Bytes of each kept entry, in the same order. */
   readonly #sizes: number[] = [];
+  #head = 0;
   #bytes = 0;
   #last = 0;
 
@@ -35,9 +38,14 @@ export class WalLog {
     return this.#bytes;
   }
 
+  /** Entries kept. */
+  get size(): number {
+    return this.#entries.length - this.#head;
+  }
+
   /** Numbers the next entry after `index` (an empty log only: a restored cluster's continuation). */
   startAt(index: number): void {
-    if (this.#entries.length === 0 && index > this.#last) this.#last = index;
+    if (this.size === 0 && index > this.#last) this.#last = index;
   }
 
   /** Index of the newest entry (0 before the first). */
@@ -45,20 +53,21 @@ export class WalLog {
     return this.#last;
   }
 
-  append(key: string, value: StoredValue | undefined): WalEntry {
+  /** `bytes`: the JSON size of key and value when the caller knows it already. */
+  append(key: string, value: StoredValue | undefined, bytes?: number): WalEntry {
     const entry = { index: ++this.#last, key, value };
-    const size = Buffer.byteLength(key) + (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
+    const size = bytes ?? Buffer.byteLength(key) + (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
     this.#entries.push(entry);
     this.#sizes.push(size);
     this.#bytes += size;
-    let drop = 0;
-    while (this.#entries.length - drop > this.retain || (this.#bytes > this.retainBytes && drop < this.#entries.length)) {
-      this.#bytes -= this.#sizes[drop]!;
-      drop++;
+    while (this.size > this.retain || (this.#bytes > this.retainBytes && this.size > 0)) {
+      this.#bytes -= this.#sizes[this.#head]!;
+      this.#head++;
     }
-    if (drop > 0) {
-      this.#entries.splice(0, drop);
-      this.#sizes.splice(0, drop);
+    if (this.#head > 0 && this.#head * 2 >= this.#entries.length) {
+      this.#entries.splice(0, this.#head);
+      this.#sizes.splice(0, this.#head);
+      this.#head = 0;
     }
     return entry;
   }
@@ -66,9 +75,9 @@ export class WalLog {
   /** Entries after `index` (at most `limit`), or `truncated` when some of them are gone. */
   since(index: number, limit = Infinity): WalRead {
     if (index >= this.#last) return { entries: [] };
-    const oldest = this.#entries[0]?.index ?? this.#last + 1;
+    const oldest = this.#entries[this.#head]?.index ?? this.#last + 1;
     if (index < oldest - 1) return { truncated: true };
-    const start = index - oldest + 1;
-    return { entries: this.#entries.slice(start, start + Math.min(limit, this.#entries.length)) };
+    const start = this.#head + index - oldest + 1;
+    return { entries: this.#entries.slice(start, start + Math.min(limit, this.size)) };
   }
 }

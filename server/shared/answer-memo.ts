@@ -1,0 +1,130 @@
+// Answers of reads, kept as the exact response that was sent until the state they were read from
+// changes. A hot read (the same chain, the same page of teams, the same list of roles asked again
+// and again) then costs its authentication and request checks, not its rendering, serializing and
+// response validation: profiled, those were most of a read's time (docs/benchmarks.md).
+//
+// What makes a kept answer right to send again:
+// - it is looked up only after the service authenticated and authorized the request, exactly as
+//   for any other request (the services call serve() from their handler step);
+// - its key is the method, the URL and every request header as received, so a request that differs
+//   in anything a handler could read is a different key;
+// - it is kept only while the service's state version (a counter every write moves) is the one it
+//   was read at, and only if that version did not move while it was being answered;
+// - it is kept only when it was sent with a body and a status under 500 (a response that failed
+//   validation is a 500 and never kept), after the response validator (when on) passed it.
+// Bounded by bytes and count; the oldest answers go first.
+import type { Request, Response } from "express";
+
+export interface AnswerMemoOptions {
+  /** The service's state version: any write changes it. */
+  version: () => number;
+  /** Bytes of answers (keys, headers and bodies) kept at most. */
+  maxBytes?: number;
+  /** Answers kept at most. */
+  maxAnswers?: number;
+  /** What changes in every answer though the state does not (a request id): applied to a kept body before it is sent again. */
+  perAnswer?: (body: Buffer) => Buffer;
+}
+
+interface KeptAnswer {
+  status: number;
+  headers: [string, string | number | string[]][];
+  body: Buffer;
+  bytes: number;
+}
+
+export const DEFAULT_MEMO_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MEMO_ANSWERS = 10_000;
+
+export class AnswerMemo {
+  readonly #version: () => number;
+  readonly #maxBytes: number;
+  readonly #maxAnswers: number;
+  readonly #perAnswer: ((body: Buffer) => Buffer) | undefined;
+  readonly #answers = new Map<string, KeptAnswer>();
+  #keptAt = -1;
+  #bytes = 0;
+
+  constructor(options: AnswerMemoOptions) {
+    this.#version = options.version;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MEMO_BYTES;
+    this.#maxAnswers = options.maxAnswers ?? DEFAULT_MEMO_ANSWERS;
+    this.#perAnswer = options.perAnswer;
+  }
+
+  /** Bytes and count of the answers kept (for the current version). */
+  get size(): { answers: number; bytes: number } {
+    this.#current();
+    return { answers: this.#answers.size, bytes: this.#bytes };
+  }
+
+  /**
+   * Sends the kept answer to this request if there is one; otherwise runs `answer` (which responds
+   * as any handler does) and keeps what it sends.
+   */
+  serve(req: Request, res: Response, answer: () => unknown): unknown {
+    const version = this.#current();
+    const key = keyOf(req);
+    const kept = this.#answers.get(key);
+    if (kept) return this.#send(res, kept);
+    this.#capture(key, version, res);
+    return answer();
+  }
+
+  /** The version now, forgetting every answer read at another one. */
+  #current(): number {
+    const version = this.#version();
+    if (version !== this.#keptAt) {
+      this.#answers.clear();
+      this.#bytes = 0;
+      this.#keptAt = version;
+    }
+    return version;
+  }
+
+  #send(res: Response, kept: KeptAnswer): void {
+    res.statusCode = kept.status;
+    for (const [name, value] of kept.headers) res.setHeader(name, value);
+    const body = this.#perAnswer ? this.#perAnswer(kept.body) : kept.body;
+    res.setHeader("Content-Length", body.length);
+    res.end(body);
+  }
+
+  /** Keeps what the handler sends, when it is an answer worth keeping and the state did not move. */
+  #capture(key: string, version: number, res: Response): void {
+    const memo = this;
+    // Headers set before the handler (CORS, Cache-Control) are set again for every request: not kept.
+    const before = new Map(Object.entries(res.getHeaders()));
+    const end = res.end;
+    res.end = function keep(this: Response, ...args: unknown[]) {
+      res.end = end;
+      const [chunk] = args;
+      if ((typeof chunk === "string" || Buffer.isBuffer(chunk)) && res.statusCode < 500 && version === memo.#version()) {
+        const headers = Object.entries(res.getHeaders()).filter(
+          ([name, value]) => name !== "content-length" && name !== "date" && before.get(name) !== value,
+        ) as KeptAnswer["headers"];
+        const encoding = typeof args[1] === "string" ? (args[1] as BufferEncoding) : "utf8";
+        memo.#keep(key, { status: res.statusCode, headers, body: typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk });
+      }
+      return (end as (...a: unknown[]) => Response).apply(this, args);
+    } as Response["end"];
+  }
+
+  #keep(key: string, answer: Omit<KeptAnswer, "bytes">): void {
+    const bytes = key.length * 2 + answer.body.length + answer.headers.reduce((sum, [name, value]) => sum + name.length + String(value).length, 0);
+    if (bytes > this.#maxBytes / 4) return;
+    this.#answers.delete(key);
+    for (const [oldest, kept] of this.#answers) {
+      if (this.#bytes + bytes <= this.#maxBytes && this.#answers.size < this.#maxAnswers) break;
+      this.#answers.delete(oldest);
+      this.#bytes -= kept.bytes;
+    }
+    this.#answers.set(key, { ...answer, bytes });
+    this.#bytes += bytes;
+  }
+}
+
+/** The method, the URL and every header as received (names and values, in order). */
+function keyOf(req: Request): string {
+  return `${req.method} ${req.originalUrl}\n${req.rawHeaders.join("\n")}`;
+}

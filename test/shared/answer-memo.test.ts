@@ -1,0 +1,136 @@
+// The memo of read answers (server/shared/answer-memo.ts): what it sends again, and when it must not.
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import express from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import { AnswerMemo, type AnswerMemoOptions } from "../../server/shared/answer-memo.ts";
+
+let server: Server | undefined;
+afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+interface Harness {
+  url: string;
+  runs: () => number;
+  state: { version: number; status: number; body: string; moveDuringAnswer: boolean };
+  memo: AnswerMemo;
+}
+
+async function harness(options: Partial<AnswerMemoOptions> = {}): Promise<Harness> {
+  const state = { version: 1, status: 200, body: "", moveDuringAnswer: false };
+  let runs = 0;
+  let perRequest = 0;
+  const memo = new AnswerMemo({ version: () => state.version, ...options });
+  const app = express();
+  app.set("etag", false);
+  app.use((_req, res, next) => {
+    res.set("X-Before-Handler", String(++perRequest));
+    next();
+  });
+  app.get("/thing/:name", (req, res) =>
+    memo.serve(req, res, () => {
+      runs++;
+      if (state.moveDuringAnswer) state.version++;
+      res.status(state.status).set("X-From-Handler", `v${state.version}`);
+      res.json({ name: req.params.name, version: state.version, run: runs, body: state.body });
+    }),
+  );
+  server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server!.once("listening", resolve));
+  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, runs: () => runs, state, memo };
+}
+
+const read = async (url: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, { headers });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+};
+
+describe("the answer memo", () => {
+  it("sends a kept answer again, status, headers and body, without running the handler", async () => {
+    const h = await harness();
+    const first = await read(`${h.url}/thing/a`);
+    const second = await read(`${h.url}/thing/a`);
+    expect(h.runs()).toBe(1);
+    expect(second.status).toBe(200);
+    expect(second.body).toBe(first.body);
+    expect(second.headers.get("x-from-handler")).toBe("v1");
+    expect(second.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    expect(second.headers.get("content-length")).toBe(String(Buffer.byteLength(first.body)));
+    // What the steps before the handler set is theirs, for every request.
+    expect(first.headers.get("x-before-handler")).toBe("1");
+    expect(second.headers.get("x-before-handler")).toBe("2");
+  });
+
+  it("answers anew once the state moved", async () => {
+    const h = await harness();
+    await read(`${h.url}/thing/a`);
+    h.state.version++;
+    const after = await read(`${h.url}/thing/a`);
+    expect(h.runs()).toBe(2);
+    expect(JSON.parse(after.body)).toMatchObject({ version: 2, run: 2 });
+    expect(after.headers.get("x-from-handler")).toBe("v2");
+  });
+
+  it("keys by method, URL and every header: a request that differs in any is answered anew", async () => {
+    const h = await harness();
+    await read(`${h.url}/thing/a`);
+    await read(`${h.url}/thing/a?x=1`);
+    await read(`${h.url}/thing/b`);
+    await read(`${h.url}/thing/a`, { authorization: "Bearer other" });
+    await read(`${h.url}/thing/a`, { "x-namespace": "team-a" });
+    expect(h.runs()).toBe(5);
+    await read(`${h.url}/thing/a`, { "x-namespace": "team-a" });
+    expect(h.runs()).toBe(5);
+  });
+
+  it("keeps no answer of 500 or more, and none read while the state moved", async () => {
+    const h = await harness();
+    h.state.status = 500;
+    await read(`${h.url}/thing/a`);
+    await read(`${h.url}/thing/a`);
+    expect(h.runs()).toBe(2);
+    h.state.status = 404;
+    await read(`${h.url}/thing/a`);
+    expect((await read(`${h.url}/thing/a`)).status).toBe(404);
+    expect(h.runs()).toBe(3);
+
+    h.state.status = 200;
+    h.state.version++;
+    h.state.moveDuringAnswer = true;
+    await read(`${h.url}/thing/b`);
+    h.state.moveDuringAnswer = false;
+    await read(`${h.url}/thing/b`);
+    expect(h.runs()).toBe(5);
+  });
+
+  it("gives every kept answer what changes per answer", async () => {
+    let n = 0;
+    const h = await harness({ perAnswer: (body) => Buffer.from(body.toString().replace(/"run":\d+/, `"run":${++n + 100}`)) });
+    await read(`${h.url}/thing/a`);
+    expect(JSON.parse((await read(`${h.url}/thing/a`)).body).run).toBe(101);
+    expect(JSON.parse((await read(`${h.url}/thing/a`)).body).run).toBe(102);
+    expect(h.runs()).toBe(1);
+  });
+
+  it("holds at most its bytes and its count, dropping the oldest answers first", async () => {
+    const h = await harness({ maxBytes: 4_000, maxAnswers: 3 });
+    for (const name of ["a", "b", "c", "d"]) await read(`${h.url}/thing/${name}`);
+    expect(h.memo.size.answers).toBe(3);
+    await read(`${h.url}/thing/a`); // dropped: answered anew
+    expect(h.runs()).toBe(5);
+    await read(`${h.url}/thing/d`); // kept
+    expect(h.runs()).toBe(5);
+
+    h.state.version++;
+    h.state.body = "x".repeat(600);
+    for (const name of ["a", "b", "c"]) await read(`${h.url}/thing/${name}`);
+    const { answers, bytes } = h.memo.size;
+    expect(bytes).toBeLessThanOrEqual(4_000);
+    expect(answers).toBeLessThan(3);
+
+    // An answer over a quarter of the bytes is never kept.
+    h.state.body = "x".repeat(1_100);
+    await read(`${h.url}/thing/big`);
+    await read(`${h.url}/thing/big`);
+    expect(h.runs()).toBe(10);
+  });
+});
