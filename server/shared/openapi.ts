@@ -252,15 +252,91 @@ export function requestValidatorKey(method: string, operation: DescribedOperatio
 }
 
 /**
+ * Whether the request check of an operation leaves its request's headers as they came: true when
+ * each header parameter it describes is a plain string without a default (nothing to coerce or fill in).
+ */
+function headerParametersUnchanged(apiDoc: object): (operation: object) => boolean {
+  const resolve = (value: unknown): Record<string, unknown> | undefined => {
+    let at = value as Record<string, unknown> | undefined;
+    for (let hops = 0; typeof at?.$ref === "string" && hops < 16; hops++) {
+      at = (at.$ref as string)
+        .replace(/^#\//, "")
+        .split("/")
+        .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+        .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], apiDoc) as Record<string, unknown> | undefined;
+    }
+    return at;
+  };
+  const known = new WeakMap<object, boolean>();
+  return (operation) => {
+    let answer = known.get(operation);
+    if (answer === undefined) {
+      const parameters = ((operation as { parameters?: unknown[] }).parameters ?? []).map(resolve);
+      answer = parameters.every((parameter) => {
+        if (parameter?.in !== "header") return parameter !== undefined;
+        const schema = resolve(parameter.schema);
+        return parameter.content === undefined && schema?.type === "string" && schema.default === undefined;
+      });
+      known.set(operation, answer);
+    }
+    return answer;
+  };
+}
+
+/** Passed checks of requests without a body kept at most (by count and by characters of their keys). */
+const VERDICTS_LIMIT = 10_000;
+const VERDICTS_CHARS = 4 << 20;
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFrozen(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** What the request checks leave on a request that passed them: its coerced path and query parameters. */
+interface Verdict {
+  params: Record<string, unknown>;
+  query: unknown;
+}
+
+/**
  * The library's request stage (RequestValidator.validate): each operation's parameters and body
  * checked by the validator the library builds for it, with the library's errors; its validators
  * kept by requestValidatorKey, bounded.
+ *
+ * A request without a body is checked on its method, URL and headers only, with one answer for the
+ * same ones: so what a passed check made of its parameters (coerced path and query parameters) is
+ * kept by the method, URL and every header, and a request with the same ones gets a copy of it
+ * instead of the whole check again. Kept only for operations whose header parameters are plain
+ * strings (the check changes no header then); bounded by count and characters; refusals are not kept.
  */
-function requestStage(validator: LibraryRequestValidator): Stage {
+function requestStage(validator: LibraryRequestValidator, headersUnchanged: (operation: object) => boolean): Stage {
   const built = new Map<string, Stage>();
+  const verdicts = { kept: new Map<string, Verdict>(), chars: 0 };
+  const keep = (key: string, req: Request) => {
+    if (verdicts.kept.size >= VERDICTS_LIMIT || verdicts.chars + key.length > VERDICTS_CHARS) {
+      verdicts.kept.clear();
+      verdicts.chars = 0;
+    }
+    // Kept frozen and given as they are: handlers read parameters, never change them.
+    verdicts.kept.set(key, { params: deepFrozen(structuredClone(req.params)), query: deepFrozen(structuredClone(req.query)) });
+    verdicts.chars += key.length;
+  };
   return (req, res, next) => {
     const operation = (req as Request & { openapi?: DescribedOperation }).openapi;
     if (!operation) return next();
+    const verdictKey = req.body === undefined && headersUnchanged(operation.schema) ? `${req.method} ${req.originalUrl}\n${req.rawHeaders.join("\n")}` : undefined;
+    if (verdictKey !== undefined) {
+      const verdict = verdicts.kept.get(verdictKey);
+      if (verdict) {
+        (operation as { pathParams?: unknown }).pathParams = req.params = verdict.params as Request["params"];
+        // Express 5 reads req.query through a getter: the checked value is set over it, as the library does.
+        Object.defineProperty(req, "query", { value: verdict.query, writable: true, configurable: true, enumerable: true });
+        return next();
+      }
+    }
     const { key, mediaType } = requestValidatorKey(req.method, operation, req.headers["content-type"]);
     let stage = built.get(key);
     if (!stage) {
@@ -268,8 +344,25 @@ function requestStage(validator: LibraryRequestValidator): Stage {
       if (built.size >= REQUEST_VALIDATORS_LIMIT) built.clear();
       built.set(key, stage);
     }
-    return stage(req, res, next);
+    if (verdictKey === undefined) return stage(req, res, next);
+    // The library's stage goes on synchronously when the request passes, and throws when it does not.
+    return stage(req, res, (error?: unknown) => {
+      if (error === undefined || error === null) keep(verdictKey, req);
+      next(error);
+    });
   };
+}
+
+/** The check of a JSON answer for the request's operation (set on req.openapi by the response stage). */
+const RESPONSE_CHECK = Symbol("response check");
+/** Response prototypes (one per express app) whose json runs the request's response check. */
+const checkedPrototypes = new WeakSet<object>();
+
+interface ResponseCheck {
+  serial: number;
+  check(req: Request, res: Response, body: unknown): void;
+  /** Where a failed check goes: the error handler. */
+  next: NextFunction;
 }
 
 /**
@@ -277,36 +370,48 @@ function requestStage(validator: LibraryRequestValidator): Stage {
  * every JSON answer below 500 is checked against the operation's described responses before it is
  * sent, and a mismatch goes to the error handler instead. The same validators, the same checks and
  * errors; the validators of an operation are found by its described responses rather than by a key
- * built from the request's parsed Content-Type on every answer.
+ * built from the request's parsed Content-Type on every answer. The hook is the app's response
+ * prototype's json, installed once, instead of a json of each response's own: a property added to
+ * every response object costs every request (and every later access to the object).
  */
 function responseStage(validator: LibraryResponseValidator, serial: number): Stage {
   const validatorsOf = new WeakMap<object, unknown>();
+  const check = (req: Request, res: Response, body: unknown): void => {
+    const openapi = (req as Request & { openapi: MatchedOperation }).openapi;
+    const responses = openapi._responseSchema?.responses as object;
+    let validators = validatorsOf.get(responses);
+    if (validators === undefined) {
+      validators = validator.buildValidators(responses, `${req.method}-${openapi.expressRoute}`);
+      validatorsOf.set(responses, validators);
+    }
+    const contentType = res.getHeader("content-type");
+    const accept = req.headers.accept;
+    // The answer's own media type when it has one, else what the client accepts.
+    const accepts = contentType ? [String(contentType)] : accept ? accept.split(",").map((h) => h.trim()) : [];
+    validator._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
+  };
   return (req, res, next) => {
-    const original = res.json;
-    res.json = function validatedJson(this: Response, body: unknown) {
-      res.json = original;
-      if (res.headersSent || res.statusCode >= 500) return original.call(this, body);
-      const openapi = (req as Request & { openapi?: MatchedOperation }).openapi;
-      if (openapi && openapi.serial === serial) {
+    const prototype = Object.getPrototypeOf(res) as Response;
+    if (!checkedPrototypes.has(prototype)) {
+      const json = prototype.json;
+      prototype.json = function validatedJson(this: Response, body: unknown) {
+        const openapi = (this.req as Request & { openapi?: MatchedOperation & { [RESPONSE_CHECK]?: ResponseCheck } }).openapi;
+        const pending = openapi?.[RESPONSE_CHECK];
+        if (pending === undefined) return json.call(this, body);
+        openapi![RESPONSE_CHECK] = undefined; // the first answer only, as the library's hook
+        if (this.headersSent || this.statusCode >= 500 || openapi!.serial !== pending.serial) return json.call(this, body);
         try {
-          const responses = openapi._responseSchema?.responses as object;
-          let validators = validatorsOf.get(responses);
-          if (validators === undefined) {
-            validators = validator.buildValidators(responses, `${req.method}-${openapi.expressRoute}`);
-            validatorsOf.set(responses, validators);
-          }
-          const contentType = res.getHeader("content-type");
-          const accept = req.headers.accept;
-          // The answer's own media type when it has one, else what the client accepts.
-          const accepts = contentType ? [String(contentType)] : accept ? accept.split(",").map((h) => h.trim()) : [];
-          validator._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
+          pending.check(this.req, this, body);
         } catch (error) {
-          next(error);
-          return res;
+          pending.next(error);
+          return this;
         }
-      }
-      return original.call(this, body);
-    };
+        return json.call(this, body);
+      };
+      checkedPrototypes.add(prototype);
+    }
+    const openapi = (req as Request & { openapi?: { [RESPONSE_CHECK]?: ResponseCheck } }).openapi;
+    if (openapi) openapi[RESPONSE_CHECK] = { serial, check, next };
     next();
   };
 }
@@ -337,7 +442,9 @@ function validatorPipeline(validatorOptions: OpenApiValidatorOpts): RequestHandl
         return (req, res, next) => (stage ??= build())(req, res, next);
       };
       const stages: Stage[] = [metadataStage(context, responseApiDoc)];
-      if (oav.options.validateRequests) stages.push(lazy(() => requestStage(new library.RequestValidator(context.apiDoc, oav.ajvOpts.request))));
+      if (oav.options.validateRequests) {
+        stages.push(lazy(() => requestStage(new library.RequestValidator(context.apiDoc, oav.ajvOpts.request), headerParametersUnchanged(context.apiDoc))));
+      }
       if (oav.options.validateResponses) {
         stages.push(
           lazy(() =>
