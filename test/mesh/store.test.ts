@@ -1,4 +1,5 @@
 // The configuration-entry store: structured keys and bounded tombstones.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { entryKey, MAX_TOMBSTONES, MemoryConfigEntryStore } from "../../server/mesh/store/config-entry-store.ts";
 
@@ -27,5 +28,17 @@ describe("tombstones (indexes of deleted keys)", () => {
     store.put({ Kind: "service-defaults", Name: "web", Namespace: "default" });
     expect((store as unknown as { tombstones: Map<string, number> }).tombstones.size).toBe(0);
     expect(store.get("service-defaults", "default", "web")?.CreateIndex).toBe(3);
+  });
+});
+
+describe("entry keys", () => {
+  it("are the JSON text of [kind, namespace, name], whatever characters they hold", () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom('a"b', "a\\b", "a\u0000b", "a\u2028b", "\ud800", "web/api", ""));
+    fc.assert(
+      fc.property(text, text, text, (kind, namespace, name) => {
+        expect(entryKey(kind as never, namespace, name)).toBe(JSON.stringify([kind, namespace, name]));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

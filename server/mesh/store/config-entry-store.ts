@@ -27,8 +27,14 @@ export interface EntryKey {
  * holds, `/` included) can produce the key of another entry.
  */
 export function entryKey(kind: EntryKind, namespace: string, name: string): string {
-  return JSON.stringify([kind, namespace, name]);
+  // A chain compile asks for dozens of keys: written out directly when no character needs escaping
+  // (the same text JSON.stringify makes, for a fraction of its cost).
+  if (ESCAPED.test(kind) || ESCAPED.test(namespace) || ESCAPED.test(name)) return JSON.stringify([kind, namespace, name]);
+  return `["${kind}","${namespace}","${name}"]`;
 }
+
+/** Characters JSON.stringify writes otherwise than as themselves (and U+2028/9, to be safe). */
+const ESCAPED = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
 
 /** The common beginning of the keys of every entry of a kind in a namespace (and of no other key). */
 export function entryKeyPrefix(kind: EntryKind, namespace: string): string {
