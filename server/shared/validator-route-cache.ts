@@ -214,6 +214,25 @@ export function atPointer(document: unknown, pointer: string): unknown {
   return value;
 }
 
+const responseValidator = fromValidator("middlewares/openapi.response.validator.js").ResponseValidator as {
+  prototype: { canValidateContentType(contentType: string): boolean; __knownTypes?: boolean };
+};
+if (!responseValidator.prototype.__knownTypes) {
+  // Asked for every answer, with a media type of the description's responses (a fixed set), and
+  // answered by parsing it twice: the answer for each is kept.
+  const canValidate = responseValidator.prototype.canValidateContentType;
+  const known = new Map<string, boolean>();
+  responseValidator.prototype.canValidateContentType = function (contentType) {
+    let answer = known.get(contentType);
+    if (answer === undefined) {
+      answer = canValidate.call(this, contentType);
+      if (known.size < 1_000) known.set(contentType, answer);
+    }
+    return answer;
+  };
+  responseValidator.prototype.__knownTypes = true;
+}
+
 /** The library's classes that openapi.ts assembles into one middleware. */
 export const validatorLibrary = {
   OpenApiValidator: fromValidator("openapi.validator.js").OpenApiValidator,
