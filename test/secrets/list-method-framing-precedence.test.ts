@@ -6,7 +6,7 @@
 // Connection: close, idle timeouts, a client that goes away, and the socket's own properties.
 // Every server here is made inside its test: what a test relies on is what it sets up.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import { connect, Socket, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
@@ -161,7 +161,7 @@ function exchangeFrom(port: number, data: string, { halfClose }: { halfClose: bo
   });
 }
 
-describe("a wrapped connection on an HTTP server", () => {
+describe("a connection of an HTTP server that accepts LIST", () => {
   it("serves LIST as GET ?list=true; other methods are untouched", async () => {
     await withServer(echo, async (port) => {
       const answer = await exchange(port, "LIST /v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", { halfClose: false });
@@ -256,7 +256,7 @@ describe("a wrapped connection on an HTTP server", () => {
     );
   });
 
-  it("shows handlers a socket: both ends' addresses, not encrypted, and the socket calls return the socket", async () => {
+  it("hands handlers the connection's own socket: both ends' addresses, not encrypted, its calls returning it", async () => {
     let seen: Record<string, unknown> = {};
     await withServer(
       (req, res) => {
@@ -267,14 +267,15 @@ describe("a wrapped connection on an HTTP server", () => {
           remoteFamily: s.remoteFamily,
           localAddress: s.localAddress,
           localPort: s.localPort,
-          encrypted: (s as unknown as { encrypted: boolean }).encrypted,
+          own: s instanceof Socket,
+          encrypted: Boolean((s as unknown as { encrypted?: boolean }).encrypted),
           chained: [s.setNoDelay(true), s.setKeepAlive(true, 1000), s.ref(), s.unref(), s.setTimeout(0)].every((r) => r === s),
         };
         res.end("ok");
       },
       async (port) => {
         const { localPort: local } = await exchangeFrom(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", { halfClose: false });
-        expect(seen).toEqual({ remoteAddress: "127.0.0.1", remotePort: local, remoteFamily: "IPv4", localAddress: "127.0.0.1", localPort: port, encrypted: false, chained: true });
+        expect(seen).toEqual({ remoteAddress: "127.0.0.1", remotePort: local, remoteFamily: "IPv4", localAddress: "127.0.0.1", localPort: port, own: true, encrypted: false, chained: true });
       },
     );
   });

@@ -1,14 +1,13 @@
 // The `LIST` HTTP method over the wire. Node's HTTP parser (llhttp) refuses methods it does not
-// know with 400 before any JavaScript runs, and `LIST` is not one of them. So every connection of a
-// secrets server goes through a thin duplex wrapper that follows the HTTP/1.1 framing of the
-// requests on it (request line, headers, Content-Length or chunked body) and rewrites the request
+// know with 400 before any JavaScript runs, and `LIST` is not one of them. So the bytes every
+// connection of a secrets server receives go through a tracker that follows the HTTP/1.1 framing of
+// the requests on it (request line, headers, Content-Length or chunked body) and rewrites the request
 // line of a `LIST` request into `GET <target>?list=true`, the form the service also accepts and the
 // one its description uses. Nothing else is changed: every other byte passes through as it came,
 // and a stream the tracker cannot follow (a malformed request, which llhttp then refuses anyway)
 // is passed through unchanged from there on.
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
-import { Duplex } from "node:stream";
 
 /** Longest request line or header line the tracker holds before giving up (llhttp allows 16 KiB of headers). */
 const MAX_LINE = 64 * 1024;
@@ -153,106 +152,37 @@ export function rewriteListRequestLine(line: string): string {
   return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
 }
 
-/** A connection as the HTTP server sees it: the socket's bytes, with `LIST` request lines rewritten. */
-export class ListMethodSocket extends Duplex {
-  readonly #socket: Socket;
-  readonly #rewriter = new ListRequestRewriter();
-
-  constructor(socket: Socket) {
-    super({ allowHalfOpen: true });
-    this.#socket = socket;
-    socket.on("data", (chunk: Buffer) => {
-      for (const part of this.#rewriter.push(chunk)) {
-        if (!this.push(part)) socket.pause();
-      }
-    });
-    socket.on("end", () => this.push(null));
-    socket.on("timeout", () => this.emit("timeout"));
-    socket.on("drain", () => this.emit("drain"));
-    socket.on("error", (error) => this.destroy(error));
-    socket.on("close", () => this.destroy());
-  }
-
-  override _read(): void {
-    this.#socket.resume();
-  }
-
-  override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.#socket.write(chunk, encoding, callback);
-  }
-
-  // What the HTTP server writes corked (the head and the body of a response) goes out in one write
-  // of the socket, as it would on a plain socket.
-  override _writev(chunks: { chunk: Buffer; encoding: BufferEncoding }[], callback: (error?: Error | null) => void): void {
-    this.#socket.cork();
-    chunks.forEach(({ chunk, encoding }, i) => this.#socket.write(chunk, encoding, i === chunks.length - 1 ? callback : undefined));
-    this.#socket.uncork();
-  }
-
-  override _final(callback: (error?: Error | null) => void): void {
-    this.#socket.end(callback);
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#socket.destroy(error ?? undefined);
-    callback(error);
-  }
-
-  // What the HTTP server and express use of a net.Socket.
-  setTimeout(ms: number, callback?: () => void): this {
-    this.#socket.setTimeout(ms);
-    if (callback) this.once("timeout", callback);
-    return this;
-  }
-  setNoDelay(noDelay?: boolean): this {
-    this.#socket.setNoDelay(noDelay);
-    return this;
-  }
-  setKeepAlive(enable?: boolean, delay?: number): this {
-    this.#socket.setKeepAlive(enable, delay);
-    return this;
-  }
-  destroySoon(): void {
-    this.end(() => this.destroy());
-  }
-  ref(): this {
-    this.#socket.ref();
-    return this;
-  }
-  unref(): this {
-    this.#socket.unref();
-    return this;
-  }
-  get remoteAddress(): string | undefined {
-    return this.#socket.remoteAddress;
-  }
-  get remotePort(): number | undefined {
-    return this.#socket.remotePort;
-  }
-  get remoteFamily(): string | undefined {
-    return this.#socket.remoteFamily;
-  }
-  get localAddress(): string | undefined {
-    return this.#socket.localAddress;
-  }
-  get localPort(): number | undefined {
-    return this.#socket.localPort;
-  }
-  get encrypted(): boolean {
-    return false;
-  }
-}
+/** Sockets whose incoming bytes already go through a rewriter. */
+const rewritten = new WeakSet<Socket>();
 
 /**
- * Makes an HTTP server accept `LIST` requests: each accepted connection is handed to the server's
- * connection handling wrapped in a ListMethodSocket (Node documents that any duplex may be given to
- * the `connection` event).
+ * Makes an HTTP server accept `LIST` requests: the bytes each accepted connection receives go
+ * through a ListRequestRewriter before the server's HTTP parser sees them.
+ *
+ * The socket itself is handed to the server, its bytes rewritten where the socket hands them on
+ * (Readable push, which net calls for every read). A socket the server may hand straight to its
+ * native parser (consume: the bytes never reach JavaScript) is marked as consumed already, so that
+ * the server reads it through `data` events, as it reads any socket it cannot consume. Nothing else
+ * changes: responses are written to the socket itself (an earlier wrapping duplex cost about 30 µs
+ * a request, bench/profile.ts).
  */
 export function acceptListMethod(server: Server): void {
   const handlers = server.listeners("connection") as ((socket: unknown) => void)[];
   server.removeAllListeners("connection");
-  server.on("connection", (socket: Socket | ListMethodSocket) => {
-    const wrapped = socket instanceof ListMethodSocket ? socket : new ListMethodSocket(socket);
-    for (const handler of handlers) handler.call(server, wrapped);
+  server.on("connection", (socket: Socket) => {
+    if (!rewritten.has(socket)) {
+      rewritten.add(socket);
+      const handle = (socket as Socket & { _handle?: { _consumed?: boolean } })._handle;
+      if (handle) handle._consumed = true;
+      const rewriter = new ListRequestRewriter();
+      const push = socket.push;
+      socket.push = function rewrittenPush(this: Socket, chunk: unknown, encoding?: BufferEncoding): boolean {
+        if (!Buffer.isBuffer(chunk)) return push.call(this, chunk, encoding);
+        let more = true;
+        for (const part of rewriter.push(chunk)) more = push.call(this, part);
+        return more;
+      };
+    }
+    for (const handler of handlers) handler.call(server, socket);
   });
 }
