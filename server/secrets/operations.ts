@@ -34,6 +34,7 @@ interface Template {
 
 export class OperationIndex {
   readonly #templates: Template[] = [];
+  readonly #bySegmentCount = new Map<number, Template[]>();
 
   constructor(document: OpenApiDocument) {
     for (const [template, item] of Object.entries(document.paths)) {
@@ -59,6 +60,12 @@ export class OperationIndex {
     }
     // The most literal templates first, so that /roles/list beats /roles/{name}.
     this.#templates.sort((a, b) => b.literals - a.literals);
+    // Only templates of as many segments can match: each request looks at those alone, in the same order.
+    for (const template of this.#templates) {
+      const sameLength = this.#bySegmentCount.get(template.segments.length) ?? [];
+      sameLength.push(template);
+      this.#bySegmentCount.set(template.segments.length, sameLength);
+    }
   }
 
   operations(): SecretsOperation[] {
@@ -73,7 +80,7 @@ export class OperationIndex {
     const segments = path.split("/").slice(1);
     const alias = method === "put" ? "post" : method === "post" ? "put" : undefined;
     let matched = false;
-    for (const template of this.#templates) {
+    for (const template of this.#bySegmentCount.get(segments.length) ?? []) {
       const params = matchSegments(template.segments, segments);
       if (!params) continue;
       matched = true;
@@ -86,17 +93,20 @@ export class OperationIndex {
 
 function matchSegments(template: string[], path: string[]): Record<string, string> | undefined {
   if (template.length !== path.length) return undefined;
+  for (let i = 0; i < template.length; i++) {
+    const segment = template[i]!;
+    if (isParameter(segment) ? path[i] === "" : segment !== path[i]) return undefined;
+  }
   const params: Record<string, string> = {};
-  for (const [i, segment] of template.entries()) {
-    const actual = path[i]!;
-    if (segment.startsWith("{") && segment.endsWith("}")) {
-      if (actual === "") return undefined;
-      params[segment.slice(1, -1)] = actual;
-    } else if (segment !== actual) {
-      return undefined;
-    }
+  for (let i = 0; i < template.length; i++) {
+    const segment = template[i]!;
+    if (isParameter(segment)) params[segment.slice(1, -1)] = path[i]!;
   }
   return params;
+}
+
+function isParameter(segment: string): boolean {
+  return segment.startsWith("{") && segment.endsWith("}");
 }
 
 function capabilitiesOf(operationId: string, raw: unknown): Capability[] {

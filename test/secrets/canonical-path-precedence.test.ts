@@ -3,6 +3,8 @@
 // then Go's ServeMux cleanPath (path.Clean keeping a trailing slash; cases from Go's
 // path/path_test.go), then `/v1/` stripped and a list's trailing `/` added (http/logical.go).
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { posix } from "node:path";
 import { canonicalPath, cleanPath, encodePath, percentDecode } from "../../server/secrets/http/canonical-path.ts";
 
 describe("percentDecode (url.PathUnescape)", () => {
@@ -35,6 +37,16 @@ describe("percentDecode (url.PathUnescape)", () => {
 });
 
 describe("cleanPath (ServeMux: path.Clean, trailing slash kept)", () => {
+  it("agrees with the rooted path.Clean for any path of '/', '.' and letters", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("/", ".", "a", "b") , maxLength: 12 }), (path) => {
+        const clean = posix.resolve("/", path);
+        expect(cleanPath(path)).toBe(path.endsWith("/") && clean !== "/" ? `${clean}/` : clean);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   // Go's path/path_test.go cleantests, rooted as ServeMux roots them.
   const cases: [string, string][] = [
     ["", "/"],

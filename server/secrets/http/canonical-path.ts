@@ -57,9 +57,13 @@ export function percentDecode(raw: string): string | { error: string } {
 
 /** Go's ServeMux cleanPath: path.Clean of the rooted path (no `//`, `.`, `..`), keeping a trailing slash. */
 export function cleanPath(path: string): string {
+  if (path.startsWith("/") && !UNCLEAN.test(path)) return path; // the common case, already clean
   const clean = posix.resolve("/", path);
   return path.endsWith("/") && clean !== "/" ? `${clean}/` : clean;
 }
+
+/** What path.Clean changes in a rooted path: `//`, and `.` or `..` segments. */
+const UNCLEAN = /\/\/|\/\.\.?(?:\/|$)/;
 
 /** The path as it goes on the wire again: each segment percent-encoded, `/` kept. */
 export function encodePath(path: string): string {
