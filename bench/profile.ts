@@ -2,12 +2,14 @@
 // one --cpu-prof uses) while one operation is loaded, and prints self time per request by place
 // (package or server module) and by function, validated beside unvalidated, so the cost of
 // validation shows as the difference.
-//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
+//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0> [--bundle]
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { APIS } from "./http.bench.ts";
-import { load, startChild } from "./lib.ts";
+import { build } from "esbuild";
+import { moduleLocation } from "../scripts/module-location.mjs";
+import { load, root, startChild } from "./lib.ts";
 
 interface ProfileNode {
   id: number;
@@ -26,15 +28,31 @@ const api = process.env.BENCH_SIZE ? { ...found, spec: { ...found.spec, size: Nu
 const op = api.operations[Number(index)]!;
 const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 
-// BENCH_SERVE: a bundle of bench/serve.ts (esbuild, packages external) to profile instead, so that
-// functions show with their lines (tsx's output puts a module on one line).
-const serveScript = process.env.BENCH_SERVE ?? "bench/serve.ts";
+// --bundle: profiles bench/serve.ts bundled by esbuild (as npm start runs the servers), so that
+// functions show with their lines: tsx's output puts a module on one line. The bundle's
+// `// server/...` comments say which module a line is in.
+const bundled = process.argv.includes("--bundle");
+const serveScript = bundled ? path.join(root, ".build", "bench-serve.bundle.mjs") : "bench/serve.ts";
 const bundleModules: { line: number; module: string }[] = [];
-if (serveScript.endsWith(".mjs")) {
-  readFileSync(serveScript, "utf8").split("\n").forEach((text, line) => {
-    const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
-    if (m) bundleModules.push({ line, module: m[1]! });
+if (bundled) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ["bench/serve.ts"],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    outfile: serveScript,
+    logLevel: "warning",
+    plugins: [moduleLocation],
   });
+  readFileSync(serveScript, "utf8")
+    .split("\n")
+    .forEach((text, line) => {
+      const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
+      if (m) bundleModules.push({ line, module: m[1]! });
+    });
 }
 const bundleModule = (line: number): string => {
   let found = "bundle";

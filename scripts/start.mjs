@@ -4,9 +4,9 @@
 // checkout moved); otherwise the last one is run as it is. Measured with `npm run bench -- startup`.
 import { build } from "esbuild";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { moduleLocation } from "./module-location.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const entry = path.join(root, "server", "main.ts");
@@ -40,22 +40,7 @@ async function rebuild() {
     sourcemap: "linked",
     outfile: bundle,
     logLevel: "warning",
-    plugins: [
-      {
-        // Modules find their data files (descriptions, schemas) from their own place in the tree;
-        // in the bundle they keep that place.
-        name: "module-location",
-        setup(build) {
-          build.onLoad({ filter: /\.ts$/ }, async (args) => {
-            const source = await readFile(args.path, "utf8");
-            const contents = source
-              .replaceAll("import.meta.dirname", JSON.stringify(path.dirname(args.path)))
-              .replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
-            return { contents, loader: "ts" };
-          });
-        },
-      },
-    ],
+    plugins: [moduleLocation],
   });
   mkdirSync(outDir, { recursive: true });
   const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((file) => [file, statSync(path.join(root, file)).mtimeMs]));
