@@ -17,9 +17,10 @@ export type WalRead = { entries: WalEntry[] } | { truncated: true };
 export const DEFAULT_WAL_BYTES = 16 * 1024 * 1024;
 
 export class WalLog {
-  // Kept entries are #entries[#head...]: dropping the oldest moves #head, and the array is compacted
-  // only when half of it is dropped, so that an append costs the same however full the log is.
-  readonly #entries: WalEntry[] = [];
+  // Kept entries are #entries[#head...]: dropping the oldest empties its slot (its value can be
+  // collected at once: the byte budget holds) and moves #head; the array is compacted only when
+  // half of it is empty slots, so that an append costs the same however full the log is.
+  readonly #entries: (WalEntry | undefined)[] = [];
   /** Bytes of each kept entry, in the same order. */
   readonly #sizes: number[] = [];
   #head = 0;
@@ -62,6 +63,7 @@ export class WalLog {
     this.#bytes += size;
     while (this.size > this.retain || (this.#bytes > this.retainBytes && this.size > 0)) {
       this.#bytes -= this.#sizes[this.#head]!;
+      this.#entries[this.#head] = undefined;
       this.#head++;
     }
     if (this.#head > 0 && this.#head * 2 >= this.#entries.length) {
@@ -78,6 +80,6 @@ export class WalLog {
     const oldest = this.#entries[this.#head]?.index ?? this.#last + 1;
     if (index < oldest - 1) return { truncated: true };
     const start = this.#head + index - oldest + 1;
-    return { entries: this.#entries.slice(start, start + Math.min(limit, this.size)) };
+    return { entries: this.#entries.slice(start, start + Math.min(limit, this.size)) as WalEntry[] };
   }
 }
