@@ -4,7 +4,7 @@ import { request as httpRequest, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createMeshApp } from "../../server/mesh/app.ts";
 import { createOrgPlatformApp } from "../../server/org-platform/app.ts";
-import { requestValidatorKey } from "../../server/shared/openapi.ts";
+import { express, openApiValidator, requestValidatorKey } from "../../server/shared/openapi.ts";
 import { validatorLibrary } from "../../server/shared/validator-route-cache.ts";
 
 function listen(app: { listen(port: number, host: string): Server }): Promise<{ server: Server; port: number }> {
@@ -88,5 +88,74 @@ describe("query parameters worked out once per query string", () => {
     const refused = await send(org.port, tooBig, token);
     expect(refused.status).toBe(422);
     for (let i = 0; i < 3; i++) expect(await send(org.port, tooBig, token)).toEqual(refused);
+  });
+});
+
+describe("passed checks of requests without a body, kept", () => {
+  // A description of its own: an integer path parameter, an integer query parameter and an
+  // integer header (a header the check coerces: such operations are not kept).
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {
+      "/items/{id}": {
+        get: {
+          operationId: "readItem",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "integer" } },
+            { name: "limit", in: "query", schema: { type: "integer" } },
+          ],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+      "/counted": {
+        get: {
+          operationId: "readCounted",
+          parameters: [{ name: "x-count", in: "header", schema: { type: "integer" } }],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+    },
+  };
+  let target: { server: Server; port: number };
+  const seen: unknown[] = [];
+  beforeAll(async () => {
+    const app = express();
+    app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true }));
+    app.get("/items/:id", (req, res) => {
+      const openapi = (req as unknown as { openapi: { pathParams: unknown } }).openapi;
+      // Express's own route sets req.params again from the path: the services use the validator's.
+      seen.push({ params: openapi.pathParams, query: req.query, frozen: Object.isFrozen(req.query) });
+      res.json({});
+    });
+    app.get("/counted", (req, res) => {
+      seen.push({ header: req.headers["x-count"] });
+      res.json({});
+    });
+    app.use((error: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(error.status ?? 500).json({});
+    });
+    target = await listen(app);
+  });
+  afterAll(() => target.server.close());
+
+  it("give the same request the parameters the check made of them, as the first one got", async () => {
+    seen.length = 0;
+    for (let i = 0; i < 3; i++) expect((await send(target.port, "/items/7?limit=5", {})).status).toBe(200);
+    expect(seen).toHaveLength(3);
+    for (const s of seen) expect(s).toMatchObject({ params: { id: 7 }, query: { limit: 5 } });
+    // The first request's are its own; the kept ones are shared, frozen.
+    expect(seen.slice(1).every((s) => (s as { frozen: boolean }).frozen)).toBe(true);
+  });
+
+  it("refuse a request that failed every time", async () => {
+    for (let i = 0; i < 3; i++) expect((await send(target.port, "/items/7?limit=many", {})).status).toBe(400);
+    for (let i = 0; i < 3; i++) expect((await send(target.port, "/items/seven", {})).status).toBe(400);
+  });
+
+  it("are not kept for an operation whose check changes a header", async () => {
+    seen.length = 0;
+    for (let i = 0; i < 2; i++) expect((await send(target.port, "/counted", { "x-count": "3" })).status).toBe(200);
+    expect(seen).toEqual([{ header: 3 }, { header: 3 }]);
   });
 });
