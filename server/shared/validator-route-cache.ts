@@ -233,6 +233,31 @@ if (!responseValidator.prototype.__knownTypes) {
   responseValidator.prototype.__knownTypes = true;
 }
 
+const responseUtil = fromValidator("middlewares/util.js") as {
+  findResponseContent(accepts: string[], expectedTypes: string[]): string | null;
+  __knownContent?: boolean;
+};
+if (!responseUtil.__knownContent) {
+  // Which described media type an answer is checked against: asked for every answer, with the
+  // client's Accept values and the response's described types, and answered by parsing every one
+  // of them again. A pure function of the two lists: the answer for each pair is kept (bounded by
+  // count; an Accept header over 1,000 characters is worked out every time).
+  const find = responseUtil.findResponseContent;
+  const known = new Map<string, string | null>();
+  responseUtil.findResponseContent = (accepts, expectedTypes) => {
+    const key = `${accepts.join("\n")}\u0000${expectedTypes.join("\n")}`;
+    if (key.length > 1_000) return find(accepts, expectedTypes);
+    let answer = known.get(key);
+    if (answer === undefined) {
+      answer = find(accepts, expectedTypes);
+      if (known.size >= 1_000) known.clear();
+      known.set(key, answer);
+    }
+    return answer;
+  };
+  responseUtil.__knownContent = true;
+}
+
 /** The library's classes that openapi.ts assembles into one middleware. */
 export const validatorLibrary = {
   OpenApiValidator: fromValidator("openapi.validator.js").OpenApiValidator,
