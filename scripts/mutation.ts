@@ -124,6 +124,12 @@ export const GUARD_MODULES: GuardModule[] = [
     tests: ["test/secrets/replication-domain.test.ts", "test/secrets/replication-filter-precedence.test.ts"],
   },
   {
+    // Answers of reads sent again: never to another request, never after a write.
+    name: "answer-memo",
+    mutate: "server/shared/answer-memo.ts",
+    tests: ["test/shared/answer-memo.test.ts"],
+  },
+  {
     name: "secrets-canonical-path",
     mutate: "server/secrets/http/canonical-path.ts",
     tests: ["test/secrets/canonical-path-precedence.test.ts", "test/secrets/adversarial-paths.api.test.ts"],
@@ -132,6 +138,7 @@ export const GUARD_MODULES: GuardModule[] = [
       { mutator: "Regex", original: "/^[0-9a-fA-F]{2}$/", replacement: "/^[0-9a-fA-F]{2}/", why: "the slice tested is at most two characters" },
       { mutator: "ConditionalExpression", original: '!raw.includes("%")', replacement: "false", why: "a shortcut: without escapes the decoding loop gives the same string" },
       { mutator: "StringLiteral", original: '"%"', replacement: '""', why: "a shortcut: the decoding loop gives the same string" },
+      { mutator: "ConditionalExpression", original: 'path.startsWith("/") && !UNCLEAN.test(path)', replacement: "false", why: "a shortcut: path.Clean of a rooted path that is already clean gives it back" },
     ],
   },
 ];

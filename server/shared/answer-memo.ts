@@ -42,7 +42,7 @@ export class AnswerMemo {
   readonly #maxAnswers: number;
   readonly #perAnswer: ((body: Buffer) => Buffer) | undefined;
   readonly #answers = new Map<string, KeptAnswer>();
-  #keptAt = -1;
+  #keptAt: number | undefined;
   #bytes = 0;
 
   constructor(options: AnswerMemoOptions) {

@@ -7,6 +7,7 @@
 // Every server here is made inside its test: what a test relies on is what it sets up.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, Socket, type AddressInfo } from "node:net";
+import { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
@@ -168,6 +169,42 @@ describe("a connection of an HTTP server that accepts LIST", () => {
       expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(answer).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
     });
+  });
+
+  it("reads on after bytes that complete no line yet: a request line sent in pieces is served", async () => {
+    await withServer(echo, async (port) => {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => {
+          socket.write("LI");
+          setTimeout(() => socket.write("ST /v1/roles HTT"), 30);
+          setTimeout(() => socket.write("P/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 60);
+        });
+        let received = "";
+        socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+        socket.on("close", () => resolve(received));
+        socket.on("error", reject);
+      });
+      expect(answer).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
+    });
+  });
+
+  it("serves a connection that is a stream without a socket handle (given to the server as a duplex)", async () => {
+    const server = createServer(echo);
+    acceptListMethod(server);
+    let answer = "";
+    const connection = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        answer += chunk.toString("latin1");
+        callback();
+      },
+    });
+    const done = new Promise<void>((resolve) => connection.on("finish", () => resolve()));
+    server.emit("connection", connection);
+    connection.push(Buffer.from("LIST /v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    await done;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
   });
 
   it("answers a client that half-closes after its request, and then closes", async () => {

@@ -1,7 +1,7 @@
 // The memo of read answers (server/shared/answer-memo.ts): what it sends again, and when it must not.
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import express from "express";
+import express, { type Request, type Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { AnswerMemo, type AnswerMemoOptions } from "../../server/shared/answer-memo.ts";
 
@@ -132,5 +132,44 @@ describe("the answer memo", () => {
     await read(`${h.url}/thing/big`);
     await read(`${h.url}/thing/big`);
     expect(h.runs()).toBe(10);
+  });
+});
+
+describe("the answer memo's byte count", () => {
+  // Requests and responses with nothing but what the memo reads: an answer's bytes are its key
+  // ("GET /a\n": 7 characters, counted twice) plus its body, here 86 bytes: 100 in all.
+  const request = (path: string) => ({ method: "GET", originalUrl: path, rawHeaders: [] as string[] }) as unknown as Request;
+  function respond(memo: AnswerMemo, path: string, body: string): { ran: boolean } {
+    const headers: Record<string, unknown> = {};
+    const res = {
+      statusCode: 200,
+      getHeaders: () => ({ ...headers }),
+      setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = value),
+      end: (_chunk?: unknown) => res,
+    };
+    let ran = false;
+    memo.serve(request(path), res as unknown as Response, () => {
+      ran = true;
+      res.end(body);
+    });
+    return { ran };
+  }
+
+  it("keeps answers up to exactly its bytes, and counts what it drops", () => {
+    const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
+    for (const path of ["/a", "/b", "/c", "/d"]) respond(memo, path, "x".repeat(86));
+    expect(memo.size).toEqual({ answers: 4, bytes: 400 });
+    respond(memo, "/e", "x".repeat(86));
+    expect(memo.size).toEqual({ answers: 4, bytes: 400 });
+    expect(respond(memo, "/b", "x".repeat(86)).ran).toBe(false);
+    expect(respond(memo, "/a", "x".repeat(86)).ran).toBe(true); // the oldest went first
+    expect(memo.size).toEqual({ answers: 4, bytes: 400 });
+  });
+
+  it("keeps an answer of a quarter of its bytes, and none larger", () => {
+    const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
+    respond(memo, "/a", "x".repeat(86));
+    respond(memo, "/b", "x".repeat(87));
+    expect(memo.size).toEqual({ answers: 1, bytes: 100 });
   });
 });

@@ -152,9 +152,6 @@ export function rewriteListRequestLine(line: string): string {
   return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
 }
 
-/** Sockets whose incoming bytes already go through a rewriter. */
-const rewritten = new WeakSet<Socket>();
-
 /**
  * Makes an HTTP server accept `LIST` requests: the bytes each accepted connection receives go
  * through a ListRequestRewriter before the server's HTTP parser sees them.
@@ -171,19 +168,18 @@ export function acceptListMethod(server: Server): void {
   const handlers = server.listeners("connection") as ((socket: unknown) => void)[];
   server.removeAllListeners("connection");
   server.on("connection", (socket: Socket) => {
-    if (!rewritten.has(socket)) {
-      rewritten.add(socket);
-      const handle = (socket as Socket & { _handle?: { _consumed?: boolean } })._handle;
-      if (handle) handle._consumed = true;
-      const rewriter = new ListRequestRewriter();
-      const push = socket.push;
-      socket.push = function rewrittenPush(this: Socket, chunk: unknown, encoding?: BufferEncoding): boolean {
-        if (!Buffer.isBuffer(chunk)) return push.call(this, chunk, encoding);
-        let more = true;
-        for (const part of rewriter.push(chunk)) more = push.call(this, part);
-        return more;
-      };
-    }
+    const handle = (socket as Socket & { _handle?: { _consumed?: boolean } })._handle;
+    if (handle) handle._consumed = true;
+    const rewriter = new ListRequestRewriter();
+    const push = socket.push;
+    socket.push = function rewrittenPush(this: Socket, chunk: unknown, encoding?: BufferEncoding): boolean {
+      if (!Buffer.isBuffer(chunk)) return push.call(this, chunk, encoding);
+      // True when nothing was pushed (a line not complete yet): false would stop the socket's reading
+      // until a read that nothing would ask for.
+      let more = true;
+      for (const part of rewriter.push(chunk)) more = push.call(this, part);
+      return more;
+    };
     for (const handler of handlers) handler.call(server, socket);
   });
 }
