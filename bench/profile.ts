@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { APIS } from "./http.bench.ts";
 import { build } from "esbuild";
-import { moduleLocation } from "../scripts/module-location.mjs";
+import { serverBundle } from "../scripts/module-location.mjs";
 import { load, root, startChild } from "./lib.ts";
 
 interface ProfileNode {
@@ -35,18 +35,7 @@ const bundled = process.argv.includes("--bundle");
 const serveScript = bundled ? path.join(root, ".build", "bench-serve.bundle.mjs") : "bench/serve.ts";
 const bundleModules: { line: number; module: string }[] = [];
 if (bundled) {
-  await build({
-    absWorkingDir: root,
-    entryPoints: ["bench/serve.ts"],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    outfile: serveScript,
-    logLevel: "warning",
-    plugins: [moduleLocation],
-  });
+  await build(serverBundle(root, "bench/serve.ts", serveScript));
   readFileSync(serveScript, "utf8")
     .split("\n")
     .forEach((text, line) => {

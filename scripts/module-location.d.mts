@@ -1,2 +1,3 @@
-import type { Plugin } from "esbuild";
+import type { BuildOptions, Plugin } from "esbuild";
 export declare const moduleLocation: Plugin;
+export declare function serverBundle(root: string, entry: string, outfile: string): BuildOptions;

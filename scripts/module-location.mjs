@@ -1,6 +1,7 @@
-// An esbuild plugin for bundles of the servers (scripts/start.mjs, bench/profile.ts): modules find
-// their data files (descriptions, schemas) from their own place in the tree, and in a bundle they
-// keep that place (import.meta.dirname and import.meta.url written out per source file).
+// How the servers are bundled (scripts/start.mjs for `npm start`, bench/profile.ts for profiles):
+// one ES module for Node 20, packages left to node_modules. Modules find their data files
+// (descriptions, schemas) from their own place in the tree, and in a bundle they keep that place
+// (import.meta.dirname and import.meta.url written out per source file).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,3 +18,19 @@ export const moduleLocation = {
     });
   },
 };
+
+/** esbuild options for a bundle of `entry` (relative to `root`) written to `outfile`. */
+export function serverBundle(root, entry, outfile) {
+  return {
+    absWorkingDir: root,
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    outfile,
+    logLevel: "warning",
+    plugins: [moduleLocation],
+  };
+}

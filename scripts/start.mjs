@@ -6,7 +6,7 @@ import { build } from "esbuild";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { moduleLocation } from "./module-location.mjs";
+import { serverBundle } from "./module-location.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const entry = path.join(root, "server", "main.ts");
@@ -27,21 +27,7 @@ function upToDate() {
 }
 
 async function rebuild() {
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    write: false,
-    metafile: true,
-    sourcemap: "linked",
-    outfile: bundle,
-    logLevel: "warning",
-    plugins: [moduleLocation],
-  });
+  const result = await build({ ...serverBundle(root, entry, bundle), write: false, metafile: true, sourcemap: "linked" });
   mkdirSync(outDir, { recursive: true });
   const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((file) => [file, statSync(path.join(root, file)).mtimeMs]));
   // Written aside and renamed: two starts at once never run half a file.

@@ -14,6 +14,7 @@ import { jsonApiBody, unsupportedMediaType } from "./http/body.ts";
 import { canonicalRequestPath, noSuchPath } from "./http/canonical.ts";
 import { openDurableStore } from "./store/durable.ts";
 import { corsFromEnv } from "../shared/cors.ts";
+import { declaresBody } from "../shared/json-body.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 import { inSequence, under, type Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
@@ -123,7 +124,7 @@ function describeError(error: unknown, req: Request): { status: number; errors: 
   const type = (error as { type?: string })?.type;
   if (status === 415 || type === "encoding.unsupported" || type === "charset.unsupported") {
     // The validator says 415 for a missing body too: that is a malformed request (422).
-    if (!hasBody(req)) {
+    if (!declaresBody(req)) {
       return unprocessable([{ title: "invalid document", detail: "A request body is required: a JSON:API document with data.", source: { pointer: "/data" } }]);
     }
     const refusal = unsupportedMediaType();
@@ -137,11 +138,6 @@ function describeError(error: unknown, req: Request): { status: number; errors: 
   if (status === 405) return { status, errors: [{ status: "405", title: "method not allowed", detail: `${req.method} is not allowed on this path.` }] };
   const message = problems?.map((p) => `${p.location} ${p.field} ${p.message}`).join("; ") ?? (error as Error)?.message ?? "unknown error";
   return { status: 500, errors: [{ status: "500", title: "internal server error", detail: message }] };
-}
-
-function hasBody(req: Request): boolean {
-  const length = req.get("content-length");
-  return (length !== undefined && length !== "0") || req.get("transfer-encoding") !== undefined;
 }
 
 function unprocessable(errors: Omit<ErrorObject, "status">[]): { status: number; errors: ErrorObject[] } {

@@ -64,7 +64,7 @@ export class AnswerMemo {
    */
   serve(req: Request, res: Response, answer: () => unknown): unknown {
     const version = this.#current();
-    const key = keyOf(req);
+    const key = exactRequestKey(req);
     const kept = this.#answers.get(key);
     if (kept) return this.#send(res, kept);
     this.#capture(key, version, res);
@@ -124,7 +124,10 @@ export class AnswerMemo {
   }
 }
 
-/** The method, the URL and every header as received (names and values, in order). */
-function keyOf(req: Request): string {
+/**
+ * A request as its sender wrote it: the method, the URL and every header as received (names and
+ * values, in order). Two requests with the same key are the same request to every handler.
+ */
+export function exactRequestKey(req: Request): string {
   return `${req.method} ${req.originalUrl}\n${req.rawHeaders.join("\n")}`;
 }

@@ -42,15 +42,16 @@ export function declaredLengthOverLimit(req: IncomingMessage, maxBytes: number):
   return Number.isFinite(declared) && declared > maxBytes ? declared : undefined;
 }
 
-/**
- * The body's text, read up to the limit. Resolves `undefined` for an empty body. Rejects with a
- * JsonBodyError (too-large as soon as the declared length or the bytes read pass the limit).
- */
-function declaresBody(req: IncomingMessage): boolean {
+/** Whether a request says it has a body: a Transfer-Encoding, or a Content-Length other than 0 (RFC 9112 6.3). */
+export function declaresBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && Number(length) !== 0);
 }
 
+/**
+ * The body's text, read up to the limit. Resolves `undefined` for an empty body. Rejects with a
+ * JsonBodyError (too-large as soon as the declared length or the bytes read pass the limit).
+ */
 export function readBodyText(req: IncomingMessage, maxBytes: number, scanner?: JsonShapeScanner): Promise<string | undefined> {
   const declared = declaredLengthOverLimit(req, maxBytes);
   if (declared !== undefined) return Promise.reject(new JsonBodyError({ kind: "too-large", bytes: declared }));

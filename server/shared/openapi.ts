@@ -5,7 +5,9 @@ import path from "node:path";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { OpenApiValidatorOpts } from "express-openapi-validator/dist/framework/types.js";
 import { inSequence, type Stage } from "./stages.ts";
-import { validatorLibrary } from "./validator-route-cache.ts";
+import { exactRequestKey } from "./answer-memo.ts";
+import { BoundedCache } from "./bounded-cache.ts";
+import { atPointer, validatorLibrary } from "./validator-route-cache.ts";
 
 const library = validatorLibrary;
 
@@ -116,10 +118,8 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
   type Match = { route: CompiledRoute; params: Record<string, string> | "malformed" } | undefined;
   interface Table {
     routes: CompiledRoute[];
-    /** request path → its match (undefined: none); bounded, cleared when full */
-    matches: Map<string, Match>;
-    /** characters of the paths in `matches` */
-    size: number;
+    /** request path → its match (undefined: none) */
+    matches: BoundedCache<Match>;
   }
   const tables = new Map<string, Table>();
   const tableFor = (sensitive: boolean, strict: boolean): Table => {
@@ -130,7 +130,7 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
         const { regexp, keys } = library.pathToRegexp(expressRoute, { sensitive, strict }) as { regexp: RegExp; keys: { name: string }[] };
         return { expressRoute, openApiRoute: methods._openApiRoute, pathKey: methods._openApiRoute.substring(methods.basePath.length), regexp, keys: keys.map((k) => k.name) };
       });
-      tables.set(flags, (table = { routes, matches: new Map(), size: 0 }));
+      tables.set(flags, (table = { routes, matches: new BoundedCache<Match>(MATCH_CACHE_LIMIT, MATCH_CACHE_CHARS) }));
     }
     return table;
   };
@@ -149,13 +149,7 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
       }
       break;
     }
-    // Bounded by count and by bytes: paths come from clients.
-    if (table.matches.size >= MATCH_CACHE_LIMIT || table.size + requestPath.length > MATCH_CACHE_CHARS) {
-      table.matches.clear();
-      table.size = 0;
-    }
     table.matches.set(requestPath, found);
-    table.size += requestPath.length;
     return found;
   };
   const ignoring = (req: Request): boolean => {
@@ -239,6 +233,7 @@ interface DescribedOperation {
 
 /** At most this many request validators are kept (each holds compiled schemas); then they are built again. */
 const REQUEST_VALIDATORS_LIMIT = 1_000;
+const REQUEST_VALIDATORS_CHARS = 1 << 20;
 
 /**
  * Which request validator a request needs: its operation, and the media type of its body when the
@@ -256,15 +251,10 @@ export function requestValidatorKey(method: string, operation: DescribedOperatio
  * each header parameter it describes is a plain string without a default (nothing to coerce or fill in).
  */
 function headerParametersUnchanged(apiDoc: object): (operation: object) => boolean {
+  /** The object a (possibly $ref'd, possibly chained) local reference names. */
   const resolve = (value: unknown): Record<string, unknown> | undefined => {
     let at = value as Record<string, unknown> | undefined;
-    for (let hops = 0; typeof at?.$ref === "string" && hops < 16; hops++) {
-      at = (at.$ref as string)
-        .replace(/^#\//, "")
-        .split("/")
-        .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
-        .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], apiDoc) as Record<string, unknown> | undefined;
-    }
+    for (let hops = 0; typeof at?.$ref === "string" && hops < 16; hops++) at = atPointer(apiDoc, at.$ref.replace(/^#/, "")) as typeof at;
     return at;
   };
   const known = new WeakMap<object, boolean>();
@@ -313,23 +303,17 @@ interface Verdict {
  * strings (the check changes no header then); bounded by count and characters; refusals are not kept.
  */
 function requestStage(validator: LibraryRequestValidator, headersUnchanged: (operation: object) => boolean): Stage {
-  const built = new Map<string, Stage>();
-  const verdicts = { kept: new Map<string, Verdict>(), chars: 0 };
-  const keep = (key: string, req: Request) => {
-    if (verdicts.kept.size >= VERDICTS_LIMIT || verdicts.chars + key.length > VERDICTS_CHARS) {
-      verdicts.kept.clear();
-      verdicts.chars = 0;
-    }
-    // Kept frozen and given as they are: handlers read parameters, never change them.
-    verdicts.kept.set(key, { params: deepFrozen(structuredClone(req.params)), query: deepFrozen(structuredClone(req.query)) });
-    verdicts.chars += key.length;
-  };
+  const built = new BoundedCache<Stage>(REQUEST_VALIDATORS_LIMIT, REQUEST_VALIDATORS_CHARS);
+  const verdicts = new BoundedCache<Verdict>(VERDICTS_LIMIT, VERDICTS_CHARS);
+  // Kept frozen and given as they are: handlers read parameters, never change them.
+  const keep = (key: string, req: Request) =>
+    verdicts.set(key, { params: deepFrozen(structuredClone(req.params)), query: deepFrozen(structuredClone(req.query)) });
   return (req, res, next) => {
     const operation = (req as Request & { openapi?: DescribedOperation }).openapi;
     if (!operation) return next();
-    const verdictKey = req.body === undefined && headersUnchanged(operation.schema) ? `${req.method} ${req.originalUrl}\n${req.rawHeaders.join("\n")}` : undefined;
+    const verdictKey = req.body === undefined && headersUnchanged(operation.schema) ? exactRequestKey(req) : undefined;
     if (verdictKey !== undefined) {
-      const verdict = verdicts.kept.get(verdictKey);
+      const verdict = verdicts.get(verdictKey);
       if (verdict) {
         (operation as { pathParams?: unknown }).pathParams = req.params = verdict.params as Request["params"];
         // Express 5 reads req.query through a getter: the checked value is set over it, as the library does.
@@ -341,7 +325,6 @@ function requestStage(validator: LibraryRequestValidator, headersUnchanged: (ope
     let stage = built.get(key);
     if (!stage) {
       stage = validator.buildMiddleware(operation.expressRoute, operation.schema, library.ContentType.fromString(mediaType), key);
-      if (built.size >= REQUEST_VALIDATORS_LIMIT) built.clear();
       built.set(key, stage);
     }
     if (verdictKey === undefined) return stage(req, res, next);

@@ -19,6 +19,7 @@
 //
 // It also gives openapi.ts the library's internal classes (one module instance with the patches).
 import { createRequire } from "node:module";
+import { BoundedCache } from "./bounded-cache.ts";
 import path from "node:path";
 
 const require = createRequire(import.meta.url);
@@ -78,10 +79,10 @@ const parameterUtil = fromValidator("middlewares/parsers/util.js") as {
   dereferenceParameter(apiDocs: unknown, parameter: object): { in: string; content?: unknown };
   normalizeParameter(ajv: unknown, parameter: object): { schema: { type?: unknown } };
 };
-/** Query strings whose parameters were worked out, by operation: bounded by count and by characters (they come from clients). */
-const parsedQueries = { byOperation: new WeakMap<object, Map<string, unknown>>(), count: 0, chars: 0 };
-const PARSED_QUERIES_LIMIT = 10_000;
-const PARSED_QUERIES_CHARS = 1 << 20;
+/** What the parameters of a query string were worked out to, by operation (numbered) and query string. */
+const parsedQueries = new BoundedCache<unknown>(10_000, 1 << 20);
+const operationNumbers = new WeakMap<object, number>();
+let operationsNumbered = 0;
 
 if (!mutator.prototype.__noQuery) {
   // modifyRequest reparses the URL and works out every parameter of every request (qs for
@@ -107,23 +108,16 @@ if (!mutator.prototype.__noQuery) {
     const at = req.originalUrl.indexOf("?");
     if (!changes && at < 0) return;
     if (changes) return modifyRequest.call(this, req);
-    const query = req.originalUrl.slice(at);
-    let known = parsedQueries.byOperation.get(operation);
-    const parsed = known?.get(query);
+    let number = operationNumbers.get(operation);
+    if (number === undefined) operationNumbers.set(operation, (number = operationsNumbered++));
+    const key = `${number} ${req.originalUrl.slice(at)}`;
+    const parsed = parsedQueries.get(key);
     if (parsed !== undefined) {
       (req as unknown as { query: unknown }).query = structuredClone(parsed);
       return;
     }
     modifyRequest.call(this, req);
-    if (parsedQueries.count >= PARSED_QUERIES_LIMIT || parsedQueries.chars + query.length > PARSED_QUERIES_CHARS) {
-      parsedQueries.byOperation = new WeakMap();
-      parsedQueries.count = parsedQueries.chars = 0;
-      known = undefined;
-    }
-    if (!known) parsedQueries.byOperation.set(operation, (known = new Map()));
-    known.set(query, structuredClone((req as unknown as { query: unknown }).query));
-    parsedQueries.count++;
-    parsedQueries.chars += query.length;
+    parsedQueries.set(key, structuredClone((req as unknown as { query: unknown }).query));
   };
   mutator.prototype.__noQuery = true;
 }
@@ -221,13 +215,10 @@ if (!responseValidator.prototype.__knownTypes) {
   // Asked for every answer, with a media type of the description's responses (a fixed set), and
   // answered by parsing it twice: the answer for each is kept.
   const canValidate = responseValidator.prototype.canValidateContentType;
-  const known = new Map<string, boolean>();
+  const known = new BoundedCache<boolean>(1_000, 1 << 16);
   responseValidator.prototype.canValidateContentType = function (contentType) {
     let answer = known.get(contentType);
-    if (answer === undefined) {
-      answer = canValidate.call(this, contentType);
-      if (known.size < 1_000) known.set(contentType, answer);
-    }
+    if (answer === undefined) known.set(contentType, (answer = canValidate.call(this, contentType)));
     return answer;
   };
   responseValidator.prototype.__knownTypes = true;
@@ -243,16 +234,12 @@ if (!responseUtil.__knownContent) {
   // of them again. A pure function of the two lists: the answer for each pair is kept (bounded by
   // count; an Accept header over 1,000 characters is worked out every time).
   const find = responseUtil.findResponseContent;
-  const known = new Map<string, string | null>();
+  const known = new BoundedCache<string | null>(1_000, 1 << 20);
   responseUtil.findResponseContent = (accepts, expectedTypes) => {
     const key = `${accepts.join("\n")}\u0000${expectedTypes.join("\n")}`;
     if (key.length > 1_000) return find(accepts, expectedTypes);
     let answer = known.get(key);
-    if (answer === undefined) {
-      answer = find(accepts, expectedTypes);
-      if (known.size >= 1_000) known.clear();
-      known.set(key, answer);
-    }
+    if (answer === undefined) known.set(key, (answer = find(accepts, expectedTypes)));
     return answer;
   };
   responseUtil.__knownContent = true;
