@@ -2,9 +2,9 @@
 // Content-Length or chunked, pipelined requests, requests split anywhere across packets) and turns
 // only LIST request lines into GET ...?list=true. On a plain HTTP server, a handler sees the result.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptListMethod, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, refusedListRequest, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
 
@@ -92,5 +92,78 @@ describe("acceptListMethod on an HTTP server", () => {
       });
     });
     expect(seen).toBe("127.0.0.1");
+  });
+});
+
+describe("refusedListRequest: where a request the parser refused begins, when it can be LIST", () => {
+  const refusal = (packet: string, bytesParsed: number, code = "HPE_INVALID_METHOD") =>
+    Object.assign(new Error("Parse Error"), { code, bytesParsed, rawPacket: Buffer.from(packet, "latin1") });
+  const begins = (packet: string, bytesParsed: number, code?: string) => refusedListRequest(refusal(packet, bytesParsed, code))?.toString("latin1");
+
+  it("a LIST request line that came whole, alone or after other requests and empty lines", () => {
+    expect(begins("LIST /x HTTP/1.1\r\n\r\n", 2)).toBe("LIST /x HTTP/1.1\r\n\r\n");
+    expect(begins("GET /a HTTP/1.1\r\n\r\nLIST /x HTTP/1.1\r\n\r\n", 21)).toBe("LIST /x HTTP/1.1\r\n\r\n");
+    expect(begins("\r\nLIST /x HTTP/1.1\r\n\r\n", 4)).toBe("LIST /x HTTP/1.1\r\n\r\n");
+  });
+
+  it("a method cut between packets: the part the parser took from the earlier one (as LINK or LOCK) is put back", () => {
+    expect(begins("ST /x HTTP/1.1\r\n\r\n", 0)).toBe("LIST /x HTTP/1.1\r\n\r\n");
+    expect(begins("IST /x HTTP/1.1\r\n\r\n", 1)).toBe("LIST /x HTTP/1.1\r\n\r\n");
+    expect(begins("LIS", 2)).toBe("LIS");
+  });
+
+  it("nothing for any other method or refusal", () => {
+    expect(begins("FROB /x HTTP/1.1\r\n\r\n", 1)).toBeUndefined();
+    expect(begins("GETLIST /x HTTP/1.1\r\n\r\n", 3)).toBeUndefined();
+    expect(begins("list /x HTTP/1.1\r\n\r\n", 0)).toBeUndefined();
+    expect(begins("LISTS /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
+    expect(begins("ST /x HTTP/1.1\r\n\r\n", 30)).toBeUndefined(); // a position past the bytes
+    expect(begins("GET /x HTTP/1.1\r\n\r\nLIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
+    expect(refusedListRequest(Object.assign(new Error("timeout"), { code: "HPE_INVALID_METHOD" }))).toBeUndefined();
+  });
+});
+
+describe("a LIST server's connections: native parsing until LIST, Node's refusals otherwise", () => {
+  let server: Server;
+  let port: number;
+  /** Whether the last request's connection was read by Node's native parser (bytes not through JavaScript). */
+  let native: boolean[] = [];
+  /** Whether the last request's connection had Node's socket error listener (removed when it reports a refusal). */
+  let errorsHandled: boolean[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      native.push((req.socket as Socket & { parser?: { _consumed?: boolean } }).parser?._consumed === true);
+      errorsHandled.push(req.socket.listeners("error").some((listener) => listener.name === "socketOnError"));
+      req.resume();
+      req.on("end", () => res.end(JSON.stringify({ method: req.method, url: req.url })));
+    });
+    server.maxHeaderSize = 1024;
+    acceptListMethod(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("reads a connection with the native parser until it sends LIST, then through the rewriter", async () => {
+    native = [];
+    errorsHandled = [];
+    const raw = await rawExchange(port, ["GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
+    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+      { method: "GET", url: "/v1/a" },
+      { method: "GET", url: "/v1/b?list=true" },
+      { method: "GET", url: "/v1/c" },
+    ]);
+    expect(native).toEqual([true, false, false]);
+    expect(errorsHandled).toEqual([true, true, true]);
+  });
+
+  it("refuses a method nobody knows after LIST with 400, and closes", async () => {
+    const raw = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n"]);
+    expect(raw).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
+  });
+
+  it("answers headers over the server's limit with 431, as Node does", async () => {
+    const raw = await rawExchange(port, [`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(2048)}\r\n\r\n`]);
+    expect(raw).toBe("HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n");
   });
 });

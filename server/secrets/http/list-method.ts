@@ -1,11 +1,10 @@
 // The `LIST` HTTP method over the wire. Node's HTTP parser (llhttp) refuses methods it does not
-// know with 400 before any JavaScript runs, and `LIST` is not one of them. So the bytes every
-// connection of a secrets server receives go through a tracker that follows the HTTP/1.1 framing of
-// the requests on it (request line, headers, Content-Length or chunked body) and rewrites the request
-// line of a `LIST` request into `GET <target>?list=true`, the form the service also accepts and the
-// one its description uses. Nothing else is changed: every other byte passes through as it came,
-// and a stream the tracker cannot follow (a malformed request, which llhttp then refuses anyway)
-// is passed through unchanged from there on.
+// know, and `LIST` is not one of them. So a connection that sends one goes on through a tracker that
+// follows the HTTP/1.1 framing of the requests on it (request line, headers, Content-Length or
+// chunked body) and rewrites the request line of a `LIST` request into `GET <target>?list=true`, the
+// form the service also accepts and the one its description uses. Nothing else is changed: every
+// other byte passes through as it came, and a stream the tracker cannot follow (a malformed request,
+// which llhttp then refuses anyway) is passed through unchanged from there on.
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
@@ -152,34 +151,131 @@ export function rewriteListRequestLine(line: string): string {
   return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
 }
 
+/** Node's answers to bytes its parser refuses, by error code (node:_http_server socketOnError). */
+const REFUSALS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: "413 Payload Too Large",
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+};
+
+type HttpSocket = Socket & {
+  _handle?: { _consumed?: boolean; isStreamBase?: boolean } | null;
+  _httpMessage?: { _headerSent?: boolean } | null;
+  parser?: NativeParser | null;
+};
+/** Node's HTTP parser object (node:_http_common), as much of it as this module uses. */
+interface NativeParser {
+  constructor: { REQUEST: number; kLenientAll: number; kLenientNone: number };
+  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number, connections?: unknown): void;
+}
+type ParseError = Error & { code?: string; bytesParsed?: number; rawPacket?: Buffer };
+
+/** Connections whose bytes go through a rewriter (from the start, or since their first LIST). */
+const rewriting = new WeakSet<Socket>();
+
+/** Passes every chunk a socket receives through a new ListRequestRewriter; returns its push, unwrapped. */
+function rewriteIncoming(socket: Socket): (chunk: Buffer) => void {
+  rewriting.add(socket);
+  const rewriter = new ListRequestRewriter();
+  const push = socket.push;
+  socket.push = function rewrittenPush(this: Socket, chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (!Buffer.isBuffer(chunk)) return push.call(this, chunk, encoding);
+    // True when nothing was pushed (a line not complete yet): false would stop the socket's reading
+    // until a read that nothing would ask for.
+    let more = true;
+    for (const part of rewriter.push(chunk)) more = push.call(this, part);
+    return more;
+  };
+  return (chunk) => socket.push(chunk);
+}
+
+/** Method-token prefixes Node's parser takes before it sees that LIST is none of its methods. */
+const LIST_PREFIXES = ["", "L", "LI"];
+
 /**
- * Makes an HTTP server accept `LIST` requests: the bytes each accepted connection receives go
- * through a ListRequestRewriter before the server's HTTP parser sees them.
+ * Where the refused request begins, when the parser refused a method that can be LIST: its first
+ * bytes (with the part of the method an earlier packet carried, which the parser took as the start
+ * of LINK or LOCK); undefined for any other refusal.
+ */
+export function refusedListRequest(error: ParseError): Buffer | undefined {
+  const packet = error.rawPacket;
+  const at = error.bytesParsed;
+  if (error.code !== "HPE_INVALID_METHOD" || !Buffer.isBuffer(packet) || typeof at !== "number" || at > packet.length) return undefined;
+  let start = at;
+  while (start > 0 && packet[start - 1]! >= 0x41 && packet[start - 1]! <= 0x5a) start--; // back over A-Z to the method's start
+  const rest = packet.subarray(start);
+  const head = rest.subarray(0, 5).toString("latin1");
+  const prefixes = start > 0 ? [""] : LIST_PREFIXES;
+  const carried = head === "" ? undefined : prefixes.find((prefix) => "LIST ".startsWith((prefix + head).slice(0, 5)));
+  if (carried === undefined) return undefined;
+  return carried === "" ? rest : Buffer.concat([Buffer.from(carried, "latin1"), rest]);
+}
+
+/** Node's own socket error listener of HTTP server connections (removed from a socket when it reports an error). */
+let nodeSocketOnError: ((error: Error) => void) | undefined;
+
+/**
+ * A connection whose parser refused a LIST request is read from then on through a rewriter: its
+ * parser starts over (the connection, its queued answers and its timeouts stay as they are), takes
+ * the bytes from JavaScript instead of straight from the socket, and is given the refused request
+ * rewritten. False when that cannot be done (then the connection is refused, as Node does).
+ */
+function continueWithRewriter(server: Server, socket: HttpSocket, request: Buffer): boolean {
+  const parser = socket.parser;
+  if (!parser || !nodeSocketOnError || rewriting.has(socket)) return false;
+  const { REQUEST, kLenientAll, kLenientNone } = parser.constructor;
+  const connections = Object.getOwnPropertySymbols(server).find((s) => s.description === "http.server.connections");
+  const lenient = (server as Server & { insecureHTTPParser?: boolean }).insecureHTTPParser === true;
+  parser.initialize(REQUEST, { type: "HTTPINCOMINGMESSAGE", socket }, (server as Server & { maxHeaderSize?: number }).maxHeaderSize || 0, lenient ? kLenientAll : kLenientNone, connections ? (server as never)[connections] : undefined);
+  const pushRewritten = rewriteIncoming(socket);
+  // Node takes a socket off its native parser when a `data` listener is added: bytes then arrive as `data`.
+  const nothing = () => undefined;
+  socket.on("data", nothing);
+  socket.removeListener("data", nothing);
+  socket.on("error", nodeSocketOnError); // Node removed it when it reported the refusal
+  process.nextTick(() => pushRewritten(request)); // before any later bytes: no I/O runs before it
+  return true;
+}
+
+/** What Node does with bytes its parser refuses, when the server has no clientError listener. */
+function refuseAsNodeDoes(socket: HttpSocket, error: ParseError): void {
+  if (socket.writable && (!socket._httpMessage || !socket._httpMessage._headerSent)) {
+    socket.write(`HTTP/1.1 ${REFUSALS[error.code ?? ""] ?? "400 Bad Request"}\r\nConnection: close\r\n\r\n`, "latin1");
+  }
+  socket.destroy(error);
+}
+
+/**
+ * Makes an HTTP server accept `LIST` requests.
  *
- * The socket itself is handed to the server, its bytes rewritten where the socket hands them on
- * (Readable push, which net calls for every read). A socket the server may hand straight to its
- * native parser (consume: the bytes never reach JavaScript) is marked as consumed already, so that
- * the server reads it through `data` events, as it reads any socket it cannot consume. Nothing else
- * changes: responses are written to the socket itself. Measured on a secrets write (server CPU a
- * request): the earlier wrapping duplex cost about 14 µs more than this; reading through `data`
- * events instead of the native parser path costs about 15 µs, the price of accepting LIST.
+ * A connection is read by Node's native parser (bytes go from the socket to llhttp without
+ * JavaScript) until it sends a `LIST` request: llhttp refuses the method, and the refusal
+ * (clientError, with the bytes and where they stopped) starts the connection over on a rewriter:
+ * from then on its bytes reach JavaScript, go through a ListRequestRewriter, and a fresh parser
+ * reads them. Measured on a secrets write (server CPU a request): reading every connection through
+ * `data` events and a rewriter cost about 22 µs more than the native path, which now only a
+ * connection that has sent LIST pays. A connection the server cannot hand to its native parser
+ * (a stream without a socket handle) is rewritten from its first byte.
+ *
+ * Every other refusal is answered as Node answers it without a clientError listener.
  */
 export function acceptListMethod(server: Server): void {
   const handlers = server.listeners("connection") as ((socket: unknown) => void)[];
   server.removeAllListeners("connection");
-  server.on("connection", (socket: Socket) => {
-    const handle = (socket as Socket & { _handle?: { _consumed?: boolean } })._handle;
-    if (handle) handle._consumed = true;
-    const rewriter = new ListRequestRewriter();
-    const push = socket.push;
-    socket.push = function rewrittenPush(this: Socket, chunk: unknown, encoding?: BufferEncoding): boolean {
-      if (!Buffer.isBuffer(chunk)) return push.call(this, chunk, encoding);
-      // True when nothing was pushed (a line not complete yet): false would stop the socket's reading
-      // until a read that nothing would ask for.
-      let more = true;
-      for (const part of rewriter.push(chunk)) more = push.call(this, part);
-      return more;
-    };
+  server.on("connection", (socket: HttpSocket) => {
+    const handle = socket._handle;
+    const native = handle?.isStreamBase === true && handle._consumed !== true;
+    if (!native) {
+      // Marked as consumed already, so that the server reads it through `data` events, as any socket it cannot consume.
+      if (handle) handle._consumed = true;
+      rewriteIncoming(socket);
+    }
     for (const handler of handlers) handler.call(server, socket);
+    nodeSocketOnError ??= socket.listeners("error").find((l) => l.name === "socketOnError") as typeof nodeSocketOnError;
+  });
+  server.on("clientError", (error: ParseError, socket: HttpSocket) => {
+    const request = refusedListRequest(error);
+    if (request && continueWithRewriter(server, socket, request)) return;
+    refuseAsNodeDoes(socket, error);
   });
 }
