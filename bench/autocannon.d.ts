@@ -5,6 +5,8 @@ declare module "autocannon" {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** The sequence each connection sends; setupRequest may change a request (its body) before it is sent. */
+    requests?: { setupRequest?: (request: { body?: string }) => { body?: string } }[];
     connections?: number;
     duration?: number;
     timeout?: number;

@@ -12,6 +12,8 @@ export interface Operation {
   /** Under the API's base path. */
   path: string;
   body?: string;
+  /** A body per request (numbered from 1), when the same body every time would not be the same work. */
+  bodyAt?: (n: number) => string;
   headers: Record<string, string>;
   /** How Prism and plain Express are asked (Node's parser refuses the LIST method). */
   plainMethod?: string;
@@ -39,6 +41,8 @@ export const APIS: Api[] = [
         method: "PUT",
         path: "/config",
         body: JSON.stringify({ Kind: "service-defaults", Name: "bench-api", Protocol: "http" }),
+        // Every write changes the entry: one that leaves it as it is changes nothing and is not applied.
+        bodyAt: (n) => JSON.stringify({ Kind: "service-defaults", Name: "bench-api", Protocol: "http", Meta: { write: String(n) } }),
         headers: { "content-type": "application/json" },
       },
     ],
@@ -157,7 +161,7 @@ export async function httpSection(): Promise<HttpRow[]> {
         for (let round = 1; round <= ROUNDS; round++) {
           for (const [target, url, method, pid] of targets) {
             progress(`http: ${op.name} on ${target} (${SECONDS}s, ${CONNECTIONS} connections, round ${round} of ${ROUNDS})`);
-            const result = await load({ url, method, headers: op.headers, body: op.body, cold: round > 1, pid });
+            const result = await load({ url, method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, cold: round > 1, pid });
             if (result.bad > 0) progress(`  ${target}: ${result.bad} answers were errors or not 2xx`);
             const previous = best[target];
             if (!previous || result.rps > previous.rps) best[target] = { ...result, cpuPerRequest: min(result.cpuPerRequest, previous?.cpuPerRequest) };

@@ -144,6 +144,8 @@ export interface LoadOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** A body for each request (numbered from 1 over the whole run), instead of the same body for all. */
+  bodyAt?: (n: number) => string;
   connections?: number;
   seconds?: number;
   /** No warm-up round. */
@@ -165,12 +167,15 @@ export interface LoadResult {
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  let sent = 0;
+  const { bodyAt } = options;
   const run = (seconds: number) =>
     autocannon({
       url: options.url,
       method: options.method ?? "GET",
       headers: options.headers,
       body: options.body,
+      ...(bodyAt ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodyAt(++sent) }) }] } : {}),
       connections: options.connections ?? CONNECTIONS,
       duration: seconds,
     });

@@ -124,9 +124,11 @@ export async function memorySection(): Promise<void> {
     progress(`memory: sustained writes on the three APIs for ${seconds}s`);
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 200);
+    let meshWrites = 0;
     const writes = await Promise.all([
       autocannon({ url: `${secrets}/aws/roles/bench-big`, method: "POST", headers: { "x-secrets-token": SECRETS_TOKEN }, body: BIG_ROLE, connections: 6, duration: seconds }),
-      autocannon({ url: `${mesh}/config`, method: "PUT", body: JSON.stringify({ Kind: "service-defaults", Name: "bench-api", Protocol: "http" }), connections: 5, duration: seconds }),
+      // Each mesh write changes the entry (a write that leaves it as it is changes nothing and is not applied).
+      autocannon({ url: `${mesh}/config`, method: "PUT", requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ Kind: "service-defaults", Name: "bench-api", Protocol: "http", Meta: { write: String(++meshWrites) } }) }) }], connections: 5, duration: seconds }),
       autocannon({
         url: `${org}/teams/team-Mx7kRb2tYq9hWn5C`,
         method: "PATCH",

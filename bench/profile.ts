@@ -63,9 +63,9 @@ async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: M
   const child = await startChild(serveScript, { ...api.spec, validate });
   try {
     const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
-    await load({ url, method: op.method, headers: op.headers, body: op.body, seconds: 2, cold: true }); // warm-up, not profiled
+    await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, seconds: 2, cold: true }); // warm-up, not profiled
     await child.ask({ profile: "start" });
-    const result = await load({ url, method: op.method, headers: op.headers, body: op.body, cold: true });
+    const result = await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, cold: true });
     const { profile } = await child.ask<{ profile: Profile }>({ profile: "stop" });
     const file = path.join(dir, `${apiName}-${index}-${validate ? "validated" : "unvalidated"}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));

@@ -108,6 +108,10 @@ export interface paths {
          *     either case. With `cas`, the write only happens when the entry's current `ModifyIndex` equals
          *     `cas` (`0`: only when it does not exist yet), and the answer says whether it happened.
          *
+         *     A write of an entry identical to the stored one (after decoding, its indexes aside) changes
+         *     nothing: it answers `true`, with or without `cas`, and the entry's `ModifyIndex` and the index
+         *     that blocking queries wait on stay as they were.
+         *
          *     Entry names are free text. A `/` is an ordinary character: in the paths that read and delete the
          *     entry, everything after the kind is the name, whether its `/` is sent as is or as `%2F`.
          */
@@ -221,7 +225,8 @@ export interface paths {
          * @description Deleting an entry that does not exist succeeds. The delete is refused with `500` and the
          *     compiler's message when it would leave a discovery chain that cannot be compiled (for example
          *     removing the `service-defaults` that makes a routed service `http`). With `cas`, the delete only happens when the entry's
-         *     `ModifyIndex` equals `cas`, and the answer is a boolean saying whether it happened.
+         *     `ModifyIndex` equals `cas`, and the answer is a boolean saying whether it happened; for an entry
+         *     that does not exist it is `true`, whatever `cas`.
          */
         delete: operations["deleteConfigEntry"];
         options?: never;

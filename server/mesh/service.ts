@@ -5,7 +5,7 @@ import { MeshAcl, type AclSettings } from "./acl-service.ts";
 import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
-import { EntryDecodeError, EntryValidationError, validateEntry } from "./domain/config-entry.ts";
+import { EntryDecodeError, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
 import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/entries.ts";
 import { ChainReadIndex, chainsOf, compileChainsRecording } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
@@ -177,8 +177,12 @@ export class MeshService {
     const namespace = entry.Namespace!;
     this.authorize(caller, namespace, entryResource(entry.Kind, entry.Name), "write");
     const current = this.store.get(entry.Kind, namespace, entry.Name);
-    if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
     const { CreateIndex: _c, ModifyIndex: _m, ...fields } = entry;
+    // A write that would change nothing is not applied, as the real server skips it before its
+    // raft write (ConfigEntry.Apply, shouldSkipUpsertOperation): it succeeds whatever its cas, and
+    // the index does not move, so no blocking query wakes.
+    if (current && sameEntryContent(current, fields as ConfigEntry)) return true;
+    if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
     const record = this.checkGraph(entry.Kind, namespace, entry.Name, fields as ConfigEntry);
     this.store.put(fields as ConfigEntry);
     record();
@@ -190,8 +194,9 @@ export class MeshService {
     const namespace = entryNamespace(kind, caller.namespace);
     this.authorize(caller, namespace, entryResource(kind, name), "write");
     const current = this.store.get(kind, namespace, name);
-    if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
-    if (!current) return cas === undefined;
+    // Nothing to delete: done, whatever the cas (the real server skips the raft write, shouldSkipOperation).
+    if (!current) return true;
+    if (cas !== undefined && current.ModifyIndex !== cas) return false;
     const record = this.checkGraph(kind, namespace, name, undefined);
     this.store.delete(kind, namespace, name);
     record();

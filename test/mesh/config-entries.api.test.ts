@@ -169,6 +169,50 @@ describe("check-and-set", () => {
   });
 });
 
+describe("writes that change nothing are not applied", () => {
+  const read = () => mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "web" } } });
+
+  it("an identical write (in other key spellings and duration forms) succeeds without moving the indexes", async () => {
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "90s", Meta: { team: "a" } });
+    const before = await read();
+    expect(before.data).toMatchObject({ CreateIndex: 1, ModifyIndex: 1 });
+    expect((await put({ meta: { team: "a" }, connect_timeout: 90_000_000_000, name: "web", kind: "service-resolver" })).data).toBe(true);
+    const after = await read();
+    expect(after.data).toEqual(before.data);
+    expect(after.response.headers.get("x-mesh-index")).toBe("1");
+  });
+
+  it("an identical write succeeds whatever its cas; a different one still needs the right cas", async () => {
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s" });
+    expect((await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s" }, { cas: 0 })).data).toBe(true);
+    expect((await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s" }, { cas: 9 })).data).toBe(true);
+    expect((await read()).data).toMatchObject({ ModifyIndex: 1 });
+    expect((await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "6s" }, { cas: 9 })).data).toBe(false);
+    expect((await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "6s" }, { cas: 1 })).data).toBe(true);
+    expect((await read()).data).toMatchObject({ ConnectTimeout: "6s", ModifyIndex: 2 });
+  });
+
+  it("a write that adds, drops or changes any field is applied", async () => {
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s" });
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s", Meta: {} });
+    expect((await read()).data).toMatchObject({ Meta: {}, ModifyIndex: 2 });
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s" });
+    expect((await read()).data).toMatchObject({ ModifyIndex: 3 });
+    expect((await read()).data).not.toHaveProperty("Meta");
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s", Subsets: { v1: { Filter: "Service.Meta.version == 1" } } });
+    await put({ Kind: "service-resolver", Name: "web", ConnectTimeout: "5s", Subsets: { v1: { Filter: "Service.Meta.version == 2" } } });
+    expect((await read()).data).toMatchObject({ Subsets: { v1: { Filter: "Service.Meta.version == 2" } }, ModifyIndex: 5 });
+  });
+
+  it("deleting an entry that does not exist answers true with cas, and moves no index", async () => {
+    await put({ Kind: "service-defaults", Name: "api", Protocol: "http" });
+    const deleted = await mesh.client.DELETE("/config/{kind}/{name}", { params: { path: { kind: "service-resolver", name: "nothing" }, query: { cas: 4 } } });
+    expect(deleted.data).toBe(true);
+    const list = await mesh.client.GET("/config/{kind}", { params: { path: { kind: "service-defaults" } } });
+    expect(list.response.headers.get("x-mesh-index")).toBe("1");
+  });
+});
+
 describe("refused entries name the field and change nothing (400 decoding, 500 rules)", () => {
   it("unknown kind", () => expectRefused({ Kind: "service-intentions", Name: "web" }, /'Kind' must be equal to one of the allowed values/));
   it("unknown key", () => expectRefused({ Kind: "service-resolver", Name: "web", Timeout: "5s" }, 'Request decoding failed: invalid config key "Timeout"'));

@@ -131,13 +131,12 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
   /** Whether the last request's connection had Node's socket error listener (removed when it reports a refusal). */
   let errorsHandled: boolean[] = [];
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = createServer({ maxHeaderSize: 1024 }, (req, res) => {
       native.push((req.socket as Socket & { parser?: { _consumed?: boolean } }).parser?._consumed === true);
       errorsHandled.push(req.socket.listeners("error").some((listener) => listener.name === "socketOnError"));
       req.resume();
       req.on("end", () => res.end(JSON.stringify({ method: req.method, url: req.url })));
     });
-    server.maxHeaderSize = 1024;
     acceptListMethod(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as AddressInfo).port;

@@ -183,6 +183,24 @@ function cloneJson(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Whether two entries say the same, their indexes aside: compared as JSON (the order of keys and
+ * members that are undefined do not count).
+ */
+export function sameEntryContent(a: ConfigEntry, b: ConfigEntry): boolean {
+  const { CreateIndex: _createdA, ModifyIndex: _modifiedA, ...left } = a;
+  const { CreateIndex: _createdB, ModifyIndex: _modifiedB, ...right } = b;
+  return sameJson(left, right);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((value, i) => sameJson(value, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b) || Array.isArray(b)) return false;
+  const keys = Object.keys(a).filter((key) => a[key] !== undefined);
+  return keys.length === Object.keys(b).filter((key) => b[key] !== undefined).length && keys.every((key) => sameJson(a[key], b[key]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Validation
 // ---------------------------------------------------------------------------------------------
