@@ -1,6 +1,7 @@
 // The mesh reference server: express app, OpenAPI validation, handlers, plain-text errors.
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
+import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
@@ -98,10 +99,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   loadEntries(service, options.entries ?? []);
 
   const bundle = loadBundle("mesh");
-  const app = express();
-  app.disable("x-powered-by");
-  // The real system sends no ETag; computing one costs a hash of every answer.
-  app.set("etag", false);
+  const app = serviceApp();
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
   // Everything the real agent checks before the request reaches its endpoint, in its order, in
@@ -153,8 +151,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       res.status(404).type("text/plain").send("404 page not found");
     },
   );
-  app.use(inSequence(stages));
-  app.use(renderError);
+  answerWith(app, stages, renderError);
   return { app, service, ...(data ? { data } : {}) };
 }
 

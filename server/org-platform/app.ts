@@ -1,6 +1,7 @@
 // The organization platform reference server: express app, bearer authentication, OpenAPI
 // validation, handlers, and every error as a JSON:API error document.
 import type { NextFunction, Request, Response } from "express";
+import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { DEFAULT_WORLD } from "./default-world.ts";
 import { ApiError, INVALID_INCLUDE, notFound, type ErrorObject } from "./domain/errors.ts";
@@ -58,9 +59,7 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   const service = new OrgPlatformService(store);
   const bundle = loadBundle("org-platform");
 
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
+  const app = serviceApp();
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
   const answers = new AnswerMemo({ version: () => store.version() });
   const stages: Stage[] = [
@@ -94,8 +93,7 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
     }),
     (_req, _res, next) => next(noSuchPath()),
   );
-  app.use(inSequence(stages));
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => renderError(error, req, res));
+  answerWith(app, stages, (error: unknown, req: Request, res: Response) => renderError(error, req, res));
   return { app, service, ...(data && { data }) };
 }
 

@@ -11,6 +11,7 @@
 //   2. express-openapi-validator: the request against the description (400), and every JSON answer;
 //   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
+import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
@@ -89,9 +90,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   }
 
   const answers = new AnswerMemo({ version: () => cluster.storage.index(), perAnswer: withNewRequestId(cluster) });
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false); // the real server sends none
+  const app = serviceApp();
   const stages: Stage[] = [
     corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
     (_req, res, next) => {
@@ -125,8 +124,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
     },
     (req, _res, next) => next(routeNotFound(req.path)),
   );
-  app.use(inSequence(stages));
-  app.use(renderError);
+  answerWith(app, stages, renderError);
   return { app, cluster, document, operations };
 }
 

@@ -114,30 +114,32 @@ const MATCH_CACHE_LIMIT = 10_000;
 const MATCH_CACHE_CHARS = 1 << 20;
 
 function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<string, Record<string, unknown>> } | undefined): Stage {
-  /** What a request path matched: the first route and its decoded parameters (or that they do not decode). */
-  type Match = { route: CompiledRoute; params: Record<string, string> | "malformed" } | undefined;
+  /** What a request path matched: the first route and its decoded parameters (or that they do not decode); null: none. */
+  type Match = { route: CompiledRoute; params: Record<string, string> | "malformed" } | null;
   interface Table {
     routes: CompiledRoute[];
     /** request path → its match (undefined: none) */
     matches: BoundedCache<Match>;
   }
-  const tables = new Map<string, Table>();
+  /** By routing flags: case-sensitive × 2 + strict. */
+  const tables: (Table | undefined)[] = [];
   const tableFor = (sensitive: boolean, strict: boolean): Table => {
-    const flags = `${sensitive}${strict}`;
-    let table = tables.get(flags);
+    const flags = (sensitive ? 2 : 0) + (strict ? 1 : 0);
+    let table = tables[flags];
     if (!table) {
       const routes = Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
         const { regexp, keys } = library.pathToRegexp(expressRoute, { sensitive, strict }) as { regexp: RegExp; keys: { name: string }[] };
         return { expressRoute, openApiRoute: methods._openApiRoute, pathKey: methods._openApiRoute.substring(methods.basePath.length), regexp, keys: keys.map((k) => k.name) };
       });
-      tables.set(flags, (table = { routes, matches: new BoundedCache<Match>(MATCH_CACHE_LIMIT, MATCH_CACHE_CHARS) }));
+      tables[flags] = table = { routes, matches: new BoundedCache<Match>(MATCH_CACHE_LIMIT, MATCH_CACHE_CHARS) };
     }
     return table;
   };
   /** The first route whose expression matches, as the library's loop finds it, with its parameters decoded. */
   const matchOf = (table: Table, requestPath: string): Match => {
-    if (table.matches.has(requestPath)) return table.matches.get(requestPath);
-    let found: Match;
+    const known = table.matches.get(requestPath);
+    if (known !== undefined) return known;
+    let found: Match = null;
     for (const route of table.routes) {
       const match = route.regexp.exec(requestPath);
       if (!match) continue;

@@ -62,8 +62,8 @@ export class RouteTable<R extends OperationRoute> {
     }
   }
 
-  /** What a request matched, kept with the method and path it was found for. */
-  readonly #ofRequest = new WeakMap<Request, { method: string; path: string; match: RouteMatch<R> | undefined }>();
+  /** Where a request keeps what it matched in this table, with the method and path it was found for. */
+  readonly #ofRequest = Symbol("route match");
 
   /**
    * The request's match (below), found once per request: a service that needs the operation before
@@ -72,10 +72,12 @@ export class RouteTable<R extends OperationRoute> {
    */
   matchRequest(req: Request): RouteMatch<R> | undefined {
     const { method, path } = req;
-    const known = this.#ofRequest.get(req);
+    // A property of the request rather than a WeakMap entry: one per request is cheaper to add and to collect.
+    const kept = req as unknown as Record<symbol, { method: string; path: string; match: RouteMatch<R> | undefined } | undefined>;
+    const known = kept[this.#ofRequest];
     if (known && known.method === method && known.path === path) return known.match;
     const match = this.match(method, path);
-    this.#ofRequest.set(req, { method, path, match });
+    kept[this.#ofRequest] = { method, path, match };
     return match;
   }
 
