@@ -7,7 +7,7 @@ import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
-import { checkBlockingParams, meshHandlers, type Handler } from "./handlers/index.ts";
+import { checkBlockingParams, meshHandlers } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
 import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { tokenOf } from "./handlers/index.ts";
@@ -18,7 +18,7 @@ import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-en
 import { DataDirectory } from "../shared/data-dir.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
-import { inSequence, type Stage } from "../shared/stages.ts";
+import type { Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 
 export const MESH_BASE_PATH = "/v1";

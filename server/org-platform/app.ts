@@ -1,6 +1,6 @@
 // The organization platform reference server: express app, bearer authentication, OpenAPI
 // validation, handlers, and every error as a JSON:API error document.
-import type { NextFunction, Request, Response } from "express";
+import type { Request, Response } from "express";
 import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { DEFAULT_WORLD } from "./default-world.ts";
@@ -17,7 +17,7 @@ import { openDurableStore } from "./store/durable.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { declaresBody } from "../shared/json-body.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
-import { inSequence, under, type Stage } from "../shared/stages.ts";
+import { under, type Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";

@@ -15,7 +15,7 @@ import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
-import { inSequence, under, type Stage } from "../shared/stages.ts";
+import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";

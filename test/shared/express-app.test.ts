@@ -11,7 +11,10 @@ import type { Stage } from "../../server/shared/stages.ts";
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-async function serve(stages: Stage[], onError = (error: unknown, _req: Request, res: Response, _next: NextFunction) => void res.status(418).send(String(error))) {
+type ErrorHandler = (error: unknown, req: Request, res: Response, next: NextFunction) => void;
+const answer418: ErrorHandler = (error, _req, res) => void res.status(418).send(String(error));
+
+async function serve(stages: Stage[], onError: ErrorHandler = answer418) {
   const app = serviceApp();
   answerWith(app, stages, onError);
   server = app.listen(0, "127.0.0.1");
