@@ -345,9 +345,29 @@ const checkedPrototypes = new WeakSet<object>();
 
 interface ResponseCheck {
   serial: number;
-  check(req: Request, res: Response, body: unknown): void;
+  /** Throws the library's error when the answer does not match the description. */
+  check(req: Request, res: Response, body: unknown, accepts: string[]): void;
+  /** The answers (status, media types, JSON text) that passed the check of the request's operation. */
+  passed(req: Request): BoundedCache<true>;
   /** Where a failed check goes: the error handler. */
   next: NextFunction;
+}
+
+/** Answers kept as passed, per operation: at most this many, of at most this many characters in all; longer texts are checked every time. */
+const PASSED_LIMIT = 1_000;
+const PASSED_CHARS = 4 << 20;
+const PASSED_TEXT_MAX = 64 * 1024;
+
+/** The media types an answer is checked for: its own Content-Type when it has one, else what the client accepts. */
+function acceptsOf(req: Request, res: Response): string[] {
+  const contentType = res.getHeader("content-type");
+  const accept = req.headers.accept;
+  return contentType ? [String(contentType)] : accept ? accept.split(",").map((h) => h.trim()) : [];
+}
+
+/** Whether the app's res.json sends JSON.stringify's text as it is (no replacer, spaces or escaping set). */
+function plainJson(app: Response["app"]): boolean {
+  return app.get("json replacer") === undefined && !app.get("json spaces") && !app.get("json escape");
 }
 
 /**
@@ -358,22 +378,32 @@ interface ResponseCheck {
  * built from the request's parsed Content-Type on every answer. The hook is the app's response
  * prototype's json, installed once, instead of a json of each response's own: a property added to
  * every response object costs every request (and every later access to the object).
+ *
+ * The check is a function of the described responses, the status, the media types and the JSON
+ * value (it changes nothing in the value: no defaults, coercion or removal on responses), so an
+ * answer whose JSON text passed it for the same operation, status and media types passes again and
+ * is not checked again. The text is the one res.json would send, made once: with the app's default
+ * JSON settings, res.json's own steps (Content-Type if none, then send) are taken with it.
  */
 function responseStage(validator: LibraryResponseValidator, serial: number): Stage {
   const validatorsOf = new WeakMap<object, unknown>();
-  const check = (req: Request, res: Response, body: unknown): void => {
+  const passedOf = new WeakMap<object, BoundedCache<true>>();
+  const responsesOf = (req: Request) => (req as Request & { openapi: MatchedOperation }).openapi._responseSchema?.responses as object;
+  const check = (req: Request, res: Response, body: unknown, accepts: string[]): void => {
     const openapi = (req as Request & { openapi: MatchedOperation }).openapi;
-    const responses = openapi._responseSchema?.responses as object;
+    const responses = responsesOf(req);
     let validators = validatorsOf.get(responses);
     if (validators === undefined) {
       validators = validator.buildValidators(responses, `${req.method}-${openapi.expressRoute}`);
       validatorsOf.set(responses, validators);
     }
-    const contentType = res.getHeader("content-type");
-    const accept = req.headers.accept;
-    // The answer's own media type when it has one, else what the client accepts.
-    const accepts = contentType ? [String(contentType)] : accept ? accept.split(",").map((h) => h.trim()) : [];
     validator._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
+  };
+  const passed = (req: Request): BoundedCache<true> => {
+    const responses = responsesOf(req);
+    let answers = passedOf.get(responses);
+    if (answers === undefined) passedOf.set(responses, (answers = new BoundedCache<true>(PASSED_LIMIT, PASSED_CHARS)));
+    return answers;
   };
   return (req, res, next) => {
     const prototype = Object.getPrototypeOf(res) as Response;
@@ -385,18 +415,28 @@ function responseStage(validator: LibraryResponseValidator, serial: number): Sta
         if (pending === undefined) return json.call(this, body);
         openapi![RESPONSE_CHECK] = undefined; // the first answer only, as the library's hook
         if (this.headersSent || this.statusCode >= 500 || openapi!.serial !== pending.serial) return json.call(this, body);
-        try {
-          pending.check(this.req, this, body);
-        } catch (error) {
-          pending.next(error);
-          return this;
+        const accepts = acceptsOf(this.req, this);
+        const text = plainJson(this.app) ? JSON.stringify(body) : undefined;
+        const key = text !== undefined && text.length <= PASSED_TEXT_MAX ? `${this.statusCode}\n${accepts.join("\n")}\n${text}` : undefined;
+        const answers = key === undefined ? undefined : pending.passed(this.req);
+        if (key === undefined || !answers!.has(key)) {
+          try {
+            pending.check(this.req, this, body, accepts);
+          } catch (error) {
+            pending.next(error);
+            return this;
+          }
+          if (key !== undefined) answers!.set(key, true);
         }
-        return json.call(this, body);
+        if (text === undefined) return json.call(this, body);
+        // res.json's own steps, with the text already made.
+        if (!this.get("Content-Type")) this.set("Content-Type", "application/json");
+        return this.send(text);
       };
       checkedPrototypes.add(prototype);
     }
     const openapi = (req as Request & { openapi?: { [RESPONSE_CHECK]?: ResponseCheck } }).openapi;
-    if (openapi) openapi[RESPONSE_CHECK] = { serial, check, next };
+    if (openapi) openapi[RESPONSE_CHECK] = { serial, check, passed, next };
     next();
   };
 }

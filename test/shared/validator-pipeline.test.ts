@@ -159,3 +159,68 @@ describe("passed checks of requests without a body, kept", () => {
     expect(seen).toEqual([{ header: 3 }, { header: 3 }]);
   });
 });
+
+describe("passed checks of answers, kept", () => {
+  // Answers of a described shape: an object with an integer `n`; `?n=` picks the answer.
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {
+      "/answer": {
+        get: {
+          operationId: "answer",
+          parameters: [{ name: "n", in: "query", schema: { type: "string" } }],
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } } } },
+            "201": { description: "other", content: { "application/json": { schema: { type: "object", required: ["m"] } } } },
+          },
+        },
+      },
+    },
+  };
+  let target: { server: Server; port: number };
+  beforeAll(async () => {
+    const app = express();
+    app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true }));
+    app.get("/answer", (req, res) => {
+      const n = String(req.query.n);
+      res.status(req.query.status === "201" ? 201 : 200).json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
+    });
+    app.use((error: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(error.status ?? 500).json({ error: error.message });
+    });
+    target = await listen(app);
+  });
+  afterAll(() => target.server.close());
+
+  it("checks an answer once: the same text, status and media type are sent again without the check, as res.json sends them", async () => {
+    const validate = vi.spyOn(validatorLibrary.ResponseValidator.prototype, "_validate");
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await send(target.port, "/answer?n=7", {}));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(answers.map((a) => a.text)).toEqual(['{"n":7}', '{"n":7}', '{"n":7}']);
+      expect(validate).toHaveBeenCalledTimes(1);
+      // Another text, or the same text under another status, is checked.
+      expect((await send(target.port, "/answer?n=8", {})).status).toBe(200);
+      expect((await send(target.port, "/answer?n=7&status=201", {})).status).toBe(500);
+      expect(validate).toHaveBeenCalledTimes(3);
+    } finally {
+      validate.mockRestore();
+    }
+  });
+
+  it("refuses an answer that does not match every time", async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await send(target.port, "/answer?n=seven", {});
+      expect(answer.status).toBe(500);
+      expect(answer.text).toContain("must be integer");
+    }
+  });
+
+  it("sends JSON with the Content-Type res.json gives", async () => {
+    const response = await fetch(`http://127.0.0.1:${target.port}/answer?n=9`);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(response.headers.get("content-length")).toBe("7");
+  });
+});
