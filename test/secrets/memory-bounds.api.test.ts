@@ -89,4 +89,20 @@ describe("MemoryStorage", () => {
     expect(storage.bytes).toBe(0);
     storage.put("b", "x".repeat(600));
   });
+
+  it("keeps a copy of what was written, frozen: neither the writer nor a reader can change it afterwards", () => {
+    const storage = new MemoryStorage();
+    const written = { name: "r", arns: ["a"], nested: { n: 1 }, gone: undefined };
+    storage.put("k", written as never);
+    written.arns.push("b");
+    written.nested.n = 2;
+    const read = storage.get<{ name: string; arns: string[]; nested: { n: number } }>("k")!;
+    expect(read).toEqual({ name: "r", arns: ["a"], nested: { n: 1 } });
+    expect("gone" in read).toBe(false); // as JSON keeps it, and as a restart reads it back
+    expect(() => read.arns.push("c")).toThrow(TypeError);
+    expect(() => {
+      read.nested.n = 3;
+    }).toThrow(TypeError);
+    expect(storage.get("k")).toEqual({ name: "r", arns: ["a"], nested: { n: 1 } });
+  });
 });

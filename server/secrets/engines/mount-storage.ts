@@ -6,6 +6,20 @@
 import { createHash } from "node:crypto";
 
 export function mountUuid(engine: string, mountPath: string): string {
+  const key = `${engine}\u0000${mountPath}`;
+  let uuid = uuids.get(key);
+  if (uuid === undefined) {
+    // Mounts are the server's configured few; the bound only keeps a misuse from growing it.
+    if (uuids.size >= 1_000) uuids.clear();
+    uuids.set(key, (uuid = uuidOf(engine, mountPath)));
+  }
+  return uuid;
+}
+
+/** Mount UUIDs worked out (a hash each), by engine and mount path: every request to a mount needs its own. */
+const uuids = new Map<string, string>();
+
+function uuidOf(engine: string, mountPath: string): string {
   const bytes = createHash("sha1").update(`secrets-mount\u0000${engine}\u0000${mountPath}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

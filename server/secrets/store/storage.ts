@@ -41,11 +41,26 @@ export class StorageLimitError extends Error {
 
 /** The JSON size of a value: what it costs to keep and to ship; refuses one over MAX_ENTRY_BYTES. */
 export function entryBytes(key: string, value: StoredValue): number {
-  const bytes = Buffer.byteLength(JSON.stringify(value));
+  return entryText(key, value).bytes;
+}
+
+/** A value's JSON text and the entry's size (as entryBytes); refuses one over MAX_ENTRY_BYTES. */
+function entryText(key: string, value: StoredValue): { text: string; bytes: number } {
+  const text = JSON.stringify(value);
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_ENTRY_BYTES) {
     throw new StorageLimitError(`put failed due to value being too large; got ${bytes} bytes, max: ${MAX_ENTRY_BYTES} bytes`);
   }
-  return bytes + Buffer.byteLength(key);
+  return { text, bytes: bytes + Buffer.byteLength(key) };
+}
+
+/** The value frozen all the way down (a value held by a storage, read by many, changed by none). */
+function deepFrozen<T extends StoredValue>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFrozen(member);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export class MemoryStorage implements Storage {
@@ -62,34 +77,38 @@ export class MemoryStorage implements Storage {
     return this.#bytes;
   }
 
+  /**
+   * The stored value itself, frozen: no caller can change stored state by accident (a change
+   * throws), and a read copies nothing.
+   */
   get<T extends StoredValue = StoredValue>(key: string): T | undefined {
-    const entry = this.#entries.get(key);
-    // Values go out as copies, so that no caller can change stored state by accident.
-    return entry === undefined ? undefined : (structuredClone(entry.value) as T);
+    return this.#entries.get(key)?.value as T | undefined;
   }
 
-  /** Throws StorageLimitError when the write would be refused; returns its size and the new total. */
-  check(key: string, value: StoredValue): { bytes: number; total: number } {
-    const bytes = entryBytes(key, value);
+  /** Throws StorageLimitError when the write would be refused; returns its JSON text, its size and the new total. */
+  check(key: string, value: StoredValue): { text: string; bytes: number; total: number } {
+    const { text, bytes } = entryText(key, value);
     const total = this.#bytes - (this.#entries.get(key)?.bytes ?? 0) + bytes;
     if (total > this.budget) throw new StorageLimitError(`storage is full: ${this.budget} bytes in use or requested, refusing a write of ${bytes} bytes`);
-    return { bytes, total };
+    return { text, bytes, total };
   }
 
   /** Fills an empty storage with entries kept elsewhere (a data directory), announcing nothing. */
   load(entries: Iterable<[string, StoredValue]>): void {
     for (const [key, value] of entries) {
-      const { bytes, total } = this.check(key, value);
-      this.#entries.set(key, { value, bytes });
+      const { text, bytes, total } = this.check(key, value);
+      this.#entries.set(key, { value: deepFrozen(JSON.parse(text) as StoredValue), bytes });
       this.#bytes = total;
     }
   }
 
+  /** Keeps a copy of the value (its JSON parsed again: what a restart reads back), frozen. */
   put(key: string, value: StoredValue): void {
-    const { bytes, total } = this.check(key, value);
-    this.#entries.set(key, { value: structuredClone(value), bytes });
+    const { text, bytes, total } = this.check(key, value);
+    const stored = deepFrozen(JSON.parse(text) as StoredValue);
+    this.#entries.set(key, { value: stored, bytes });
     this.#bytes = total;
-    this.#announce(key, value, bytes);
+    this.#announce(key, stored, bytes);
   }
 
   delete(key: string): void {
