@@ -1,4 +1,4 @@
-// How the servers are bundled (scripts/start.mjs for `npm start`, bench/profile.ts for profiles):
+// How the servers are bundled (scripts/start.mjs for `npm start`; the benchmarks' children, bench/lib.ts):
 // one ES module for Node 20, packages left to node_modules. Modules find their data files
 // (descriptions, schemas) from their own place in the tree, and in a bundle they keep that place
 // (import.meta.dirname and import.meta.url written out per source file).

@@ -22,24 +22,28 @@ export interface ChainId {
 export class ChainReadIndex {
   readonly #reads = new Map<string, Set<string>>();
   readonly #readers = new Map<string, Set<string>>();
+  /** chain key → the chain it names */
+  readonly #chains = new Map<string, ChainId>();
   #built = false;
 
   /** Chains to compile for a change of the entry at `entryKey`; undefined until the index is built (then all). */
   affected(entryKey: string, everyChain: boolean, own: ChainId | undefined): ChainId[] | undefined {
     if (!this.#built || everyChain) return undefined;
-    const chains = new Set(this.#readers.get(entryKey) ?? []);
-    if (own) chains.add(chainKey(own));
-    return [...chains].map((key) => {
-      const [namespace, name] = JSON.parse(key) as [string, string];
-      return { namespace, name };
-    });
+    const chains = new Map<string, ChainId>();
+    for (const key of this.#readers.get(entryKey) ?? []) chains.set(key, this.#chains.get(key)!);
+    if (own) chains.set(chainKey(own), own);
+    return [...chains.values()];
   }
 
   /** What the chains compiled for an accepted change read; `complete` when every chain was compiled. */
-  record(reads: Map<string, Set<string>>, complete: boolean): void {
-    for (const [chain, keys] of reads) {
-      for (const key of this.#reads.get(chain) ?? []) this.#readers.get(key)?.delete(chain);
+  record(reads: Map<string, { chain: ChainId; keys: Set<string> }>, complete: boolean): void {
+    for (const [chain, { chain: id, keys }] of reads) {
+      const before = this.#reads.get(chain);
+      // Most writes leave what a chain reads as it was: nothing to move then.
+      if (before !== undefined && sameKeys(before, keys)) continue;
+      for (const key of before ?? []) this.#readers.get(key)?.delete(chain);
       this.#reads.set(chain, keys);
+      this.#chains.set(chain, id);
       for (const key of keys) {
         let readers = this.#readers.get(key);
         if (!readers) this.#readers.set(key, (readers = new Set()));
@@ -51,6 +55,8 @@ export class ChainReadIndex {
 }
 
 export const chainKey = (chain: ChainId) => JSON.stringify([chain.namespace, chain.name]);
+
+const sameKeys = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((key) => b.has(key));
 
 /** The chains the graph has: one per service with a service-* entry. */
 export function chainsOf(entries: ConfigEntry[]): ChainId[] {
@@ -73,8 +79,8 @@ export function compileChainsRecording(
   chains: ChainId[],
   base: Pick<CompileRequest, "datacenter" | "trustDomain">,
   lookupOf: (read: (kind: ConfigEntry["Kind"], namespace: string, name: string) => ConfigEntry | undefined) => EntryLookup,
-): Map<string, Set<string>> {
-  const reads = new Map<string, Set<string>>();
+): Map<string, { chain: ChainId; keys: Set<string> }> {
+  const reads = new Map<string, { chain: ChainId; keys: Set<string> }>();
   for (const chain of chains) {
     const keys = new Set<string>();
     const lookup = lookupOf((kind, namespace, name) => {
@@ -82,7 +88,7 @@ export function compileChainsRecording(
       return read(kind, namespace, name);
     });
     compileDiscoveryChain(lookup, { ...base, serviceName: chain.name, namespace: chain.namespace });
-    reads.set(chainKey(chain), keys);
+    reads.set(chainKey(chain), { chain, keys });
   }
   return reads;
 }
