@@ -106,6 +106,12 @@ describe("refusedListRequest: where a request the parser refused begins, when it
     expect(begins("\r\nLIST /x HTTP/1.1\r\n\r\n", 4)).toBe("LIST /x HTTP/1.1\r\n\r\n");
   });
 
+  it("a LIST right after a body that ends in capital letters (a pipelined request)", () => {
+    const post = "POST /a HTTP/1.1\r\nContent-Length: 2\r\n\r\nOK";
+    expect(begins(`${post}LIST /x HTTP/1.1\r\n\r\n`, post.length + 2)).toBe("LIST /x HTTP/1.1\r\n\r\n");
+    expect(begins(`${post}LIS`, post.length + 2)).toBe("LIS");
+  });
+
   it("a method cut between packets: the part the parser took from the earlier one (as LINK or LOCK) is put back", () => {
     expect(begins("ST /x HTTP/1.1\r\n\r\n", 0)).toBe("LIST /x HTTP/1.1\r\n\r\n");
     expect(begins("IST /x HTTP/1.1\r\n\r\n", 1)).toBe("LIST /x HTTP/1.1\r\n\r\n");
@@ -118,6 +124,11 @@ describe("refusedListRequest: where a request the parser refused begins, when it
     expect(begins("list /x HTTP/1.1\r\n\r\n", 0)).toBeUndefined();
     expect(begins("LISTS /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
     expect(begins("ST /x HTTP/1.1\r\n\r\n", 30)).toBeUndefined(); // a position past the bytes
+    expect(begins("LI", 2)).toBeUndefined(); // the parser stops at a byte it has
+    expect(begins("ALIST /x HTTP/1.1\r\n\r\n", 1)).toBeUndefined();
+    expect(begins("LISX /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
+    expect(begins("LIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
+    expect(refusedListRequest(Object.assign(new Error("no bytes"), { code: "HPE_INVALID_METHOD", bytesParsed: 2 }))).toBeUndefined();
     expect(begins("GET /x HTTP/1.1\r\n\r\nLIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
     expect(refusedListRequest(Object.assign(new Error("timeout"), { code: "HPE_INVALID_METHOD" }))).toBeUndefined();
   });
@@ -154,6 +165,14 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
     ]);
     expect(native).toEqual([true, false, false]);
     expect(errorsHandled).toEqual([true, true, true]);
+  });
+
+  it("serves a LIST pipelined right after a body that ends in capital letters", async () => {
+    const raw = await rawExchange(port, ["POST /v1/a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nOKLIST /v1/b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
+    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+      { method: "POST", url: "/v1/a" },
+      { method: "GET", url: "/v1/b?list=true" },
+    ]);
   });
 
   it("refuses a method nobody knows after LIST with 400, and closes", async () => {

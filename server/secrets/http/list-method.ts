@@ -189,25 +189,22 @@ function rewriteIncoming(socket: Socket): (chunk: Buffer) => void {
   return (chunk) => socket.push(chunk);
 }
 
-/** Method-token prefixes Node's parser takes before it sees that LIST is none of its methods. */
-const LIST_PREFIXES = ["", "L", "LI"];
-
 /**
  * Where the refused request begins, when the parser refused a method that can be LIST: its first
- * bytes (with the part of the method an earlier packet carried, which the parser took as the start
- * of LINK or LOCK); undefined for any other refusal.
+ * bytes, with the part of the method an earlier packet carried put back; undefined for any other
+ * refusal. Node's parser takes `LI` as the start of LINK and stops at the `S`: of that `LI`, this
+ * packet holds what is right before the position the parser stopped at (all of it, its `I`
+ * alone at the packet's start, or nothing at the start).
  */
 export function refusedListRequest(error: ParseError): Buffer | undefined {
   const packet = error.rawPacket;
   const at = error.bytesParsed;
-  if (error.code !== "HPE_INVALID_METHOD" || !Buffer.isBuffer(packet) || typeof at !== "number" || at > packet.length) return undefined;
-  let start = at;
-  while (start > 0 && packet[start - 1]! >= 0x41 && packet[start - 1]! <= 0x5a) start--; // back over A-Z to the method's start
-  const rest = packet.subarray(start);
-  const head = rest.subarray(0, 5).toString("latin1");
-  const prefixes = start > 0 ? [""] : LIST_PREFIXES;
-  const carried = head === "" ? undefined : prefixes.find((prefix) => "LIST ".startsWith((prefix + head).slice(0, 5)));
+  if (error.code !== "HPE_INVALID_METHOD" || !Buffer.isBuffer(packet) || typeof at !== "number" || at >= packet.length) return undefined;
+  const before = packet.subarray(Math.max(0, at - 2), at).toString("latin1");
+  const carried = before === "LI" ? "" : before === "I" && at === 1 ? "L" : at === 0 ? "LI" : undefined;
   if (carried === undefined) return undefined;
+  const rest = packet.subarray(at - (2 - carried.length));
+  if (!"LIST ".startsWith((carried + rest.subarray(0, 5).toString("latin1")).slice(0, 5))) return undefined;
   return carried === "" ? rest : Buffer.concat([Buffer.from(carried, "latin1"), rest]);
 }
 
