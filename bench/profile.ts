@@ -2,7 +2,7 @@
 // one --cpu-prof uses) while one operation is loaded, and prints self time per request by place
 // (package or server module) and by function, validated beside unvalidated, so the cost of
 // validation shows as the difference.
-//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0> [--bundle]
+//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,13 +28,12 @@ const api = process.env.BENCH_SIZE ? { ...found, spec: { ...found.spec, size: Nu
 const op = api.operations[Number(index)]!;
 const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 
-// --bundle: profiles bench/serve.ts bundled by esbuild (as npm start runs the servers), so that
-// functions show with their lines: tsx's output puts a module on one line. The bundle's
-// `// server/...` comments say which module a line is in.
-const bundled = process.argv.includes("--bundle");
-const serveScript = bundled ? path.join(root, ".build", "bench-serve.bundle.mjs") : "bench/serve.ts";
+// Profiles bench/serve.ts bundled by esbuild (as npm start runs the servers, and as the benchmarks
+// do), so that functions show with their lines; the bundle's `// server/...` comments say which
+// module a line is in. (`--bundle`, once needed for that, is accepted and changes nothing.)
+const serveScript = path.join(root, ".build", "bench-serve.bundle.mjs");
 const bundleModules: { line: number; module: string }[] = [];
-if (bundled) {
+{
   await build(serverBundle(root, "bench/serve.ts", serveScript));
   readFileSync(serveScript, "utf8")
     .split("\n")
