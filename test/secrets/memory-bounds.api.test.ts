@@ -67,6 +67,19 @@ describe("WalLog", () => {
     expect(wal.since(1)).toEqual({ entries: [] });
   });
 
+  it("numbers a skipped write and lets go of everything kept: a reader that needs it resyncs", () => {
+    const wal = new WalLog();
+    wal.append("a", 1);
+    wal.append("b", 2);
+    wal.skip();
+    expect(wal.last).toBe(3);
+    expect(wal.bytes).toBe(0);
+    expect(wal.since(1)).toEqual({ truncated: true });
+    expect(wal.since(3)).toEqual({ entries: [] });
+    wal.append("c", 3);
+    expect(wal.since(3)).toEqual({ entries: [{ index: 4, key: "c", value: 3 }] });
+  });
+
   it("still keeps at most its count", () => {
     const wal = new WalLog(3);
     for (let i = 0; i < 5; i++) wal.append(`k${i}`, i);

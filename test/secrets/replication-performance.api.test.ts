@@ -33,6 +33,24 @@ const awsRoles = (c: RunningTestSecrets) =>
     .map((key) => key.split("/").pop());
 const ROUTE_NOT_FOUND = (path: string) => ({ errors: [`no handler for route "${path}". route entry not found.`] });
 
+describe("the WAL of a cluster", () => {
+  it("keeps no write while the cluster is no primary, and every write once it is one; a secondary joining later gets all", async () => {
+    const [p, s] = await Promise.all([cluster(), cluster()]);
+    const { wal } = p.secrets.cluster.replication;
+    await writeRole(p, "before");
+    await writeRole(p, "again");
+    expect(wal.bytes).toBe(0);
+    expect(wal.last).toBeGreaterThanOrEqual(2);
+    await replicate(p, s, "performance", "perf-1");
+    const last = wal.last;
+    await writeRole(p, "after");
+    expect(wal.bytes).toBeGreaterThan(0);
+    expect(wal.since(last)).toMatchObject({ entries: [{ index: last + 1 }] });
+    await inSync(p, s, "performance");
+    expect(awsRoles(s).sort()).toEqual(["after", "again", "before"]);
+  });
+});
+
 describe("a performance secondary", () => {
   it("serves reads of the replicated data and refuses writes", async () => {
     const [p, s] = await Promise.all([cluster(), cluster()]);

@@ -116,7 +116,11 @@ export class ReplicationManager {
     this.operationTokens = new OperationTokenService(seal, random, (what) => roleRequired("dr", this.dr.role, "secondary", what));
     storage.subscribe((write) => {
       if (!isReplicatedKey(write.key)) return;
-      this.wal.append(write.key, write.value, write.bytes);
+      // Only a primary ships its writes. A cluster that is no primary numbers them and keeps none
+      // (16 MiB of memory otherwise): a secondary that joins it later starts from the handshake's
+      // full copy, not from its WAL.
+      if (this.dr.role === "primary" || this.performance.role === "primary") this.wal.append(write.key, write.value, write.bytes);
+      else this.wal.skip();
       this.dr.notifyWal();
       this.performance.notifyWal();
     });

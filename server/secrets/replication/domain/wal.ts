@@ -54,6 +54,18 @@ export class WalLog {
     return this.#last;
   }
 
+  /**
+   * Numbers a write without keeping it, and lets go of every entry kept: a secondary asking for
+   * anything before it resyncs. For a cluster that ships its writes to no one.
+   */
+  skip(): void {
+    ++this.#last;
+    this.#entries.length = 0;
+    this.#sizes.length = 0;
+    this.#head = 0;
+    this.#bytes = 0;
+  }
+
   /** `bytes`: the JSON size of key and value when the caller knows it already. */
   append(key: string, value: StoredValue | undefined, bytes?: number): WalEntry {
     const entry = { index: ++this.#last, key, value };
