@@ -8,6 +8,10 @@ import { inSequence, type Stage } from "./stages.ts";
 import { exactRequestKey } from "./answer-memo.ts";
 import { BoundedCache } from "./bounded-cache.ts";
 import { atPointer, validatorLibrary } from "./validator-route-cache.ts";
+import { createRequire } from "node:module";
+
+/** Express's own charset setter (res.send's), from the Express the app runs. */
+const { setCharset } = createRequire(createRequire(import.meta.url).resolve("express"))("./lib/utils.js") as { setCharset(type: string, charset: string): string };
 
 const library = validatorLibrary;
 
@@ -370,6 +374,38 @@ function plainJson(app: Response["app"]): boolean {
   return app.get("json replacer") === undefined && !app.get("json spaces") && !app.get("json escape");
 }
 
+/** The Content-Type res.send gives an answer whose Content-Type is set to the key, by key (a few per app). */
+const sentTypes = new BoundedCache<string>(100, 1 << 16);
+
+/**
+ * What res.json(value) does once its text is made: res.json's steps (Content-Type application/json
+ * when none), then res.send's for a string with no ETag function. The Content-Type res.send writes
+ * (the set type with charset=utf-8, through two parses of the type on every answer) is worked out
+ * once per type, by res.send's own code, and set as it is after that. An app with an ETag
+ * function goes through res.send.
+ */
+function sendJsonText(res: Response, text: string): Response {
+  if (!res.get("Content-Type")) res.set("Content-Type", "application/json");
+  if (typeof res.app.get("etag fn") === "function") return res.send(text);
+  const type = String(res.getHeader("Content-Type"));
+  const sent = sentTypes.get(type);
+  if (sent === undefined) {
+    res.set("Content-Type", setCharset(type, "utf-8"));
+    sentTypes.set(type, String(res.getHeader("Content-Type")));
+  } else {
+    res.setHeader("Content-Type", sent);
+  }
+  // As res.send: a long text goes as a Buffer; its length in bytes either way.
+  const chunk = text.length < 1000 ? text : Buffer.from(text, "utf8");
+  res.setHeader("Content-Length", String(typeof chunk === "string" ? Buffer.byteLength(chunk, "utf8") : chunk.length));
+  if (res.req.fresh) res.status(304);
+  if (res.statusCode === 204 || res.statusCode === 304 || res.statusCode === 205) return res.send(""); // res.send strips or empties these
+  if (res.req.method === "HEAD") res.end();
+  else if (typeof chunk === "string") res.end(chunk, "utf8");
+  else res.end(chunk);
+  return res;
+}
+
 /**
  * The library's response stage (ResponseValidator.validate through its res.json hook, "mung"):
  * every JSON answer below 500 is checked against the operation's described responses before it is
@@ -429,9 +465,7 @@ function responseStage(validator: LibraryResponseValidator, serial: number): Sta
           if (key !== undefined) answers!.set(key, true);
         }
         if (text === undefined) return json.call(this, body);
-        // res.json's own steps, with the text already made.
-        if (!this.get("Content-Type")) this.set("Content-Type", "application/json");
-        return this.send(text);
+        return sendJsonText(this, text);
       };
       checkedPrototypes.add(prototype);
     }

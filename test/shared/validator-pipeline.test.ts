@@ -224,3 +224,48 @@ describe("passed checks of answers, kept", () => {
     expect(response.headers.get("content-length")).toBe("7");
   });
 });
+
+describe("a checked JSON answer is sent as res.json sends it", () => {
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {
+      "/small": { get: { operationId: "small", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } } } },
+      "/large": { get: { operationId: "large", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } } } },
+      "/typed": { get: { operationId: "typed", responses: { "200": { description: "ok", content: { "application/vnd.api+json": { schema: { type: "object" } } } } } } },
+      "/unicode": { get: { operationId: "unicode", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } } } },
+    },
+  };
+  const routes = (app: ReturnType<typeof express>) => {
+    app.get("/small", (_req, res) => res.json({ a: 1 }));
+    app.get("/large", (_req, res) => res.json({ text: "x".repeat(3000) }));
+    app.get("/typed", (_req, res) => res.type("application/vnd.api+json").json({ data: null }));
+    app.get("/unicode", (_req, res) => res.json({ name: "zoë ✓" }));
+  };
+  let checked: { server: Server; port: number };
+  let plain: { server: Server; port: number };
+  beforeAll(async () => {
+    const a = express();
+    a.set("etag", false);
+    a.use(openApiValidator(doc as never, { basePath: "", validateResponses: true }));
+    routes(a);
+    const b = express();
+    b.set("etag", false);
+    routes(b);
+    [checked, plain] = await Promise.all([listen(a), listen(b)]);
+  });
+  afterAll(() => {
+    checked.server.close();
+    plain.server.close();
+  });
+
+  it("with the same status, Content-Type, Content-Length and bytes, twice (checked, then kept)", async () => {
+    for (const path of ["/small", "/large", "/typed", "/unicode"]) {
+      for (const method of ["GET", "GET"]) {
+        const [a, b] = await Promise.all([checked, plain].map((t) => fetch(`http://127.0.0.1:${t.port}${path}`, { method })));
+        const view = async (r: Response) => ({ status: r.status, type: r.headers.get("content-type"), length: r.headers.get("content-length"), body: await r.text() });
+        expect(await view(a!)).toEqual(await view(b!));
+      }
+    }
+  });
+});
