@@ -180,6 +180,29 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
     expect(raw).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
   });
 
+  it("keeps the server's parser settings after LIST: a request only a lenient parser takes is refused here, taken by a lenient server", async () => {
+    // Content-Length beside chunked: llhttp refuses it unless the server is lenient (insecureHTTPParser).
+    const both = "POST /v1/c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n";
+    const strict = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", both]);
+    expect(strict).toMatch(/HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
+    const lenient = createServer({ insecureHTTPParser: true }, (req, res) => {
+      req.resume();
+      req.on("end", () => res.end(JSON.stringify({ method: req.method, url: req.url })));
+    });
+    acceptListMethod(lenient);
+    await new Promise<void>((resolve) => lenient.listen(0, "127.0.0.1", resolve));
+    try {
+      const raw = await rawExchange((lenient.address() as AddressInfo).port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", both]);
+      expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+        { method: "GET", url: "/v1/b?list=true" },
+        { method: "POST", url: "/v1/c" },
+      ]);
+    } finally {
+      lenient.closeAllConnections();
+      await new Promise<void>((resolve) => lenient.close(() => resolve()));
+    }
+  });
+
   it("answers headers over the server's limit with 431, as Node does", async () => {
     const raw = await rawExchange(port, [`GET /v1/x HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(2048)}\r\n\r\n`]);
     expect(raw).toBe("HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n");
