@@ -61,7 +61,7 @@ const bundles = new Map<string, Promise<string>>();
  * the benchmarks measure the code as it is served, not as a development loader (tsx) runs it.
  * (Measured on the mesh write: about 15% more server CPU a request through tsx.)
  */
-function bundled(script: string): Promise<string> {
+export function bundled(script: string): Promise<string> {
   let made = bundles.get(script);
   if (!made) {
     const outfile = path.join(root, ".build", "bench", `${path.basename(script, ".ts")}.bundle.mjs`);

@@ -7,9 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { APIS } from "./http.bench.ts";
-import { build } from "esbuild";
-import { serverBundle } from "../scripts/module-location.mjs";
-import { load, root, startChild } from "./lib.ts";
+import { bundled, load, startChild } from "./lib.ts";
 
 interface ProfileNode {
   id: number;
@@ -31,17 +29,14 @@ const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 // Profiles bench/serve.ts bundled by esbuild (as npm start runs the servers, and as the benchmarks
 // do), so that functions show with their lines; the bundle's `// server/...` comments say which
 // module a line is in. (`--bundle`, once needed for that, is accepted and changes nothing.)
-const serveScript = path.join(root, ".build", "bench-serve.bundle.mjs");
+const serveScript = await bundled("bench/serve.ts");
 const bundleModules: { line: number; module: string }[] = [];
-{
-  await build(serverBundle(root, "bench/serve.ts", serveScript));
-  readFileSync(serveScript, "utf8")
-    .split("\n")
-    .forEach((text, line) => {
-      const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
-      if (m) bundleModules.push({ line, module: m[1]! });
-    });
-}
+readFileSync(serveScript, "utf8")
+  .split("\n")
+  .forEach((text, line) => {
+    const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
+    if (m) bundleModules.push({ line, module: m[1]! });
+  });
 const bundleModule = (line: number): string => {
   let found = "bundle";
   for (const m of bundleModules) if (m.line <= line) found = m.module;

@@ -1,6 +1,7 @@
-// The Express app every reference server starts from, and how it answers.
+// The Express app every reference server starts from, how it answers, and how it sends JSON text.
 import { createRequire } from "node:module";
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from "express";
+import { BoundedCache } from "./bounded-cache.ts";
 import { inSequence, type Stage } from "./stages.ts";
 
 /** The URL a request's query was parsed from, and what it was parsed to. */
@@ -37,9 +38,14 @@ export function serviceApp(): Express {
   return app;
 }
 
+/** A module as the Express the app runs loads it (one of its files or dependencies). */
+const fromExpress = createRequire(createRequire(import.meta.url).resolve("express"));
+
 type FinalHandler = (req: Request, res: Response, options: { env: string; onerror: (error: Error) => void }) => (error?: unknown) => void;
-/** Express's own final handler (its dependency), for a request no stage answered or an error the error handler passed on. */
-const finalhandler = createRequire(createRequire(import.meta.url).resolve("express"))("finalhandler") as FinalHandler;
+/** Express's own final handler, for a request no stage answered or an error the error handler passed on. */
+const finalhandler = fromExpress("finalhandler") as FinalHandler;
+/** Express's own charset setter (res.send's). */
+const { setCharset } = fromExpress("./lib/utils.js") as { setCharset(type: string, charset: string): string };
 
 /**
  * The app answers every request with `stages`, in sequence, and gives their errors to `onError`:
@@ -79,4 +85,36 @@ export function answerWith(app: Express, stages: readonly Stage[], onError: Erro
       }
     });
   };
+}
+
+/** The Content-Type res.send gives an answer whose Content-Type is set to the key, by key (a few per app). */
+const sentTypes = new BoundedCache<string>(100, 1 << 16);
+
+/**
+ * What res.json(value) does once its text is made: res.json's steps (Content-Type application/json
+ * when none), then res.send's for a string with no ETag function. The Content-Type res.send writes
+ * (the set type with charset=utf-8, through two parses of the type on every answer) is worked out
+ * once per type, by res.send's own code, and set as it is after that. An app with an ETag
+ * function goes through res.send.
+ */
+export function sendJsonText(res: Response, text: string): Response {
+  if (!res.get("Content-Type")) res.set("Content-Type", "application/json");
+  if (typeof res.app.get("etag fn") === "function") return res.send(text);
+  const type = String(res.getHeader("Content-Type"));
+  const sent = sentTypes.get(type);
+  if (sent === undefined) {
+    res.set("Content-Type", setCharset(type, "utf-8"));
+    sentTypes.set(type, String(res.getHeader("Content-Type")));
+  } else {
+    res.setHeader("Content-Type", sent);
+  }
+  // As res.send: a long text goes as a Buffer; its length in bytes either way.
+  const chunk = text.length < 1000 ? text : Buffer.from(text, "utf8");
+  res.setHeader("Content-Length", String(typeof chunk === "string" ? Buffer.byteLength(chunk, "utf8") : chunk.length));
+  if (res.req.fresh) res.status(304);
+  if (res.statusCode === 204 || res.statusCode === 304 || res.statusCode === 205) return res.send(""); // res.send strips or empties these
+  if (res.req.method === "HEAD") res.end();
+  else if (typeof chunk === "string") res.end(chunk, "utf8");
+  else res.end(chunk);
+  return res;
 }

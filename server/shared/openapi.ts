@@ -8,10 +8,7 @@ import { inSequence, type Stage } from "./stages.ts";
 import { exactRequestKey } from "./answer-memo.ts";
 import { BoundedCache } from "./bounded-cache.ts";
 import { atPointer, validatorLibrary } from "./validator-route-cache.ts";
-import { createRequire } from "node:module";
-
-/** Express's own charset setter (res.send's), from the Express the app runs. */
-const { setCharset } = createRequire(createRequire(import.meta.url).resolve("express"))("./lib/utils.js") as { setCharset(type: string, charset: string): string };
+import { sendJsonText } from "./express-app.ts";
 
 const library = validatorLibrary;
 
@@ -122,7 +119,7 @@ function metadataStage(context: LibraryContext, responseApiDoc: { paths: Record<
   type Match = { route: CompiledRoute; params: Record<string, string> | "malformed" } | null;
   interface Table {
     routes: CompiledRoute[];
-    /** request path → its match (undefined: none) */
+    /** request path → its match (null: none) */
     matches: BoundedCache<Match>;
   }
   /** By routing flags: case-sensitive × 2 + strict. */
@@ -374,38 +371,6 @@ function plainJson(app: Response["app"]): boolean {
   return app.get("json replacer") === undefined && !app.get("json spaces") && !app.get("json escape");
 }
 
-/** The Content-Type res.send gives an answer whose Content-Type is set to the key, by key (a few per app). */
-const sentTypes = new BoundedCache<string>(100, 1 << 16);
-
-/**
- * What res.json(value) does once its text is made: res.json's steps (Content-Type application/json
- * when none), then res.send's for a string with no ETag function. The Content-Type res.send writes
- * (the set type with charset=utf-8, through two parses of the type on every answer) is worked out
- * once per type, by res.send's own code, and set as it is after that. An app with an ETag
- * function goes through res.send.
- */
-function sendJsonText(res: Response, text: string): Response {
-  if (!res.get("Content-Type")) res.set("Content-Type", "application/json");
-  if (typeof res.app.get("etag fn") === "function") return res.send(text);
-  const type = String(res.getHeader("Content-Type"));
-  const sent = sentTypes.get(type);
-  if (sent === undefined) {
-    res.set("Content-Type", setCharset(type, "utf-8"));
-    sentTypes.set(type, String(res.getHeader("Content-Type")));
-  } else {
-    res.setHeader("Content-Type", sent);
-  }
-  // As res.send: a long text goes as a Buffer; its length in bytes either way.
-  const chunk = text.length < 1000 ? text : Buffer.from(text, "utf8");
-  res.setHeader("Content-Length", String(typeof chunk === "string" ? Buffer.byteLength(chunk, "utf8") : chunk.length));
-  if (res.req.fresh) res.status(304);
-  if (res.statusCode === 204 || res.statusCode === 304 || res.statusCode === 205) return res.send(""); // res.send strips or empties these
-  if (res.req.method === "HEAD") res.end();
-  else if (typeof chunk === "string") res.end(chunk, "utf8");
-  else res.end(chunk);
-  return res;
-}
-
 /**
  * The library's response stage (ResponseValidator.validate through its res.json hook, "mung"):
  * every JSON answer below 500 is checked against the operation's described responses before it is
@@ -422,25 +387,20 @@ function sendJsonText(res: Response, text: string): Response {
  * JSON settings, res.json's own steps (Content-Type if none, then send) are taken with it.
  */
 function responseStage(validator: LibraryResponseValidator, serial: number): Stage {
-  const validatorsOf = new WeakMap<object, unknown>();
-  const passedOf = new WeakMap<object, BoundedCache<true>>();
-  const responsesOf = (req: Request) => (req as Request & { openapi: MatchedOperation }).openapi._responseSchema?.responses as object;
+  /** By an operation's described responses: their validators (built at the first answer) and the answers that passed. */
+  const operations = new WeakMap<object, { validators?: unknown; passed: BoundedCache<true> }>();
+  const operationOf = (req: Request) => {
+    const responses = (req as Request & { openapi: MatchedOperation }).openapi._responseSchema?.responses as object;
+    let operation = operations.get(responses);
+    if (operation === undefined) operations.set(responses, (operation = { passed: new BoundedCache<true>(PASSED_LIMIT, PASSED_CHARS) }));
+    return { responses, operation };
+  };
   const check = (req: Request, res: Response, body: unknown, accepts: string[]): void => {
-    const openapi = (req as Request & { openapi: MatchedOperation }).openapi;
-    const responses = responsesOf(req);
-    let validators = validatorsOf.get(responses);
-    if (validators === undefined) {
-      validators = validator.buildValidators(responses, `${req.method}-${openapi.expressRoute}`);
-      validatorsOf.set(responses, validators);
-    }
-    validator._validate({ validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
+    const { responses, operation } = operationOf(req);
+    operation.validators ??= validator.buildValidators(responses, `${req.method}-${(req as Request & { openapi: MatchedOperation }).openapi.expressRoute}`);
+    validator._validate({ validators: operation.validators, body, statusCode: res.statusCode, path: req.originalUrl, accepts });
   };
-  const passed = (req: Request): BoundedCache<true> => {
-    const responses = responsesOf(req);
-    let answers = passedOf.get(responses);
-    if (answers === undefined) passedOf.set(responses, (answers = new BoundedCache<true>(PASSED_LIMIT, PASSED_CHARS)));
-    return answers;
-  };
+  const passed = (req: Request): BoundedCache<true> => operationOf(req).operation.passed;
   return (req, res, next) => {
     const prototype = Object.getPrototypeOf(res) as Response;
     if (!checkedPrototypes.has(prototype)) {

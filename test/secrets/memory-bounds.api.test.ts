@@ -71,7 +71,7 @@ describe("WalLog", () => {
     const wal = new WalLog();
     wal.append("a", 1);
     wal.append("b", 2);
-    wal.skip();
+    wal.advance();
     expect(wal.last).toBe(3);
     expect(wal.bytes).toBe(0);
     expect(wal.since(1)).toEqual({ truncated: true });

@@ -20,31 +20,29 @@ export interface ChainId {
  * proxy-defaults); a write costs the chains it touches, not the size of the mesh.
  */
 export class ChainReadIndex {
-  readonly #reads = new Map<string, Set<string>>();
+  /** chain key → the chain and the keys of the entries it read */
+  readonly #reads = new Map<string, ChainReads>();
   readonly #readers = new Map<string, Set<string>>();
-  /** chain key → the chain it names */
-  readonly #chains = new Map<string, ChainId>();
   #built = false;
 
   /** Chains to compile for a change of the entry at `entryKey`; undefined until the index is built (then all). */
   affected(entryKey: string, everyChain: boolean, own: ChainId | undefined): ChainId[] | undefined {
     if (!this.#built || everyChain) return undefined;
     const chains = new Map<string, ChainId>();
-    for (const key of this.#readers.get(entryKey) ?? []) chains.set(key, this.#chains.get(key)!);
+    for (const key of this.#readers.get(entryKey) ?? []) chains.set(key, this.#reads.get(key)!.chain);
     if (own) chains.set(chainKey(own), own);
     return [...chains.values()];
   }
 
   /** What the chains compiled for an accepted change read; `complete` when every chain was compiled. */
-  record(reads: Map<string, { chain: ChainId; keys: Set<string> }>, complete: boolean): void {
-    for (const [chain, { chain: id, keys }] of reads) {
-      const before = this.#reads.get(chain);
+  record(reads: Map<string, ChainReads>, complete: boolean): void {
+    for (const [chain, read] of reads) {
+      const before = this.#reads.get(chain)?.keys;
       // Most writes leave what a chain reads as it was: nothing to move then.
-      if (before !== undefined && sameKeys(before, keys)) continue;
+      if (before !== undefined && sameKeys(before, read.keys)) continue;
       for (const key of before ?? []) this.#readers.get(key)?.delete(chain);
-      this.#reads.set(chain, keys);
-      this.#chains.set(chain, id);
-      for (const key of keys) {
+      this.#reads.set(chain, read);
+      for (const key of read.keys) {
         let readers = this.#readers.get(key);
         if (!readers) this.#readers.set(key, (readers = new Set()));
         readers.add(chain);
@@ -52,6 +50,12 @@ export class ChainReadIndex {
     }
     if (complete) this.#built = true;
   }
+}
+
+/** A chain and the keys of the entries its compile read (found or looked for). */
+export interface ChainReads {
+  chain: ChainId;
+  keys: Set<string>;
 }
 
 export const chainKey = (chain: ChainId) => JSON.stringify([chain.namespace, chain.name]);
@@ -79,8 +83,8 @@ export function compileChainsRecording(
   chains: ChainId[],
   base: Pick<CompileRequest, "datacenter" | "trustDomain">,
   lookupOf: (read: (kind: ConfigEntry["Kind"], namespace: string, name: string) => ConfigEntry | undefined) => EntryLookup,
-): Map<string, { chain: ChainId; keys: Set<string> }> {
-  const reads = new Map<string, { chain: ChainId; keys: Set<string> }>();
+): Map<string, ChainReads> {
+  const reads = new Map<string, ChainReads>();
   for (const chain of chains) {
     const keys = new Set<string>();
     const lookup = lookupOf((kind, namespace, name) => {

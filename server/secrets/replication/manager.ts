@@ -120,7 +120,7 @@ export class ReplicationManager {
       // (16 MiB of memory otherwise): a secondary that joins it later starts from the handshake's
       // full copy, not from its WAL.
       if (this.dr.role === "primary" || this.performance.role === "primary") this.wal.append(write.key, write.value, write.bytes);
-      else this.wal.skip();
+      else this.wal.advance();
       this.dr.notifyWal();
       this.performance.notifyWal();
     });

@@ -58,7 +58,7 @@ export class WalLog {
    * Numbers a write without keeping it, and lets go of every entry kept: a secondary asking for
    * anything before it resyncs. For a cluster that ships its writes to no one.
    */
-  skip(): void {
+  advance(): void {
     ++this.#last;
     this.#entries.length = 0;
     this.#sizes.length = 0;
