@@ -25,6 +25,17 @@ function send(port: number, path: string, headers: Record<string, string>, metho
   });
 }
 
+/** An app validating requests and answers against `doc`, with the given routes, errors answered with their status and message. */
+function listenValidated(doc: object, routes: (app: ReturnType<typeof express>) => void): Promise<{ server: Server; port: number }> {
+  const app = express();
+  app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true }));
+  routes(app);
+  app.use((error: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(error.status ?? 500).json({ error: error.message });
+  });
+  return listen(app);
+}
+
 describe("requestValidatorKey", () => {
   const withBody = { expressRoute: "/v1/config", schema: { requestBody: { content: { "application/json": {} } } } };
   const withoutBody = { expressRoute: "/v1/discovery-chain/:service_name", schema: {} };
@@ -120,22 +131,18 @@ describe("passed checks of requests without a body, kept", () => {
   let target: { server: Server; port: number };
   const seen: unknown[] = [];
   beforeAll(async () => {
-    const app = express();
-    app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true }));
-    app.get("/items/:id", (req, res) => {
-      const openapi = (req as unknown as { openapi: { pathParams: unknown } }).openapi;
-      // Express's own route sets req.params again from the path: the services use the validator's.
-      seen.push({ params: openapi.pathParams, query: req.query, frozen: Object.isFrozen(req.query) });
-      res.json({});
+    target = await listenValidated(doc, (app) => {
+      app.get("/items/:id", (req, res) => {
+        const openapi = (req as unknown as { openapi: { pathParams: unknown } }).openapi;
+        // Express's own route sets req.params again from the path: the services use the validator's.
+        seen.push({ params: openapi.pathParams, query: req.query, frozen: Object.isFrozen(req.query) });
+        res.json({});
+      });
+      app.get("/counted", (req, res) => {
+        seen.push({ header: req.headers["x-count"] });
+        res.json({});
+      });
     });
-    app.get("/counted", (req, res) => {
-      seen.push({ header: req.headers["x-count"] });
-      res.json({});
-    });
-    app.use((error: { status?: number }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(error.status ?? 500).json({});
-    });
-    target = await listen(app);
   });
   afterAll(() => target.server.close());
 
@@ -180,16 +187,12 @@ describe("passed checks of answers, kept", () => {
   };
   let target: { server: Server; port: number };
   beforeAll(async () => {
-    const app = express();
-    app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true }));
-    app.get("/answer", (req, res) => {
-      const n = String(req.query.n);
-      res.status(req.query.status === "201" ? 201 : 200).json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
+    target = await listenValidated(doc, (app) => {
+      app.get("/answer", (req, res) => {
+        const n = String(req.query.n);
+        res.status(req.query.status === "201" ? 201 : 200).json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
+      });
     });
-    app.use((error: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(error.status ?? 500).json({ error: error.message });
-    });
-    target = await listen(app);
   });
   afterAll(() => target.server.close());
 
