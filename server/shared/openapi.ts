@@ -69,7 +69,7 @@ export interface ValidatorOptions {
  * their errors are the library's; only the plumbing between them differs.
  */
 export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOptions): RequestHandler {
-  const apiSpec = structuredClone({ ...bundle, servers: [{ url: options.basePath }] });
+  const apiSpec = acceptingReservedCharacters(structuredClone({ ...bundle, servers: [{ url: options.basePath }] }));
   return validatorPipeline({
     apiSpec: apiSpec as never,
     validateRequests: { allErrors: true, allowUnknownQueryParameters: options.allowUnknownQueryParameters === true },
@@ -80,6 +80,28 @@ export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOpti
     // The descriptions are checked by the lint (Redocly) in CI, not at every start.
     validateApiSpec: false,
   });
+}
+
+/**
+ * The validator's copy of a description, with every query parameter marked `allowReserved`: the
+ * services decode a query value whether or not its reserved characters (`:/?#[]@!$'()*+,;=`) are
+ * percent-encoded (Go's net/url, Rack), and so do these servers. Without it the validator refuses
+ * `q=it's` with 400, which is what encodeURIComponent, and so the generated clients, send for
+ * `it's`. Only the servers' validator copy is changed; the published description keeps OpenAPI's
+ * default, which tells a client to encode them.
+ */
+function acceptingReservedCharacters<T extends OpenApiDocument>(document: T): T {
+  const mark = (parameter: unknown) => {
+    const p = parameter as { in?: unknown; allowReserved?: boolean } | null;
+    if (p && typeof p === "object" && p.in === "query") p.allowReserved = true;
+  };
+  const components = document.components as { parameters?: Record<string, unknown> } | undefined;
+  Object.values(components?.parameters ?? {}).forEach(mark);
+  for (const item of Object.values(document.paths)) {
+    ((item.parameters ?? []) as unknown[]).forEach(mark);
+    for (const method of METHODS) ((item[method] as { parameters?: unknown[] } | undefined)?.parameters ?? []).forEach(mark);
+  }
+  return document;
 }
 
 

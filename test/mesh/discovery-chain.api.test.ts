@@ -201,6 +201,14 @@ describe("GET /discovery-chain/{service_name}", () => {
     expect(c.Nodes[c.StartNode]?.Resolver?.Failover).toEqual({ Targets: ["web.default.dc1"] });
   });
 
+  it("takes query values whose reserved characters are not percent-encoded, as the agent does", async () => {
+    // encodeURIComponent (so the generated client) leaves !'()* as they are.
+    expect((await chain("web", { "compile-dc": "dc(2)*'!" })).Datacenter).toBe("dc(2)*'!");
+    const raw = await fetch(`${mesh.baseUrl}/discovery-chain/web?compile-dc=dc:2/@$,;`);
+    expect(raw.status, await raw.clone().text()).toBe(200);
+    expect(((await raw.json()) as { Chain: { Datacenter: string } }).Chain.Datacenter).toBe("dc:2/@$,;");
+  });
+
   it("compiles in the namespace of ns, else X-Mesh-Namespace, else default", async () => {
     await apply({ Kind: "service-resolver", Name: "web", Namespace: "team-a", ConnectTimeout: "3s" } as ConfigEntry);
     const byParam = await mesh.client.GET("/discovery-chain/{service_name}", {

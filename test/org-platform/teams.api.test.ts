@@ -122,6 +122,16 @@ describe("listTeams", () => {
     expect(await search("nothing")).toEqual([]);
   });
 
+  it("takes a q whose reserved characters are not percent-encoded, as the platform does", async () => {
+    // encodeURIComponent (so the generated client) leaves !'()* as they are: q=dev's(*)! is sent.
+    const quoted = await server.as(TOKENS.alice).GET("/organizations/{organization_name}/teams", { params: { path: { organization_name: "acme" }, query: { q: "dev's(*)!" } } });
+    expect(quoted.response.status).toBe(200);
+    expect(quoted.data!.data).toEqual([]);
+    const raw = await server.fetch("/organizations/acme/teams?q=@:/$,;d", { token: TOKENS.alice });
+    expect(raw.status).toBe(200);
+    expect(((await raw.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
   it("filters by a comma-separated list of exact names, and combines it with q", async () => {
     const filter = async (names: string, q?: string, token: string = TOKENS.alice) =>
       (
