@@ -42,6 +42,8 @@ export interface Equivalent {
   mutator: string;
   original: string;
   replacement: string;
+  /** Text the mutated line must hold too, where the original alone (`false`, `""`) is found in several places. */
+  line?: string;
   why: string;
 }
 
@@ -89,7 +91,7 @@ export const GUARD_MODULES: GuardModule[] = [
       { mutator: "ConditionalExpression", original: 'this.#state === "passthrough"', replacement: "false", why: "in passthrough, lines are handed on unchanged by the line handler's default branch too; at the end of headers passthrough cannot be the state" },
       { mutator: "BlockStatement", original: "{\n        out.push(data);\n        break;\n      }", replacement: "{}", why: "without the shortcut, passthrough bytes go through the line handler's default branch unchanged" },
       { mutator: "ConditionalExpression", original: "default:\n        return line;", replacement: "default:", why: "unreachable: the line handler is not called in the body, chunk-data or passthrough states" },
-      { mutator: "BooleanLiteral", original: "false", replacement: "true", why: "#chunked is reset at every request line before it is read" },
+      { mutator: "BooleanLiteral", original: "false", replacement: "true", line: "  #chunked = false;", why: "#chunked is reset at every request line before it is read" },
       { mutator: "ConditionalExpression", original: "this.#pendingLength > 0", replacement: "true", why: "joining no pending bytes to the line gives the same line" },
       { mutator: "EqualityOperator", original: "this.#pendingLength > 0", replacement: "this.#pendingLength >= 0", why: "joining no pending bytes to the line gives the same line" },
       { mutator: "StringLiteral", original: '"LIST "', replacement: '""', why: "rewriteListRequestLine leaves a line that is not LIST as it is, and latin1 round-trips every byte" },
@@ -103,14 +105,22 @@ export const GUARD_MODULES: GuardModule[] = [
       { mutator: "ConditionalExpression", original: "this.#contentLength > 0", replacement: "true", why: "a body of length 0 is passed on as no bytes" },
       { mutator: "EqualityOperator", original: "this.#contentLength > 0", replacement: "this.#contentLength >= 0", why: "a body of length 0 is passed on as no bytes" },
       { mutator: "Regex", original: "/^LIST (\\S+)( HTTP\\/\\d\\.\\d)?(\\r?\\n)$/", replacement: "/LIST (\\S+)( HTTP\\/\\d\\.\\d)?(\\r?\\n)$/", why: "only lines starting with LIST reach it" },
-      { mutator: "ObjectLiteral", original: "{ allowHalfOpen: true }", replacement: "{}", why: "Node's HTTP server ends the connection itself when the client half-closes (socketOnEnd)" },
-      { mutator: "BooleanLiteral", original: "true", replacement: "false", why: "Node's HTTP server ends the connection itself when the client half-closes (socketOnEnd)" },
-      { mutator: "StringLiteral", original: '"drain"', replacement: '""', why: "the duplex emits its own drain when its write buffer empties" },
-      { mutator: "ArrowFunction", original: '() => this.emit("drain")', replacement: "() => undefined", why: "the duplex emits its own drain when its write buffer empties" },
-      { mutator: "ArrowFunction", original: "(error) => this.destroy(error)", replacement: "() => undefined", why: "a socket error is followed by close, which destroys the wrapper" },
-      { mutator: "StringLiteral", original: '"close"', replacement: '""', why: "the end of the socket (or its error) already tears the request down" },
-      { mutator: "ArrowFunction", original: "() => this.destroy()", replacement: "() => undefined", why: "the socket closes once both sides ended or on error, which tears the wrapper down" },
-      { mutator: "LogicalOperator", original: "error ?? undefined", replacement: "error && undefined", why: "the error has been reported already; the socket is destroyed either way" },
+      // The connection recovery (Node's parser refused LIST; the connection goes on through the rewriter).
+      { mutator: "ConditionalExpression", original: 'typeof at !== "number"', replacement: "false", why: "Node sets bytesParsed on every parser error; without a number no position compared below matches, and the answer is none either way" },
+      { mutator: "LogicalOperator", original: 'before === "I" && at === 1', replacement: 'before === "I" || at === 1', why: "a one-byte `before` holding I means at is 1; at 1 with another byte gives a start that is not LIST, refused below" },
+      { mutator: "ConditionalExpression", original: 'before === "I"', replacement: "true", why: "with at 1, the rest is taken from the packet's start, which must read IST to pass the LIST check below: the byte before is I" },
+      { mutator: "ConditionalExpression", original: "at === 1", replacement: "true", why: "`before` is one byte only at position 1 (it is empty at 0, two bytes after)" },
+      { mutator: "ConditionalExpression", original: 'carried === ""', replacement: "false", why: "joining an empty carried part gives the same bytes" },
+      { mutator: "StringLiteral", original: '""', replacement: '"Stryker was here!"', line: 'carried === ""', why: "joining an empty carried part gives the same bytes" },
+      { mutator: "StringLiteral", original: '"latin1"', replacement: '""', line: "Buffer.from(carried", why: "the carried part is L or LI: the same bytes in UTF-8" },
+      { mutator: "StringLiteral", original: '"latin1"', replacement: '""', line: "Connection: close", why: "the refusal is ASCII text: the same bytes in UTF-8" },
+      { mutator: "StringLiteral", original: '""', replacement: '"Stryker was here!"', line: "REFUSALS[error.code", why: "every error of Node's parser has a code" },
+      { mutator: "ConditionalExpression", original: "!parser || !nodeSocketOnError", replacement: "false", why: "on Node 20 a connection whose parser refused has its parser, and Node's listener was found at the server's first connection: the guard stands for a Node whose internals differ" },
+      { mutator: "LogicalOperator", original: "!parser || !nodeSocketOnError", replacement: "!parser && !nodeSocketOnError", why: "on Node 20 a connection whose parser refused has its parser, and Node's listener was found at the server's first connection: the guard stands for a Node whose internals differ" },
+      { mutator: "ObjectLiteral", original: '{ type: "HTTPINCOMINGMESSAGE", socket }', replacement: "{}", why: "the parser's async resource is seen only by async_hooks listeners (AsyncLocalStorage keeps its store on any object)" },
+      { mutator: "StringLiteral", original: '"HTTPINCOMINGMESSAGE"', replacement: '""', why: "the parser's async resource is seen only by async_hooks listeners" },
+      { mutator: "ConditionalExpression", original: "handle._consumed !== true", replacement: "true", why: "a socket reaches the server's connection listener before anything consumes its handle" },
+      { mutator: "BooleanLiteral", original: "true", replacement: "false", line: "handle._consumed !== true", why: "`_consumed` is undefined until Node's connection listener consumes the handle: `!== false` answers as `!== true` (the other `true` on the line is killed by the native-parsing tests)" },
     ],
   },
   {
@@ -246,8 +256,10 @@ export function reviewedEquivalents(module: GuardModule, results: MutantResult[]
       if (sl === el) return (source[sl] ?? "").slice(sc, ec);
       return [(source[sl] ?? "").slice(sc), ...source.slice(sl + 1, el), (source[el] ?? "").slice(0, ec)].join("\n");
     };
-    const texts = [slice(0), slice(1)];
-    const match = module.equivalent.find((e) => e.mutator === r.mutatorName && texts.includes(e.original) && e.replacement === r.replacement);
+    const at = [0, 1].map((base) => ({ text: slice(base), line: source[start.line - base] ?? "" }));
+    const match = module.equivalent.find(
+      (e) => e.mutator === r.mutatorName && e.replacement === r.replacement && at.some(({ text, line }) => text === e.original && (e.line === undefined || line.includes(e.line))),
+    );
     if (match) found.push(match);
   }
   return found;

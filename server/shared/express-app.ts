@@ -9,6 +9,14 @@ const PARSED_QUERY = Symbol("parsed query");
 
 type RequestWithQuery = Request & { [PARSED_QUERY]?: { url: string; value: unknown } };
 
+/** Marks an app's request prototype whose req.query can be assigned (serviceApp's). */
+const ASSIGNABLE_QUERY = Symbol("assignable query");
+
+/** Whether req.query of this request can be assigned (its app is a serviceApp). */
+export function queryAssignable(req: Request): boolean {
+  return ((req.app as unknown as { request?: { [ASSIGNABLE_QUERY]?: boolean } } | undefined)?.request?.[ASSIGNABLE_QUERY]) === true;
+}
+
 /**
  * An Express app without X-Powered-By or ETag (none of the real services sends them; an ETag
  * costs a hash of every answer), whose requests parse their query string once.
@@ -17,6 +25,8 @@ type RequestWithQuery = Request & { [PARSED_QUERY]?: { url: string; value: unkno
  * string each time), and a request's handling reads it about a dozen times (the services' checks,
  * the validator, the handler). Here the first read of a request keeps what it parsed, with the URL
  * it parsed: a read after the URL changed (a service rewriting it to its canonical form) parses again.
+ * It can also be assigned (Express 5's cannot): the value is kept as the query of the request's URL
+ * (the request check, request-check.ts, coerces parameters into it without redefining req.query).
  */
 export function serviceApp(): Express {
   const app = express();
@@ -34,7 +44,11 @@ export function serviceApp(): Express {
       this[PARSED_QUERY] = { url: this.url, value };
       return value;
     },
+    set(this: RequestWithQuery, value: unknown) {
+      this[PARSED_QUERY] = { url: this.url, value };
+    },
   });
+  (app.request as { [ASSIGNABLE_QUERY]?: boolean })[ASSIGNABLE_QUERY] = true;
   return app;
 }
 

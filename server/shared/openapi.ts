@@ -8,7 +8,8 @@ import { inSequence, type Stage } from "./stages.ts";
 import { exactRequestKey } from "./answer-memo.ts";
 import { BoundedCache } from "./bounded-cache.ts";
 import { atPointer, validatorLibrary } from "./validator-route-cache.ts";
-import { sendJsonText } from "./express-app.ts";
+import { queryAssignable, sendJsonText } from "./express-app.ts";
+import { requestCheck, type LibraryRequestValidator } from "./request-check.ts";
 
 const library = validatorLibrary;
 
@@ -236,10 +237,6 @@ interface LibraryValidator {
   ajvOpts: { preprocessor: unknown; request: unknown; response: unknown };
 }
 
-interface LibraryRequestValidator {
-  buildMiddleware(path: string, reqSchema: unknown, contentType: unknown, ajvCacheKey: string): Stage;
-}
-
 interface LibraryResponseValidator {
   buildValidators(responses: unknown, ajvCacheKey: string): unknown;
   _validate(input: { validators: unknown; body: unknown; statusCode: number; path: string; accepts: string[] }): void;
@@ -341,16 +338,23 @@ function requestStage(validator: LibraryRequestValidator, headersUnchanged: (ope
       const verdict = verdicts.get(verdictKey);
       if (verdict) {
         (operation as { pathParams?: unknown }).pathParams = req.params = verdict.params as Request["params"];
-        // Express 5 reads req.query through a getter: the checked value is set over it, as the library does.
-        Object.defineProperty(req, "query", { value: verdict.query, writable: true, configurable: true, enumerable: true });
+        // Express 5 reads req.query through a getter: the checked value is set over it, as the library
+        // does, unless the app's req.query can be assigned (serviceApp).
+        if (queryAssignable(req)) (req as { query: unknown }).query = verdict.query;
+        else Object.defineProperty(req, "query", { value: verdict.query, writable: true, configurable: true, enumerable: true });
         return next();
       }
     }
     const { key, mediaType } = requestValidatorKey(req.method, operation, req.headers["content-type"]);
-    let stage = built.get(key);
+    // An app whose req.query can be assigned gets the library's check without its step that makes it writable.
+    const assignable = queryAssignable(req);
+    let stage = built.get(assignable ? key : `${key} writable query`);
     if (!stage) {
-      stage = validator.buildMiddleware(operation.expressRoute, operation.schema, library.ContentType.fromString(mediaType), key);
-      built.set(key, stage);
+      const contentType = library.ContentType.fromString(mediaType);
+      stage = assignable
+        ? requestCheck(validator, operation.expressRoute, operation.schema, contentType as { mediaType?: string }, key)
+        : validator.buildMiddleware(operation.expressRoute, operation.schema, contentType, key);
+      built.set(assignable ? key : `${key} writable query`, stage);
     }
     if (verdictKey === undefined) return stage(req, res, next);
     // The library's stage goes on synchronously when the request passes, and throws when it does not.

@@ -3,6 +3,7 @@
 // only LIST request lines into GET ...?list=true. On a plain HTTP server, a handler sees the result.
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
+import { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acceptListMethod, refusedListRequest, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
@@ -127,6 +128,8 @@ describe("refusedListRequest: where a request the parser refused begins, when it
     expect(begins("LI", 2)).toBeUndefined(); // the parser stops at a byte it has
     expect(begins("ALIST /x HTTP/1.1\r\n\r\n", 1)).toBeUndefined();
     expect(begins("LISX /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
+    // Stopped after PU (of PUT) at the S: an `LI` is put back only where a packet begins.
+    expect(begins("PUST /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
     expect(begins("LIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
     expect(refusedListRequest(Object.assign(new Error("no bytes"), { code: "HPE_INVALID_METHOD", bytesParsed: 2 }))).toBeUndefined();
     expect(begins("GET /x HTTP/1.1\r\n\r\nLIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
@@ -211,6 +214,92 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
     } finally {
       lenient.closeAllConnections();
       await new Promise<void>((resolve) => lenient.close(() => resolve()));
+    }
+  });
+
+  it("refuses a LIST request line it cannot read with 400 and closes, as soon as the line has come", async () => {
+    // Two spaces: no request target. The rewriter passes the line on as it came; the parser refuses
+    // it again, and that refusal is answered (nothing else is sent that could be refused instead).
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write("LIST  /v1/b HTTP/1.1\r\n"));
+      let received = "";
+      const timer = setTimeout(() => socket.destroy(), 2000);
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      socket.on("close", () => {
+        clearTimeout(timer);
+        resolve(received);
+      });
+      socket.on("error", reject);
+    });
+    expect(raw).toBe("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  });
+
+  it("serves every LIST of a connection, each in a packet of its own (the parser is off the socket after the first)", async () => {
+    native = [];
+    const raw = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/c HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
+    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+      { method: "GET", url: "/v1/b?list=true" },
+      { method: "GET", url: "/v1/c?list=true" },
+      { method: "GET", url: "/v1/d" },
+    ]);
+    expect(native).toEqual([false, false, false]);
+  });
+
+  it("goes on reading a connection after a packet that holds only part of a line", async () => {
+    const raw = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HT", "TP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
+    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+      { method: "GET", url: "/v1/b?list=true" },
+      { method: "GET", url: "/v1/c" },
+    ]);
+  });
+
+  it("serves LIST on a connection handed to the server as a stream, without a socket handle", async () => {
+    native = [];
+    const answers: Buffer[] = [];
+    const connection = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, done) {
+        answers.push(chunk);
+        done();
+      },
+    });
+    server.emit("connection", connection);
+    connection.push(Buffer.from("LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/c HTTP/1.1\r\nHost: x\r\n\r\nL"));
+    connection.push(Buffer.from("IST /v1/d HTTP/1.1\r\nHost: x\r\n\r\n"));
+    await expect.poll(() => parseRawResponses(Buffer.concat(answers).toString("latin1")).length).toBe(3);
+    expect(parseRawResponses(Buffer.concat(answers).toString("latin1")).map((r) => r.body)).toEqual([
+      { method: "GET", url: "/v1/b?list=true" },
+      { method: "GET", url: "/v1/c" },
+      { method: "GET", url: "/v1/d?list=true" },
+    ]);
+    expect(native).toEqual([false, false, false]);
+    connection.destroy();
+  });
+
+  it("writes no refusal into an answer already under way: the connection is closed, as Node does", async () => {
+    const streaming = createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("first part");
+    });
+    acceptListMethod(streaming);
+    await new Promise<void>((resolve) => streaming.listen(0, "127.0.0.1", resolve));
+    try {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect((streaming.address() as AddressInfo).port, "127.0.0.1", () => socket.write("GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n"));
+        let received = "";
+        socket.on("data", (chunk: Buffer) => {
+          const sent = received.includes("first part");
+          received += chunk.toString("latin1");
+          if (!sent && received.includes("first part")) socket.write("FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n");
+        });
+        socket.on("close", () => resolve(received));
+        socket.on("error", reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*first part\r\n$/);
+      expect(raw).not.toContain("400");
+    } finally {
+      streaming.closeAllConnections();
+      await new Promise<void>((resolve) => streaming.close(() => resolve()));
     }
   });
 

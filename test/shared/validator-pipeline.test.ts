@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createMeshApp } from "../../server/mesh/app.ts";
 import { createOrgPlatformApp } from "../../server/org-platform/app.ts";
 import { express, openApiValidator, requestValidatorKey } from "../../server/shared/openapi.ts";
+import { serviceApp } from "../../server/shared/express-app.ts";
 import { validatorLibrary } from "../../server/shared/validator-route-cache.ts";
 
 function listen(app: { listen(port: number, host: string): Server }): Promise<{ server: Server; port: number }> {
@@ -270,5 +271,89 @@ describe("a checked JSON answer is sent as res.json sends it", () => {
         expect(await view(a!)).toEqual(await view(b!));
       }
     }
+  });
+});
+
+describe("the request check on a serviceApp (req.query assigned, never redefined)", () => {
+  const doc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {
+      "/items/{id}": {
+        get: {
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "integer" } },
+            { name: "limit", in: "query", schema: { type: "integer", maximum: 10 } },
+            { name: "tags", in: "query", style: "form", explode: false, schema: { type: "array", items: { type: "string" } } },
+            { name: "page", in: "query", style: "deepObject", schema: { type: "object", properties: { number: { type: "integer" } } } },
+            { name: "X-Count", in: "header", schema: { type: "integer" } },
+          ],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+      "/items": {
+        post: {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { type: "object", required: ["name"], properties: { name: { type: "string" }, size: { type: "integer", default: 1 } }, additionalProperties: false } } },
+          },
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+    },
+  };
+  const targets: Record<"library" | "service", { server: Server; port: number }> = {} as never;
+  const seen: Record<"library" | "service", unknown[]> = { library: [], service: [] };
+  beforeAll(async () => {
+    for (const name of ["library", "service"] as const) {
+      // The library's own check (a plain Express 5 app: its step that makes req.query writable) beside serviceApp's.
+      const app = name === "library" ? express() : serviceApp();
+      app.use(express.json());
+      app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: false }));
+      const record = (req: express.Request, res: express.Response) => {
+        seen[name].push({ query: req.query, params: (req as unknown as { openapi: { pathParams: unknown } }).openapi.pathParams, count: req.headers["x-count"], body: req.body, ownQuery: Object.getOwnPropertyDescriptor(req, "query") !== undefined });
+        res.json({});
+      };
+      app.get("/items/:id", record);
+      app.post("/items", record);
+      app.use((error: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        res.status(error.status ?? 500).json({ error: error.message });
+      });
+      targets[name] = await listen(app);
+    }
+  });
+  afterAll(() => Promise.all(Object.values(targets).map(({ server }) => new Promise((resolve) => server.close(resolve)))));
+
+  const exchanges: [string, string, Record<string, string>, string?][] = [
+    ["GET", "/items/7?limit=5&tags=a,b&page%5Bnumber%5D=2", { "x-count": "3" }],
+    ["GET", "/items/7?limit=5&tags=a,b&page%5Bnumber%5D=2", { "x-count": "3" }], // the same again: kept
+    ["GET", "/items/7", {}],
+    ["GET", "/items/x", {}],
+    ["GET", "/items/7?limit=50", {}],
+    ["GET", "/items/7?limit=", {}],
+    ["GET", "/items/7?other=1", {}],
+    ["GET", "/items/7", { "x-count": "many" }],
+    ["POST", "/items", { "content-type": "application/json" }, '{"name":"a"}'],
+    ["POST", "/items", { "content-type": "application/json" }, '{"name":1,"extra":true}'],
+    ["POST", "/items", { "content-type": "application/json" }, ""],
+    ["POST", "/items", { "content-type": "text/plain" }, "name"],
+  ];
+
+  it("answers every request as the library's check does, with the same parameters, defaults and errors", async () => {
+    for (const [method, path, headers, body] of exchanges) {
+      const library = await send(targets.library.port, path, headers, method, body);
+      const service = await send(targets.service.port, path, headers, method, body);
+      expect(service, `${method} ${path}`).toEqual(library);
+    }
+    const withoutOwn = (entries: unknown[]) => entries.map((e) => ({ ...(e as object), ownQuery: undefined }));
+    expect(withoutOwn(seen.service)).toEqual(withoutOwn(seen.library));
+    expect(seen.service).toHaveLength(4);
+    expect(seen.service[0]).toMatchObject({ query: { limit: 5, tags: ["a", "b"], page: { number: 2 } }, params: { id: 7 }, count: 3 });
+    expect(seen.service[3]).toMatchObject({ body: { name: "a", size: 1 } });
+  });
+
+  it("leaves req.query as the app's getter on a serviceApp (the library's check defines it on the request)", () => {
+    expect(seen.service.map((e) => (e as { ownQuery: boolean }).ownQuery)).toEqual([false, false, false, false]);
+    expect((seen.library[0] as { ownQuery: boolean }).ownQuery).toBe(true);
   });
 });

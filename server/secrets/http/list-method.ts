@@ -262,11 +262,8 @@ export function acceptListMethod(server: Server): void {
   server.on("connection", (socket: HttpSocket) => {
     const handle = socket._handle;
     const native = handle?.isStreamBase === true && handle._consumed !== true;
-    if (!native) {
-      // Marked as consumed already, so that the server reads it through `data` events, as any socket it cannot consume.
-      if (handle) handle._consumed = true;
-      rewriteIncoming(socket);
-    }
+    // Node's connection listener reads such a socket through `data` events: through the rewriter from its first byte.
+    if (!native) rewriteIncoming(socket);
     for (const handler of handlers) handler.call(server, socket);
     nodeSocketOnError ??= socket.listeners("error").find((l) => l.name === "socketOnError") as typeof nodeSocketOnError;
   });
