@@ -73,6 +73,16 @@ export const GUARD_MODULES: GuardModule[] = [
     tests: ["test/mesh/token-resolution-precedence.test.ts", "test/mesh/acl.api.test.ts"],
   },
   {
+    // Finding a token by its secret (every authenticated mesh request), through every write.
+    name: "mesh-acl-store",
+    mutate: "server/mesh/store/acl-store.ts",
+    functions: [/^\s+getBy\(key/, /^\s+put\(id/, /^\s+delete\(id/, /^\s+private keep\(/, /^\s+private forgetSecondKey\(/],
+    tests: ["test/mesh/acl-store.test.ts"],
+    equivalent: [
+      { mutator: "ConditionalExpression", original: "id === undefined", replacement: "false", why: "a Map holds no row under undefined: the lookup answers undefined either way" },
+    ],
+  },
+  {
     name: "secrets-rekey",
     mutate: "server/secrets/domain/rekey.ts",
     tests: ["test/secrets/rekey-machine.test.ts", "test/secrets/rekey-refusal-precedence.test.ts"],

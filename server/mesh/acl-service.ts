@@ -119,7 +119,7 @@ export class MeshAcl {
       if (rules !== undefined) this.rulesOf(rules); // refuse bad rules at start
       if (declared.Namespace !== undefined) checkTokenNamespace(declared.Namespace);
       // A restart on a data directory finds the token declared last time: same accessor, no duplicate.
-      const existing = this.store.tokens.all().find((t) => t.SecretID === declared.SecretID);
+      const existing = this.store.tokens.getBy(declared.SecretID);
       this.putToken({
         AccessorID: declared.AccessorID ?? existing?.AccessorID ?? randomUUID(),
         SecretID: declared.SecretID,
@@ -144,7 +144,7 @@ export class MeshAcl {
   resolve(secret: string | undefined): Authorizer | undefined {
     if (!this.enabled) return undefined;
     if (!secret) return ANONYMOUS;
-    const token = this.store.tokens.all().find((t) => t.SecretID === secret);
+    const token = this.store.tokens.getBy(secret);
     if (!token || this.expired(token)) throw new MeshHttpError(403, "ACL not found");
     const policies = [...token.Policies, ...token.Roles.flatMap((link) => this.store.roles.get(link.ID)?.Policies ?? [])]
       .map((link) => this.store.policies.get(link.ID))
@@ -217,7 +217,7 @@ export class MeshAcl {
     const roles = (input.Roles ?? []).map((link) => this.link("role", link));
     const accessor = input.AccessorID ?? randomUUID();
     if (this.store.tokens.get(accessor)) throw new MeshHttpError(400, "Invalid Token: AccessorID is already in use");
-    if (input.SecretID && this.store.tokens.all().some((t) => t.SecretID === input.SecretID)) {
+    if (input.SecretID && this.store.tokens.getBy(input.SecretID) !== undefined) {
       throw new MeshHttpError(400, "Invalid Token: SecretID is already in use");
     }
     // One moment for both: the expiration is the creation time plus the TTL, to the nanosecond.
@@ -257,7 +257,7 @@ export class MeshAcl {
     this.requireLegacy(authorizer);
     if (input.Rules) this.rulesOf(input.Rules);
     const secret = input.ID || randomUUID();
-    if (this.store.tokens.all().some((t) => t.SecretID === secret)) throw new MeshHttpError(400, "ACL ID is already in use");
+    if (this.store.tokens.getBy(secret) !== undefined) throw new MeshHttpError(400, "ACL ID is already in use");
     this.putToken({
       AccessorID: randomUUID(),
       SecretID: secret,
@@ -271,7 +271,7 @@ export class MeshAcl {
   /** The legacy read: an array with the token, or an empty array. */
   legacyTokenInfo(authorizer: Authorizer | undefined, secret: string): LegacyToken[] {
     this.requireLegacy(authorizer);
-    const token = this.store.tokens.all().find((t) => t.SecretID === secret);
+    const token = this.store.tokens.getBy(secret);
     if (!token) return [];
     const { Description, Rules, Management, CreateIndex, ModifyIndex } = token;
     return [{ ID: secret, Name: Description, Type: Management ? "management" : "client", Rules: Rules ?? "", CreateIndex, ModifyIndex }];
@@ -281,7 +281,7 @@ export class MeshAcl {
   destroyLegacyToken(authorizer: Authorizer | undefined, secret: string): void {
     this.requireLegacy(authorizer);
     if (secret === this.settings.managementToken) throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
-    const token = this.store.tokens.all().find((t) => t.SecretID === secret);
+    const token = this.store.tokens.getBy(secret);
     if (token) this.store.tokens.delete(token.AccessorID);
   }
 

@@ -54,14 +54,22 @@ interface Durable<T> {
 
 class Table<T extends Indexed> {
   private readonly rows = new Map<string, T>();
+  /** Ids by a second key (a token's secret), when the table has one: every request finds its token in one lookup. */
+  private readonly ids = new Map<string, string>();
   constructor(
     private readonly index: { current: number },
     private readonly durable?: Durable<T>,
+    private readonly secondKey?: (row: T) => string,
   ) {
-    for (const [id, row] of durable?.rows.entries() ?? []) this.rows.set(id, row);
+    for (const [id, row] of durable?.rows.entries() ?? []) this.keep(id, row);
   }
   get(id: string): T | undefined {
     return this.rows.get(id);
+  }
+  /** The row whose second key is `key`. */
+  getBy(key: string): T | undefined {
+    const id = this.ids.get(key);
+    return id === undefined ? undefined : this.rows.get(id);
   }
   all(): T[] {
     return [...this.rows.values()];
@@ -70,13 +78,23 @@ class Table<T extends Indexed> {
     const index = this.index.current + 1;
     const stored = { ...row, CreateIndex: this.rows.get(id)?.CreateIndex ?? index, ModifyIndex: index } as T;
     this.commit(index, (d) => d.rows.put(id, stored));
-    this.rows.set(id, stored);
+    this.forgetSecondKey(id);
+    this.keep(id, stored);
     return stored;
   }
   delete(id: string): boolean {
     if (!this.rows.has(id)) return false;
     this.commit(this.index.current + 1, (d) => d.rows.delete(id));
+    this.forgetSecondKey(id);
     return this.rows.delete(id);
+  }
+  private keep(id: string, row: T): void {
+    this.rows.set(id, row);
+    if (this.secondKey) this.ids.set(this.secondKey(row), id);
+  }
+  private forgetSecondKey(id: string): void {
+    const row = this.rows.get(id);
+    if (row !== undefined && this.secondKey && this.ids.get(this.secondKey(row)) === id) this.ids.delete(this.secondKey(row));
   }
   /** Writes the change and the new index in one transaction, then moves the index. */
   private commit(index: number, change: (durable: Durable<T>) => void): void {
@@ -105,7 +123,7 @@ export class MemoryAclStore {
       dir && counters ? { dir, rows: dir.table<T>(name), counters } : undefined;
     this.policies = new Table<AclPolicy>(this.index, durable("acl_policies"));
     this.roles = new Table<AclRole>(this.index, durable("acl_roles"));
-    this.tokens = new Table<AclTokenRecord>(this.index, durable("acl_tokens"));
+    this.tokens = new Table<AclTokenRecord>(this.index, durable("acl_tokens"), (token) => token.SecretID);
   }
 
   /** The index of the newest write of a policy, role or token. */
