@@ -12,6 +12,7 @@ import { loadBundle } from "../../server/shared/openapi.ts";
 import type { WireResponse } from "./checker.ts";
 import type { GeneratedRequest } from "./arbitrary.ts";
 import { mediaTypeOf, type OpenApiDoc } from "./document.ts";
+import { keepIdleConnections } from "../../server/shared/service-entry.ts";
 
 export interface RunningReferenceServer {
   /** With the base path: http://127.0.0.1:PORT/v1 */
@@ -63,7 +64,7 @@ export interface KnownIssue {
 
 async function listenOnFreePort(app: Express, basePath: string): Promise<RunningReferenceServer> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = keepIdleConnections(app.listen(0, "127.0.0.1", () => resolve(s)));
     s.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;

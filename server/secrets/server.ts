@@ -6,6 +6,7 @@ import { createSecretsApp, SECRETS_BASE_PATH, type SecretsApp, type SecretsAppOp
 import { acceptListMethod } from "./http/list-method.ts";
 import { clusterApp } from "./replication/cluster-app.ts";
 import { leasesOf } from "./leases/index.ts";
+import { keepIdleConnections } from "../shared/service-entry.ts";
 
 export interface RunningSecrets extends SecretsApp {
   server: Server;
@@ -22,13 +23,13 @@ export interface RunningSecrets extends SecretsApp {
 
 export async function startSecretsServer(options: SecretsAppOptions = {}, host = "127.0.0.1", port = 0): Promise<RunningSecrets> {
   const secrets = await createSecretsApp(options);
-  const server = createServer(secrets.app);
+  const server = keepIdleConnections(createServer(secrets.app));
   acceptListMethod(server);
   await listen(server, host, port);
   const actual = (server.address() as AddressInfo).port;
   // The cluster listener, as the real system's cluster port: the API port + 1 unless configured.
   const replication = secrets.cluster.replication;
-  const clusterServer = createServer(clusterApp(replication));
+  const clusterServer = keepIdleConnections(createServer(clusterApp(replication)));
   try {
     await listen(clusterServer, host, replication.options.clusterPort ?? (port === 0 ? 0 : actual + 1));
   } catch (error) {

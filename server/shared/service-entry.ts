@@ -16,10 +16,26 @@ export interface ServiceEntry {
   start?: (host: string, env: NodeJS.ProcessEnv) => Promise<RunningService>;
 }
 
+/**
+ * How long a keep-alive connection may sit idle before the server closes it: 5 minutes, as Vault's
+ * listener (`IdleTimeout: 5 * time.Minute`; Consul's agent sets none, which Go leaves unlimited:
+ * bounded here alike). Node's default is 5 s, shorter than the clients keep idle connections (Go's
+ * transport 90 s): a client sending on a connection the server is closing that moment gets it
+ * closed under its request (undici: "other side closed"), and a server whose event loop was held up
+ * for 5 s closes connections with requests already waiting on them.
+ */
+export const IDLE_CONNECTION_TIMEOUT_MS = 5 * 60_000;
+
+/** Idle keep-alive connections kept as the services keep them (answers then say `Keep-Alive: timeout=300`). */
+export function keepIdleConnections<T extends Server>(server: T): T {
+  server.keepAliveTimeout = IDLE_CONNECTION_TIMEOUT_MS;
+  return server;
+}
+
 export function listen(app: Express, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // Express 5 calls this back with the listen error (port in use, bad host) instead of emitting it.
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    const server = keepIdleConnections(app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server))));
   });
 }
 
