@@ -17,7 +17,7 @@ function keepAliveHeader(port: number, path: string): Promise<string | undefined
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, path, headers: { connection: "keep-alive" } }, (res) => {
       res.resume();
-      res.on("end", () => resolve(res.headers["keep-alive"]));
+      res.on("end", () => resolve(res.headers["keep-alive"] as string | undefined));
     });
     req.on("error", reject);
     req.end();
