@@ -3,9 +3,9 @@
 //
 // The library's check makes req.query writable on every request: Express 5 gives req.query as a
 // getter, and the library's parameter parsing assigns it, so it reads the getter and defines an
-// own property on the request with Object.defineProperty. On these servers that step cost 4 µs of
-// a team PATCH and 13 µs of a mesh write (server CPU a request, A/B of bundles with and without it,
-// medians of five; docs/benchmarks.md). serviceApp's req.query takes an assignment instead (it is
+// own property on the request with Object.defineProperty. Without that step the servers spend
+// 8-9 µs less a write (server CPU a request: team PATCH 181 → 172, mesh write 190 → 182; A/B of
+// bundles, medians of five; docs/benchmarks.md). serviceApp's req.query takes an assignment instead (it is
 // kept for the request's URL), so the step is not needed; everything else is the library's, in its
 // order, with its validators (compiled by the library's ajv instances, cached under the same keys),
 // its coercions and its errors.
