@@ -105,7 +105,6 @@ function acceptingReservedCharacters<T extends OpenApiDocument>(document: T): T 
   return document;
 }
 
-
 interface LibraryContext {
   apiDoc: { paths: Record<string, Record<string, unknown>> };
   serial: number;
@@ -348,13 +347,14 @@ function requestStage(validator: LibraryRequestValidator, headersUnchanged: (ope
     const { key, mediaType } = requestValidatorKey(req.method, operation, req.headers["content-type"]);
     // An app whose req.query can be assigned gets the library's check without its step that makes it writable.
     const assignable = queryAssignable(req);
-    let stage = built.get(assignable ? key : `${key} writable query`);
+    const stageKey = assignable ? key : `${key} writable query`;
+    let stage = built.get(stageKey);
     if (!stage) {
       const contentType = library.ContentType.fromString(mediaType);
       stage = assignable
         ? requestCheck(validator, operation.expressRoute, operation.schema, contentType as { mediaType?: string }, key)
         : validator.buildMiddleware(operation.expressRoute, operation.schema, contentType, key);
-      built.set(assignable ? key : `${key} writable query`, stage);
+      built.set(stageKey, stage);
     }
     if (verdictKey === undefined) return stage(req, res, next);
     // The library's stage goes on synchronously when the request passes, and throws when it does not.
