@@ -10,13 +10,8 @@
 // order, with its validators (compiled by the library's ajv instances, cached under the same keys),
 // its coercions and its errors.
 import type { Request } from "express";
-import { createRequire } from "node:module";
-import path from "node:path";
 import type { Stage } from "./stages.ts";
-
-const require = createRequire(import.meta.url);
-const validatorDir = path.dirname(require.resolve("express-openapi-validator"));
-const fromValidator = (file: string) => require(path.join(validatorDir, file));
+import { fromValidator, validatorLibrary } from "./validator-route-cache.ts";
 
 type Ajv = { errorsText(errors: unknown[], options: object): string };
 type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
@@ -62,7 +57,7 @@ const util = fromValidator("middlewares/util.js") as {
   augmentAjvErrors(errors: unknown[]): unknown[];
   ajvErrorsToValidatorError(status: number, errors: unknown[]): { errors: unknown };
 };
-const { BadRequest, NotFound } = fromValidator("framework/types.js") as Record<"BadRequest" | "NotFound", new (options: object) => Error & { errors?: unknown }>;
+const { BadRequest, NotFound } = validatorLibrary.types as Record<"BadRequest" | "NotFound", new (options: object) => Error & { errors?: unknown }>;
 
 /** The library's check of a request against one operation and media type, without making req.query writable. */
 export function requestCheck(validator: LibraryRequestValidator, route: string, reqSchema: OperationSchema, contentType: { mediaType?: string }, ajvCacheKey: string): Stage {

@@ -25,7 +25,8 @@ import path from "node:path";
 const require = createRequire(import.meta.url);
 const validatorEntry = require.resolve("express-openapi-validator");
 const validatorDir = path.dirname(validatorEntry);
-const fromValidator = (file: string) => require(path.join(validatorDir, file));
+/** One of the validator's own files, as the validator itself loads it (with the patches below applied). */
+export const fromValidator = (file: string) => require(path.join(validatorDir, file));
 
 const pathToRegexpModule = require(require.resolve("path-to-regexp", { paths: [validatorDir] })) as {
   pathToRegexp: (route: string, options?: object) => unknown;

@@ -9,6 +9,32 @@ import { acceptListMethod, refusedListRequest, rewriteListRequestLine } from "..
 import { rewriteAll } from "../helpers/list-method.ts";
 import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
 
+/**
+ * Sends `opening` on a new connection and, once what came back holds `next.after`, sends
+ * `next.send` (once); resolves with everything received when the server closes the connection, or
+ * after 2 s (then it is closed here).
+ */
+function converse(port: number, opening: string, next?: { after: string; send: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(opening));
+    let received = "";
+    let sent = false;
+    const timer = setTimeout(() => socket.destroy(), 2000);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+      if (next && !sent && received.includes(next.after)) {
+        sent = true;
+        socket.write(next.send);
+      }
+    });
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.on("error", reject);
+  });
+}
+
 
 describe("rewriteListRequestLine", () => {
   it("turns LIST into GET with list=true, keeping the rest of the query", () => {
@@ -181,16 +207,7 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
   it("refuses a method nobody knows after LIST with 400, and closes", async () => {
     // FROB goes once LIST is answered: were both read at once, the refusal would come first and
     // close the connection before LIST's answer, as Node's own refusal does.
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, "127.0.0.1", () => socket.write("LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n"));
-      let received = "";
-      socket.on("data", (chunk: Buffer) => {
-        received += chunk.toString("latin1");
-        if (received.includes('"url":"/v1/b?list=true"}') && !received.includes("400")) socket.write("FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n");
-      });
-      socket.on("close", () => resolve(received));
-      socket.on("error", reject);
-    });
+    const raw = await converse(port, "LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", { after: '"url":"/v1/b?list=true"}', send: "FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n" });
     expect(raw).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
   });
 
@@ -220,17 +237,7 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
   it("refuses a LIST request line it cannot read with 400 and closes, as soon as the line has come", async () => {
     // Two spaces: no request target. The rewriter passes the line on as it came; the parser refuses
     // it again, and that refusal is answered (nothing else is sent that could be refused instead).
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, "127.0.0.1", () => socket.write("LIST  /v1/b HTTP/1.1\r\n"));
-      let received = "";
-      const timer = setTimeout(() => socket.destroy(), 2000);
-      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
-      socket.on("close", () => {
-        clearTimeout(timer);
-        resolve(received);
-      });
-      socket.on("error", reject);
-    });
+    const raw = await converse(port, "LIST  /v1/b HTTP/1.1\r\n");
     expect(raw).toBe("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });
 
@@ -284,17 +291,7 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
     acceptListMethod(streaming);
     await new Promise<void>((resolve) => streaming.listen(0, "127.0.0.1", resolve));
     try {
-      const raw = await new Promise<string>((resolve, reject) => {
-        const socket = connect((streaming.address() as AddressInfo).port, "127.0.0.1", () => socket.write("GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n"));
-        let received = "";
-        socket.on("data", (chunk: Buffer) => {
-          const sent = received.includes("first part");
-          received += chunk.toString("latin1");
-          if (!sent && received.includes("first part")) socket.write("FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n");
-        });
-        socket.on("close", () => resolve(received));
-        socket.on("error", reject);
-      });
+      const raw = await converse((streaming.address() as AddressInfo).port, "GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n", { after: "first part", send: "FROB /v1/x HTTP/1.1\r\nHost: x\r\n\r\n" });
       expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*first part\r\n$/);
       expect(raw).not.toContain("400");
     } finally {

@@ -26,10 +26,17 @@ function send(port: number, path: string, headers: Record<string, string>, metho
   });
 }
 
-/** An app validating requests and answers against `doc`, with the given routes, errors answered with their status and message. */
-function listenValidated(doc: object, routes: (app: ReturnType<typeof express>) => void): Promise<{ server: Server; port: number }> {
-  const app = express();
-  app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true }));
+/**
+ * An app validating requests and answers against `doc`, with the given routes, errors answered with
+ * their status and message. `app`: the app to use (a plain Express 5 app unless given), with what it
+ * already has before the validator.
+ */
+function listenValidated(
+  doc: object,
+  routes: (app: ReturnType<typeof express>) => void,
+  { app = express(), allowUnknownQueryParameters = true }: { app?: ReturnType<typeof express>; allowUnknownQueryParameters?: boolean } = {},
+): Promise<{ server: Server; port: number }> {
+  app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters }));
   routes(app);
   app.use((error: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     res.status(error.status ?? 500).json({ error: error.message });
@@ -309,17 +316,15 @@ describe("the request check on a serviceApp (req.query assigned, never redefined
       // The library's own check (a plain Express 5 app: its step that makes req.query writable) beside serviceApp's.
       const app = name === "library" ? express() : serviceApp();
       app.use(express.json());
-      app.use(openApiValidator(doc as never, { basePath: "", validateResponses: true, allowUnknownQueryParameters: false }));
       const record = (req: express.Request, res: express.Response) => {
         seen[name].push({ query: req.query, params: (req as unknown as { openapi: { pathParams: unknown } }).openapi.pathParams, count: req.headers["x-count"], body: req.body, ownQuery: Object.getOwnPropertyDescriptor(req, "query") !== undefined });
         res.json({});
       };
-      app.get("/items/:id", record);
-      app.post("/items", record);
-      app.use((error: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-        res.status(error.status ?? 500).json({ error: error.message });
-      });
-      targets[name] = await listen(app);
+      const routes = (routed: ReturnType<typeof express>) => {
+        routed.get("/items/:id", record);
+        routed.post("/items", record);
+      };
+      targets[name] = await listenValidated(doc, routes, { app, allowUnknownQueryParameters: false });
     }
   });
   afterAll(() => Promise.all(Object.values(targets).map(({ server }) => new Promise((resolve) => server.close(resolve)))));
