@@ -320,6 +320,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the API and read its limits
+         * @description Answers `204` with no body, with or without a token. Clients call it once when they start, to read
+         *     the API version (`TFP-API-Version`) and the rate limit (`X-RateLimit-Limit`, requests per second),
+         *     which every other answer of the API carries too.
+         */
+        get: operations["ping"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -593,18 +615,23 @@ export interface components {
                     "api-url": string;
                     /** @description The token string the provider gave you. Input only, never returned. */
                     "oauth-token-string": string;
-                    /** @description Text of the SSH private key; required for `vcs_c_server` only. Input only, never returned. */
-                    "private-key"?: string;
                     /**
-                     * @description The OAuth client secret (for the data-center edition of one provider, the SSH private key text).
-                     *     Input only, never returned.
+                     * @description Text of the SSH private key; required for `vcs_c_server` only. `null` is the same as leaving it
+                     *     out. Input only, never returned.
                      */
-                    secret?: string;
+                    "private-key"?: string | null;
+                    /**
+                     * @description The OAuth client secret (for the data-center edition of one provider, the SSH private key text);
+                     *     `null` is the same as leaving it out. Input only, never returned.
+                     */
+                    secret?: string | null;
                     /** @description SSH public key text; only together with `secret`. */
                     "rsa-public-key"?: string;
                     /** @description Whether the client is available to every project and workspace of the organization. Defaults to true. */
                     "organization-scoped"?: boolean;
-                } | unknown | unknown;
+                } | unknown | {
+                    "private-key": string;
+                };
                 relationships?: {
                     /** @description Projects to scope the client to (default none). */
                     projects?: {
@@ -959,8 +986,8 @@ export interface components {
             };
         };
         /**
-         * @description `page[number]` is not a whole number from 1, or `page[size]` is not a whole number from 1 to 100.
-         *     `source.parameter` names it.
+         * @description `page[number]` is not a whole number from 1 (detail `page[number] must be a positive integer`), or
+         *     `page[size]` is not a whole number from 1 to 100 (detail `page[size] must be between 1 and 100`).
          */
         InvalidPage: {
             headers: {
@@ -1080,7 +1107,7 @@ export interface components {
         /**
          * @description Related resources to return in `included`, comma-separated: `users` (the full user record of every
          *     member), `organization-memberships` (the organization membership of every member). Any other value
-         *     is a 400.
+         *     is a 400. An empty value (`include=`) includes nothing.
          * @example [
          *       "users"
          *     ]
@@ -1415,7 +1442,7 @@ export interface operations {
                 /**
                  * @description Related resources to return in `included`, comma-separated: `users` (the full user record of every
                  *     member), `organization-memberships` (the organization membership of every member). Any other value
-                 *     is a 400.
+                 *     is a 400. An empty value (`include=`) includes nothing.
                  * @example [
                  *       "users"
                  *     ]
@@ -1455,7 +1482,7 @@ export interface operations {
                 /**
                  * @description Related resources to return in `included`, comma-separated: `users` (the full user record of every
                  *     member), `organization-memberships` (the organization membership of every member). Any other value
-                 *     is a 400.
+                 *     is a 400. An empty value (`include=`) includes nothing.
                  * @example [
                  *       "users"
                  *     ]
@@ -1502,7 +1529,7 @@ export interface operations {
                 /**
                  * @description Related resources to return in `included`, comma-separated: `users` (the full user record of every
                  *     member), `organization-memberships` (the organization membership of every member). Any other value
-                 *     is a 400.
+                 *     is a 400. An empty value (`include=`) includes nothing.
                  * @example [
                  *       "users"
                  *     ]
@@ -1571,7 +1598,7 @@ export interface operations {
                 /**
                  * @description Related resources to return in `included`, comma-separated: `users` (the full user record of every
                  *     member), `organization-memberships` (the organization membership of every member). Any other value
-                 *     is a 400.
+                 *     is a 400. An empty value (`include=`) includes nothing.
                  * @example [
                  *       "users"
                  *     ]
@@ -1760,6 +1787,34 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API is up. */
+            204: {
+                headers: {
+                    /**
+                     * @description The version of the API, `major.minor`.
+                     * @example 2.5
+                     */
+                    "TFP-API-Version"?: string;
+                    /**
+                     * @description The number of requests a client may send per second.
+                     * @example 30
+                     */
+                    "X-RateLimit-Limit"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -9,6 +9,7 @@ import { loadWorld, type WorldFile } from "./domain/world.ts";
 import { orgPlatformHandlers, type Handler } from "./handlers/index.ts";
 import { JSON_API } from "./http/body.ts";
 import { OrgPlatformService } from "./service.ts";
+import type { operations } from "../../generated/org-platform/schema.ts";
 import { MemoryOrgPlatformStore, type OrgPlatformStore } from "./store/store.ts";
 import { checkWorldFile } from "./world-file.ts";
 import { jsonApiBody, unsupportedMediaType } from "./http/body.ts";
@@ -21,6 +22,9 @@ import { under, type Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
+/** What the platform's API answered in TFP-API-Version and X-RateLimit-Limit in 2022. */
+const API_VERSION = "2.5";
+const RATE_LIMIT = "30";
 
 export interface OrgPlatformAppOptions {
   /** The world to start with (checked against world.schema.json); the default world when absent. */
@@ -65,9 +69,18 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   const stages: Stage[] = [
     corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
     canonicalRequestPath,
-    // Authentication comes first: without a valid token nothing else is looked at.
     under(ORG_PLATFORM_BASE_PATH, (req, res, next) => {
-      res.locals.caller = service.authenticate(bearerToken(req));
+      // Every answer of the API says its version and rate limit; clients read them from GET /ping.
+      res.setHeader("TFP-API-Version", API_VERSION);
+      res.setHeader("X-RateLimit-Limit", RATE_LIMIT);
+      // Authentication comes first: without a valid token nothing else is looked at (but the ping).
+      const match = routes.matchRequest(req);
+      if (match?.route.operationId === "ping") return next();
+      const caller = service.authenticate(bearerToken(req));
+      res.locals.caller = caller;
+      // Then what the request acts on, from its path: a caller who may not act on it gets the 404 before
+      // its query or body are looked at.
+      if (match) service.authorize(caller, match.route.operationId as keyof operations, match.params);
       next();
     }),
     // Then the body: media type, size and depth are checked before it is parsed.
@@ -131,8 +144,8 @@ function describeError(error: unknown, req: Request): { status: number; errors: 
   const problems = validationProblems(error, req.path);
   // An id or name in the path that breaks its schema (over 255 characters) names nothing.
   if (problems && status === 400 && problems.every((p) => p.location === "path")) return { status: 404, errors: notFound().errors };
-  if (problems && status === 400) return fromValidation(problems.filter((p) => p.location !== "path"));
-  if (status === 404) return { status, errors: [{ status: "404", title: "not found", detail: "No such path." }] };
+  if (problems && status === 400) return fromValidation(problems.filter((p) => p.location !== "path"), req.body);
+  if (status === 404) return { status, errors: notFound().errors };
   if (status === 405) return { status, errors: [{ status: "405", title: "method not allowed", detail: `${req.method} is not allowed on this path.` }] };
   const message = problems?.map((p) => `${p.location} ${p.field} ${p.message}`).join("; ") ?? (error as Error)?.message ?? "unknown error";
   return { status: 500, errors: [{ status: "500", title: "internal server error", detail: message }] };
@@ -143,7 +156,7 @@ function unprocessable(errors: Omit<ErrorObject, "status">[]): { status: number;
 }
 
 /** Body problems are 422 with a pointer; query and path problems are 400 naming the parameter. */
-function fromValidation(all: ValidationProblem[]): { status: number; errors: ErrorObject[] } {
+function fromValidation(all: ValidationProblem[], body: unknown): { status: number; errors: ErrorObject[] } {
   const problems = all.some((p) => !NOISE.has(p.message)) ? all.filter((p) => !NOISE.has(p.message)) : all;
   const errors = problems.map((p): ErrorObject => {
     if (p.location === "body" && p.field === "" && /^must have required property .body.$/.test(p.message)) {
@@ -151,7 +164,7 @@ function fromValidation(all: ValidationProblem[]): { status: number; errors: Err
     }
     if (p.location === "body") {
       const pointer = toPointer(p.field);
-      return { status: "422", title: "invalid attribute", detail: bodyDetail(pointer, p.message), source: { pointer } };
+      return { status: "422", title: "invalid attribute", detail: bodyDetail(pointer, p.message, atPointer(body, pointer)), source: { pointer } };
     }
     if (p.location === "header") {
       return { status: "400", title: "invalid header", detail: `${p.field} ${p.message}`, source: { header: p.field } };
@@ -159,8 +172,10 @@ function fromValidation(all: ValidationProblem[]): { status: number; errors: Err
     const parameter = toParameter(p.field);
     // go-tfe recognizes this title (ErrInvalidIncludeValue).
     if (parameter === "include") return { status: "400", title: INVALID_INCLUDE, detail: `include: ${p.message}`, source: { parameter } };
-    // The platform answers a page number or size out of range with 422.
-    if (parameter.startsWith("page")) return { status: "422", title: "invalid page parameter", detail: `${parameter}: ${p.message}`, source: { parameter } };
+    // The platform answers a page number or size out of range with 422, as an invalid attribute:
+    // {"status":"422","title":"invalid attribute","detail":"page[size] must be between 1 and 100"}.
+    if (parameter === "page[size]") return { status: "422", title: "invalid attribute", detail: "page[size] must be between 1 and 100" };
+    if (parameter === "page[number]") return { status: "422", title: "invalid attribute", detail: "page[number] must be a positive integer" };
     return { status: "400", title: "invalid query parameter", detail: `${parameter}: ${p.message}`, source: { parameter } };
   });
   // One HTTP status for the response: 400 when a parameter is wrong, else 422 (JSON:API: the most general).
@@ -168,12 +183,14 @@ function fromValidation(all: ValidationProblem[]): { status: number; errors: Err
 }
 
 /** The validator's words, said of the member: "oauth-token-string is required". */
-function bodyDetail(pointer: string, message: string): string {
+function bodyDetail(pointer: string, message: string, value: unknown): string {
   const required = /^must have required property '(.+)'$/.exec(message);
   if (required) return `${required[1]} is required`;
+  const member = pointer.split("/").filter((s) => s !== "" && !/^\d+$/.test(s)).pop();
+  // null is "not given": where a rule needs the member (private-key of vcs_c_server), it is missing.
+  if (value === null && /^must be \w+$/.test(message)) return `${member ?? "the document"} is required`;
   const together = /^must have property (.+) when property (.+) is present$/.exec(message);
   if (together) return `${together[1]} is required together with ${together[2]}`;
-  const member = pointer.split("/").filter((s) => s !== "" && !/^\d+$/.test(s)).pop();
   return `${member ?? "the document"} ${message}`;
 }
 
@@ -181,6 +198,16 @@ function bodyDetail(pointer: string, message: string): string {
 function toParameter(field: string): string {
   const [name = "", ...keys] = field.replace(/\[\d+\]/g, "").split(".");
   return name + keys.map((k) => `[${k}]`).join("");
+}
+
+/** The value a JSON Pointer names in a document (undefined when it names nothing). */
+function atPointer(document: unknown, pointer: string): unknown {
+  let value = document;
+  for (const token of pointer.split("/").slice(1)) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[token.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return value;
 }
 
 /** data.attributes.name → /data/attributes/name; data[0].id → /data/0/id */

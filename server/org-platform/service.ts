@@ -1,6 +1,6 @@
 // The organization platform: authentication, access rules, OAuth clients and teams over a store. No
 // express here: handlers translate HTTP to these calls, and ApiError back to JSON:API errors.
-import type { components } from "../../generated/org-platform/schema.ts";
+import type { components, operations } from "../../generated/org-platform/schema.ts";
 import { canManageTeams, canManageVcsSettings, canSeeTeam, roleIn, type Caller, type Role } from "./domain/access.ts";
 import { allAccess } from "./domain/model.ts";
 import { notFound, unauthorized } from "./domain/errors.ts";
@@ -64,6 +64,41 @@ export class OrgPlatformService {
     const role = organization && roleIn(caller, organization.name, this.store.memberships(organization.name), this.store.teams(organization.name));
     if (!organization || !role) throw notFound();
     return { organization, role };
+  }
+
+  /**
+   * Resolves what an operation acts on and refuses a caller who may not act on it (the 404 of the
+   * endpoint), from the path alone: it runs before the request's query and body are looked at, so a
+   * caller who may not act never learns whether its input was valid. The handler checks again, on
+   * the same state, as it acts.
+   */
+  authorize(caller: Caller, operationId: keyof operations, params: Readonly<Record<string, string>>): void {
+    switch (operationId) {
+      case "listOAuthClients":
+      case "listTeams":
+        this.access(caller, params.organization_name ?? "");
+        return;
+      case "createOAuthClient":
+        if (!canManageVcsSettings(this.access(caller, params.organization_name ?? "").role)) throw notFound();
+        return;
+      case "createTeam": {
+        const { organization, role } = this.access(caller, params.organization_name ?? "");
+        if (!canManageTeams(role) || !hasTeamManagement(organization)) throw notFound();
+        return;
+      }
+      case "readOAuthClient":
+      case "updateOAuthClient":
+      case "deleteOAuthClient":
+      case "attachOAuthClientProjects":
+      case "detachOAuthClientProjects":
+        this.clientFor(caller, params.oauth_client_id ?? "", operationId !== "readOAuthClient");
+        return;
+      case "readTeam":
+      case "updateTeam":
+      case "deleteTeam":
+        this.teamFor(caller, params.team_id ?? "", operationId !== "readTeam");
+        return;
+    }
   }
 
   // ---- OAuth clients

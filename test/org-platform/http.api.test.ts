@@ -19,7 +19,8 @@ describe("authentication", () => {
     for (const authorization of [undefined, "Bearer nope.atlasv1.unknown", "Basic YWxpY2U6cGFzcw==", "Bearer", `Token ${TOKENS.alice}`]) {
       const response = await server.fetch("/organizations/acme/teams", { headers: authorization ? { Authorization: authorization } : {} });
       expect(response.status, authorization).toBe(401);
-      expect(await errorsOf(response)).toEqual([{ status: "401", title: "unauthorized", detail: "A valid API token is required (Authorization: Bearer <token>)." }]);
+      // The platform's document, byte for byte.
+      expect(await response.text()).toBe('{"errors":[{"status":"401","title":"unauthorized"}]}');
     }
   });
 
@@ -35,11 +36,34 @@ describe("authentication", () => {
   });
 });
 
+describe("GET /ping", () => {
+  it("answers 204 with the API version and rate limit, without a token and with one", async () => {
+    for (const client of [server.as(), server.as(TOKENS.alice), server.as("nobody.atlasv1.unknown")]) {
+      const { response } = await client.GET("/ping");
+      expect(response.status).toBe(204);
+      expect(response.headers.get("TFP-API-Version")).toBe("2.5");
+      expect(response.headers.get("X-RateLimit-Limit")).toBe("30");
+      expect(await response.text()).toBe("");
+    }
+  });
+
+  it("every other answer carries the same headers, errors included", async () => {
+    for (const response of [await server.fetch("/organizations/acme/teams", { token: TOKENS.alice }), await server.fetch("/organizations/acme/teams")]) {
+      expect(response.headers.get("TFP-API-Version")).toBe("2.5");
+      expect(response.headers.get("X-RateLimit-Limit")).toBe("30");
+    }
+  });
+
+  it("answers a method the path does not have with 405", async () => {
+    expect((await server.fetch("/ping", { method: "POST", token: TOKENS.alice })).status).toBe(405);
+  });
+});
+
 describe("the error envelope", () => {
   it("answers an unknown path with a JSON:API 404", async () => {
     const response = await server.fetch("/workspaces/ws-123", { token: TOKENS.alice });
     expect(response.status).toBe(404);
-    expect(await errorsOf(response)).toEqual([{ status: "404", title: "not found", detail: "No such path." }]);
+    expect(await response.text()).toBe('{"errors":[{"status":"404","title":"not found"}]}');
     const outside = await server.fetch("/../../health", { token: TOKENS.alice });
     expect(outside.status).toBe(404);
   });

@@ -30,12 +30,15 @@ export class ApiError extends Error {
 }
 
 export function unauthorized(): ApiError {
-  return new ApiError(401, [{ title: "unauthorized", detail: "A valid API token is required (Authorization: Bearer <token>)." }]);
+  // The platform's own document, exactly: {"errors":[{"status":"401","title":"unauthorized"}]}.
+  return new ApiError(401, [{ title: "unauthorized" }]);
 }
 
 /** The one answer to "does not exist" and "you may not": callers learn nothing from a refusal. */
 export function notFound(): ApiError {
-  return new ApiError(404, [{ title: "not found", detail: "The resource was not found, or you are not authorized to access it." }]);
+  // The platform's own document, exactly: {"errors":[{"status":"404","title":"not found"}]} (go-tfe
+  // matches on the status only, other clients on the title).
+  return new ApiError(404, [{ title: "not found" }]);
 }
 
 export function invalidAttribute(pointer: string, detail: string): ApiError {

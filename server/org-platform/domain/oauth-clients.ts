@@ -28,8 +28,9 @@ export interface OAuthClientCreateInput {
     "http-url": string;
     "api-url": string;
     "oauth-token-string": string;
-    "private-key"?: string;
-    secret?: string;
+    /** null is the same as absent (go-tfe sends `"private-key": null` with every create). */
+    "private-key"?: string | null;
+    secret?: string | null;
     "rsa-public-key"?: string;
     "organization-scoped"?: boolean;
   };
@@ -67,8 +68,8 @@ export function resolveProjects(refs: ResourceIdentifierInput[], organization: s
 }
 
 /** The SSH public key is the public half of the secret: it only comes with it. */
-function checkKeyPair(attributes: { secret?: string; "rsa-public-key"?: string }): void {
-  if (attributes["rsa-public-key"] !== undefined && attributes.secret === undefined) {
+function checkKeyPair(attributes: { secret?: string | null; "rsa-public-key"?: string }): void {
+  if (attributes["rsa-public-key"] !== undefined && attributes.secret == null) {
     throw invalidAttribute("/data/attributes/secret", "secret is required together with rsa-public-key");
   }
 }
@@ -110,9 +111,9 @@ export function newOAuthClient(
     rsaPublicKey: a["rsa-public-key"] ?? null,
     organizationScoped: a["organization-scoped"] ?? true,
     projectIds,
-    ...(a.secret !== undefined && { secret: a.secret }),
+    ...(a.secret != null && { secret: a.secret }),
     // Only the server-edition provider uses a private key; for the others it is ignored.
-    ...(provider === "vcs_c_server" && { privateKey: a["private-key"] }),
+    ...(provider === "vcs_c_server" && a["private-key"] != null && { privateKey: a["private-key"] }),
   };
   const token: OAuthToken = {
     id: ids.token,

@@ -126,6 +126,10 @@ export const orgPlatformHandlers = {
     send(res, 200, service.readUser(caller, pathParam(req, "user_id")));
   },
 
+  ping: (_context, _req, res) => {
+    res.status(204).end();
+  },
+
   readOrganizationMembership: ({ service, caller }, req, res) => {
     send(res, 200, service.readMembership(caller, pathParam(req, "organization_membership_id"), includes(req, MEMBERSHIP_INCLUDES)));
   },

@@ -3,11 +3,10 @@
 // (as the platform's router does); `.` and `..` segments, raw or percent-encoded, and undecodable
 // percent-encoding name no resource (404). Path parameters are then decoded exactly once, by the router.
 import type { NextFunction, Request, Response } from "express";
-import { ApiError } from "../domain/errors.ts";
+import { notFound } from "../domain/errors.ts";
 
-export function noSuchPath(): ApiError {
-  return new ApiError(404, [{ title: "not found", detail: "No such path." }]);
-}
+/** A path that names nothing gets the same 404 as a resource the caller may not see. */
+export const noSuchPath = notFound;
 
 /** The canonical path, or undefined when the path names nothing. */
 export function canonicalPath(path: string): string | undefined {

@@ -1,0 +1,73 @@
+// go-tfe, the platform's Go client as Debian ships it (golang-github-hashicorp-go-tfe-dev, 0.11.1),
+// unchanged, behind a small driver program (test/org-platform/go-tfe/driver.go): one call a line in,
+// one answer a line out. Built once per content of the driver, in GOPATH mode from /usr/share/gocode.
+// Without Go or the package the tests fail, naming what to install: `.ci/run` installs both through
+// scripts/system-deps.sh.
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+
+const DRIVER_SOURCE = path.resolve(import.meta.dirname, "../org-platform/go-tfe/driver.go");
+export const GO_TFE_SOURCE = "/usr/share/gocode/src/github.com/hashicorp/go-tfe";
+
+/** Builds the driver (when its source changed) and answers the binary's path. */
+export function buildGoTfeDriver(): string {
+  if (spawnSync("go", ["version"]).error) throw new Error("go-tfe tests need Go: apt-get install -y golang-go (scripts/system-deps.sh does it as root)");
+  if (!existsSync(GO_TFE_SOURCE)) throw new Error("go-tfe tests need go-tfe: apt-get install -y golang-github-hashicorp-go-tfe-dev (scripts/system-deps.sh does it as root)");
+  const hash = createHash("sha256").update(readFileSync(DRIVER_SOURCE)).digest("hex").slice(0, 16);
+  const binary = path.join(tmpdir(), `go-tfe-driver-${hash}`);
+  if (existsSync(binary)) return binary;
+  const built = spawnSync("go", ["build", "-o", binary, DRIVER_SOURCE], {
+    env: { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOFLAGS: "", GOCACHE: path.join(tmpdir(), "go-tfe-driver-cache") },
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`go build of the go-tfe driver failed:\n${built.stderr}`);
+  return binary;
+}
+
+export interface GoTfeAnswer<T = Record<string, unknown>> {
+  result?: T;
+  /** The error text go-tfe hands its caller (ErrResourceNotFound is "resource not found"). */
+  error?: string;
+}
+
+export interface GoTfeCall {
+  call: string;
+  org?: string;
+  id?: string;
+  /** go-tfe's options struct, by Go field name (nested structs by their json tags). */
+  options?: Record<string, unknown>;
+}
+
+/** One go-tfe client (tfe.NewClient: it pings the server first) with a token, driven call by call. */
+export class GoTfe {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #answers: ((line: string) => void)[] = [];
+  readonly #stderr: string[] = [];
+
+  constructor(binary: string, origin: string, token: string) {
+    this.#child = spawn(binary, [], { env: { ...process.env, TFE_ADDRESS: origin, TFE_TOKEN: token } });
+    this.#child.stderr.on("data", (chunk: Buffer) => this.#stderr.push(chunk.toString()));
+    createInterface({ input: this.#child.stdout }).on("line", (line) => this.#answers.shift()?.(line));
+  }
+
+  call<T = Record<string, unknown>>(call: GoTfeCall): Promise<GoTfeAnswer<T>> {
+    return new Promise((resolve, reject) => {
+      const exited = () => reject(new Error(`go-tfe driver exited: ${this.#stderr.join("")}`));
+      this.#child.once("exit", exited);
+      this.#answers.push((line) => {
+        this.#child.off("exit", exited);
+        resolve(JSON.parse(line) as GoTfeAnswer<T>);
+      });
+      this.#child.stdin.write(JSON.stringify(call) + "\n");
+    });
+  }
+
+  close(): void {
+    this.#child.stdin.end();
+    this.#child.kill();
+  }
+}
