@@ -1140,7 +1140,7 @@ export interface components {
         OrganizationMembershipId: string;
         /**
          * @description Related resources to return in `included`, comma-separated: `user` (the member), `teams` (the
-         *     member's teams that the caller may see). Any other value is a 400.
+         *     member's teams that the caller may see). Any other value is a 400. An empty value (`include=`) includes nothing.
          * @example [
          *       "user"
          *     ]
@@ -1756,7 +1756,7 @@ export interface operations {
             query?: {
                 /**
                  * @description Related resources to return in `included`, comma-separated: `user` (the member), `teams` (the
-                 *     member's teams that the caller may see). Any other value is a 400.
+                 *     member's teams that the caller may see). Any other value is a 400. An empty value (`include=`) includes nothing.
                  * @example [
                  *       "user"
                  *     ]
