@@ -11,7 +11,7 @@
 //   2. express-openapi-validator: the request against the description (400), and every JSON answer;
 //   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
-import { answerWith, serviceApp } from "../shared/express-app.ts";
+import { answerWith, sendJsonText, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
@@ -23,7 +23,7 @@ import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-bod
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { secretsHandlers, type Handler } from "./handlers/index.ts";
-import { OperationIndex, type RequestMethod, type SecretsOperation } from "./operations.ts";
+import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
@@ -90,7 +90,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   }
 
   const answers = new AnswerMemo({ version: () => cluster.storage.index(), perAnswer: withNewRequestId(cluster) });
-  const app = serviceApp();
+  const app = serviceApp({ jsonCharset: false, jsonNewline: true });
   const stages: Stage[] = [
     corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
     (_req, res, next) => {
@@ -147,12 +147,10 @@ function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: J
       const resolution = operations.resolve(method, routePath);
       // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
       cluster.replication.admit(method, canonical.path, "operation" in resolution ? resolution.operation.mount : undefined);
-      if ("problem" in resolution) {
-        throw resolution.problem === "not-found" ? routeNotFound(routePath) : new UnsupportedOperationError();
-      }
+      if ("problem" in resolution) throw unsupported(resolution, routePath, method);
       const { operation, params } = resolution;
       cluster.auth.authorize(token, canonical.path, operation.capabilities);
-      req.body = await bodyOf(req, operation, limits);
+      req.body = withNullsRead(await bodyOf(req, operation, limits), operations.nullReadsAs.get(operation.operationId));
       // The body is JSON whatever its Content-Type; the validator checks it against the schema.
       if (req.body !== undefined) req.headers["content-type"] = "application/json";
       // The described method (PUT for POST and the other way round), the canonical path (each
@@ -191,6 +189,32 @@ async function bodyOf(req: Request, operation: SecretsOperation, limits: JsonLim
     const kind = Array.isArray(body) ? "array" : typeof body === "string" ? "string" : typeof body === "number" ? "number" : "bool";
     throw new InvalidRequestError(`failed to parse JSON input: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
   }
+  return body;
+}
+
+/**
+ * Paths the real server answers in its HTTP layer rather than through a backend's routes: any method
+ * they do not have (LIST included) is a 405 with no message.
+ */
+const HTTP_LAYER_PATHS = new Set(["/sys/rekey/init", "/sys/rekey/update", "/sys/rekey/verify"]);
+
+/**
+ * The refusal of a path nothing serves, or of a method a path does not have (405, with `Allow`). A
+ * LIST is routed with its trailing `/` (as the real server routes it), which no route but a list's
+ * takes: on a path without a list operation it names no route (404 `unsupported path`).
+ */
+function unsupported(resolution: Exclude<Resolution, { operation: SecretsOperation }>, routePath: string, method: RequestMethod): Error {
+  if (resolution.problem === "not-found") return routeNotFound(routePath);
+  if (HTTP_LAYER_PATHS.has(routePath)) return new UnsupportedOperationError(resolution.allowed, []);
+  if (method === "list") return new NotFoundError("unsupported path");
+  return new UnsupportedOperationError(resolution.allowed);
+}
+
+/** Members sent as JSON null read as their zero value where the description says null is taken. */
+function withNullsRead(body: unknown, zeros: ReadonlyMap<string, unknown> | undefined): unknown {
+  if (!zeros || body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  const members = body as Record<string, unknown>;
+  for (const [name, zero] of zeros) if (members[name] === null) members[name] = structuredClone(zero);
   return body;
 }
 
@@ -246,7 +270,9 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   // A body left unread (a refusal before reading it, or one over the limit) is not drained: the
   // connection closes after the answer.
   if (hasUnreadBody(req)) res.set("Connection", "close");
-  res.status(status).json({ errors: messages });
+  if (error instanceof UnsupportedOperationError) res.set("Allow", error.allowed.join(", "));
+  // Sent as text, as the real server writes it (exactly application/json); the validator checks answers, not refusals.
+  sendJsonText(res.status(status), JSON.stringify({ errors: messages }));
 }
 
 function hasUnreadBody(req: Request): boolean {
@@ -268,6 +294,7 @@ function describeProblem({ location, field, message }: ValidationProblem): strin
 
 function describeError(error: unknown, requestPath: string): { status: number; messages: string[] } {
   if (error instanceof Refusal) return { status: error.status, messages: error.messages };
+  if (error instanceof UnsupportedOperationError) return { status: error.status, messages: [...error.messages] };
   if (isSecretsError(error)) return { status: error.status, messages: [error.message] };
   const { status = 500, type, message = "internal error" } = (error ?? {}) as { status?: number; type?: string; message?: string };
   if (error instanceof JsonBodyError) {

@@ -22,11 +22,15 @@ export class NotFoundError extends Error {
   readonly status = 404;
 }
 
-/** A method the path does not support: 405 `unsupported operation`. */
+/** A method the path does not support: 405 `unsupported operation`, with the methods it has (`Allow`). */
 export class UnsupportedOperationError extends Error {
   override name = "UnsupportedOperationError";
   readonly status = 405;
-  constructor() {
+  constructor(
+    readonly allowed: readonly string[] = [],
+    /** What the answer's `errors` say (the real server's HTTP layer says nothing). */
+    readonly messages: readonly string[] = ["unsupported operation"],
+  ) {
     super("unsupported operation");
   }
 }

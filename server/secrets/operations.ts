@@ -23,7 +23,11 @@ export interface SecretsOperation {
   mount?: string;
 }
 
-export type Resolution = { operation: SecretsOperation; params: Record<string, string> } | { problem: "not-found" | "unsupported" };
+export type Resolution =
+  | { operation: SecretsOperation; params: Record<string, string> }
+  | { problem: "not-found" }
+  /** The path is served, not with this method: `allowed` are the methods it has (LIST included), for `Allow`. */
+  | { problem: "unsupported"; allowed: string[] };
 
 interface Template {
   template: string;
@@ -55,6 +59,10 @@ export class OperationIndex {
           ...(typeof item["x-secrets-mount"] === "string" ? { mount: item["x-secrets-mount"] } : {}),
         });
       }
+      for (const { operationId } of operations.values()) {
+        const zeros = nullableMembers(document, item, operationId);
+        if (zeros.size > 0) this.nullReadsAs.set(operationId, zeros);
+      }
       const segments = template.split("/").slice(1);
       this.#templates.push({ template, segments, literals: segments.filter((s) => !s.startsWith("{")).length, operations });
     }
@@ -73,22 +81,62 @@ export class OperationIndex {
   }
 
   /**
+   * What a JSON `null` of each top-level body member that the description marks nullable reads as:
+   * the zero value of its other type (0, "", false, [], {}), as the real server decodes a null into
+   * a typed field. By operationId; members not listed keep their null (and the validator refuses it).
+   */
+  readonly nullReadsAs = new Map<string, ReadonlyMap<string, unknown>>();
+
+  /**
    * The operation a request names. POST and PUT stand for each other, as they do for the real
    * system: a PUT reaches the POST operation of a path that has no PUT one, and the other way round.
    */
   resolve(method: RequestMethod, path: string): Resolution {
     const segments = path.split("/").slice(1);
     const alias = method === "put" ? "post" : method === "post" ? "put" : undefined;
-    let matched = false;
+    const allowed = new Set<string>();
     for (const template of this.#bySegmentCount.get(segments.length) ?? []) {
       const params = matchSegments(template.segments, segments);
       if (!params) continue;
-      matched = true;
       const operation = template.operations.get(method) ?? (alias ? template.operations.get(alias) : undefined);
       if (operation) return { operation, params };
+      for (const described of template.operations.keys()) allowed.add(described.toUpperCase());
     }
-    return { problem: matched ? "unsupported" : "not-found" };
+    if (allowed.size === 0) return { problem: "not-found" };
+    // POST and PUT stand for each other (above), so either allows both.
+    if (allowed.has("POST") || allowed.has("PUT")) allowed.add("POST").add("PUT");
+    return { problem: "unsupported", allowed: [...allowed].sort() };
   }
+}
+
+type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema> };
+
+function resolveRef(document: OpenApiDocument, schema: Schema | undefined): Schema | undefined {
+  let at = schema;
+  for (let hops = 0; typeof at?.$ref === "string" && hops < 16; hops++) {
+    at = at.$ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], document) as Schema | undefined;
+  }
+  return at;
+}
+
+const ZERO: Record<string, unknown> = { integer: 0, number: 0, string: "", boolean: false, array: [], object: {} };
+
+function nullableMembers(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, unknown> {
+  const zeros = new Map<string, unknown>();
+  const operation = Object.values(item).find((o) => (o as { operationId?: string } | undefined)?.operationId === operationId) as
+    | { requestBody?: { content?: Record<string, { schema?: Schema }> } }
+    | undefined;
+  const schema = resolveRef(document, operation?.requestBody?.content?.["application/json"]?.schema);
+  for (const [name, member] of Object.entries(schema?.properties ?? {})) {
+    const type = resolveRef(document, member)?.type;
+    if (!Array.isArray(type) || !type.includes("null")) continue;
+    const other = type.find((t) => t !== "null");
+    if (other !== undefined && other in ZERO) zeros.set(name, ZERO[other]);
+  }
+  return zeros;
 }
 
 function matchSegments(template: string[], path: string[]): Record<string, string> | undefined {

@@ -28,10 +28,15 @@ export function queryAssignable(req: Request): boolean {
  * It can also be assigned (Express 5's cannot): the value is kept as the query of the request's URL
  * (the request check, request-check.ts, coerces parameters into it without redefining req.query).
  */
-export function serviceApp(): Express {
+export function serviceApp(options: { jsonCharset?: boolean; jsonNewline?: boolean } = {}): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // JSON answers as `application/json` exactly, where the real service writes that (hvac, like the
+  // real secrets CLI, reads an error's messages only under exactly that type).
+  if (options.jsonCharset === false) app.set(JSON_WITHOUT_CHARSET, true);
+  // A newline after each JSON answer, as Go's json.Encoder writes one (the real secrets service).
+  if (options.jsonNewline === true) app.set(JSON_NEWLINE, true);
   const parse = Object.getOwnPropertyDescriptor(express.request, "query")?.get;
   if (!parse) throw new Error("express.request has no query getter: the Express version is not the one this was written for");
   Object.defineProperty(app.request, "query", {
@@ -101,6 +106,11 @@ export function answerWith(app: Express, stages: readonly Stage[], onError: Erro
   };
 }
 
+/** The app setting of serviceApp({ jsonCharset: false }). */
+const JSON_WITHOUT_CHARSET = "json without charset";
+/** The app setting of serviceApp({ jsonNewline: true }). */
+const JSON_NEWLINE = "json newline";
+
 /** The Content-Type res.send gives an answer whose Content-Type is set to the key, by key (a few per app). */
 const sentTypes = new BoundedCache<string>(100, 1 << 16);
 
@@ -111,12 +121,16 @@ const sentTypes = new BoundedCache<string>(100, 1 << 16);
  * once per type, by res.send's own code, and set as it is after that. An app with an ETag
  * function goes through res.send.
  */
-export function sendJsonText(res: Response, text: string): Response {
-  if (!res.get("Content-Type")) res.set("Content-Type", "application/json");
+export function sendJsonText(res: Response, json: string): Response {
+  const text = res.app.get(JSON_NEWLINE) === true ? `${json}\n` : json;
+  // setHeader, not res.set: Express's res.set adds the charset to a JSON type on its own.
+  if (!res.get("Content-Type")) res.setHeader("Content-Type", "application/json");
   if (typeof res.app.get("etag fn") === "function") return res.send(text);
   const type = String(res.getHeader("Content-Type"));
   const sent = sentTypes.get(type);
-  if (sent === undefined) {
+  if (res.app.get(JSON_WITHOUT_CHARSET) === true) {
+    res.setHeader("Content-Type", type);
+  } else if (sent === undefined) {
     res.set("Content-Type", setCharset(type, "utf-8"));
     sentTypes.set(type, String(res.getHeader("Content-Type")));
   } else {

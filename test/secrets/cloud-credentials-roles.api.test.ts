@@ -228,8 +228,11 @@ describe("missing roles, deleting, listing", () => {
     expect(((await wire.json()) as { data: unknown }).data).toEqual({ keys: ["a", "b", "c.d"] });
     const plainGet = await fetch(`${server.baseUrl}/aws/roles`, { headers: { "X-Secrets-Token": ROOT_TOKEN } });
     expect(plainGet.status).toBe(405);
+    expect(plainGet.headers.get("Allow")).toBe("LIST");
+    // A LIST is routed with its trailing slash (roles/a/), which only a list's route takes.
     const listOnRole = await fetch(`${server.baseUrl}/aws/roles/a`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } });
-    expect(listOnRole.status).toBe(405);
+    expect(listOnRole.status).toBe(404);
+    expect(await listOnRole.text()).toBe('{"errors":["unsupported path"]}\n');
   });
 
   it("answers a repeated read with a request id of its own each time, and with every write since", async () => {

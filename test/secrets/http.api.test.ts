@@ -21,8 +21,10 @@ describe("the LIST method", () => {
   it("is accepted on a raw socket and answered like GET ?list=true (no list operation at this path: 405)", async () => {
     const raw = await rawExchange(port(), [head("LIST", "/v1/sys/rekey/init")]);
     const [answer] = parseRawResponses(raw);
-    expect(answer).toMatchObject({ status: 405, body: { errors: ["unsupported operation"] } });
-    expect(answer!.headers["content-type"]).toBe("application/json; charset=utf-8");
+    // sys/rekey/init is answered by the real server's HTTP layer: 405 with no message.
+    expect(answer).toMatchObject({ status: 405, body: { errors: [] } });
+    expect(answer!.headers["content-type"]).toBe("application/json");
+    expect(answer!.headers["allow"]).toBe("DELETE, GET, POST, PUT");
     const viaGet = await request("GET", "/sys/rekey/init?list=true");
     expect(viaGet.status).toBe(405);
     expect(await viaGet.json()).toEqual(answer!.body);
@@ -85,8 +87,16 @@ describe("the error envelope", () => {
     expect(outside.status).toBe(404);
     const method = await request("PATCH", "/sys/rekey/init", { body: "{}" });
     expect(method.status).toBe(405);
-    expect(await method.json()).toEqual({ errors: ["unsupported operation"] });
-    expect((await request("GET", "/sys/rekey/update")).status).toBe(405);
+    expect(method.headers.get("Allow")).toBe("DELETE, GET, POST, PUT");
+    expect(await method.text()).toBe('{"errors":[]}\n');
+    const update = await request("GET", "/sys/rekey/update");
+    expect(update.status).toBe(405);
+    expect(update.headers.get("Allow")).toBe("POST, PUT");
+    // A path of a backend's routes: the backend's message.
+    const backend = await request("DELETE", "/aws/config/root");
+    expect(backend.status).toBe(405);
+    expect(backend.headers.get("Allow")).toBe("GET, POST, PUT");
+    expect(await backend.text()).toBe('{"errors":["unsupported operation"]}\n');
   });
 
   it("sends Cache-Control: no-store and no ETag, as the real system does", async () => {

@@ -37,7 +37,8 @@ describe("mounts", () => {
     const index = new OperationIndex(composed as never);
     expect(index.resolve("get", "/team-a/kv/roles/web")).toMatchObject({ operation: { operationId: "readTestRole", mount: "team-a/kv" }, params: { name: "web" } });
     expect(index.resolve("list", "/kv2/roles")).toMatchObject({ operation: { operationId: "listTestRoles", mount: "kv2" } });
-    expect(index.resolve("get", "/kv2/roles")).toEqual({ problem: "unsupported" });
+    expect(index.resolve("get", "/kv2/roles")).toEqual({ problem: "unsupported", allowed: ["LIST"] });
+    expect(index.resolve("delete", "/kv2/roles/web")).toEqual({ problem: "unsupported", allowed: ["GET"] });
     expect(index.resolve("get", "/kv/roles/web")).toEqual({ problem: "not-found" });
   });
 

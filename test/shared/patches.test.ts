@@ -14,7 +14,9 @@ describe("express-openapi-validator+5.6.2.patch: an empty non-exploded array par
       OpenApiValidator.middleware({
         apiSpec: {
           openapi: "3.1.0",
-          info: { title: "empty array", version: "1" },
+          info: { title: "empty array", version: "1", summary: "an empty non-exploded array parameter" },
+          components: {},
+          webhooks: {},
           paths: {
             "/items": {
               get: {
