@@ -1718,18 +1718,18 @@ export interface components {
              * @description Number of shares to split the new key into, 1 to 255 (required: left out counts as 0, which is
              *     refused with `invalid rekey seal configuration: shares must be at least one`).
              */
-            secret_shares?: number;
+            secret_shares: number;
             /**
              * @description Number of new shares needed to reconstruct the new key: 1 to 255, at most `secret_shares`
              *     (`provided threshold greater than the total shares`), and above 1 when `secret_shares` is above
              *     1 (required: left out counts as 0).
              */
-            secret_threshold?: number;
+            secret_threshold: number;
             /**
              * @description Number of shares the seal stores. Must be 1 (or left out) with a seal that stores its keys;
              *     accepted and ignored by the default seal.
              */
-            stored_shares?: number;
+            stored_shares?: number | null;
             /**
              * @description Base64-encoded binary OpenPGP public keys, one per new share and in order (exactly
              *     `secret_shares` of them): share `i` is encrypted to key `i`. Null, empty or left out (the
@@ -1737,12 +1737,12 @@ export interface components {
              */
             pgp_keys?: string[] | null;
             /** @description With `pgp_keys`, also keep the encrypted new shares for `GET /sys/rekey/backup` (default false). */
-            backup?: boolean;
+            backup?: boolean | null;
             /**
              * @description Return the new shares without rotating the root key, and rotate it only once a threshold of
              *     the new shares is given to `POST /sys/rekey/verify` (default false).
              */
-            require_verification?: boolean;
+            require_verification?: boolean | null;
         };
         /**
          * @description The service's standard response envelope: the answer is in `data`; `lease_id`, `renewable` and
@@ -1794,7 +1794,7 @@ export interface components {
              *     it is empty, and refused as a wrong nonce (`incorrect nonce supplied; ...`) once the key and
              *     the attempt have been checked.
              */
-            nonce?: string;
+            nonce?: string | null;
         };
         /** @description The result of a rekey attempt that reached its threshold of current shares. */
         RekeyUpdateResult: {
@@ -1961,7 +1961,7 @@ export interface components {
              *     reached through a TCP load balancer; empty: the cluster's own cluster address.
              * @default
              */
-            primary_cluster_addr?: string;
+            primary_cluster_addr?: string | null;
         };
         /** @description Parameters of a secondary activation token. */
         ReplicationSecondaryTokenRequest: {
@@ -1971,14 +1971,14 @@ export interface components {
              * @description How long the token may be used to activate the secondary (a duration such as `30m`, or seconds); at least one second.
              * @default 30m
              */
-            ttl?: string | number;
+            ttl?: string | number | null;
             /**
              * @description The key from `secondary/generate-public-key` on the future secondary: the credentials are then
              *     encrypted to it inside the token (answered in `data.token`) instead of being response-wrapped,
              *     so activation needs no call to this primary's API.
              * @default
              */
-            secondary_public_key?: string;
+            secondary_public_key?: string | null;
         };
         /**
          * @description The activation token. Response-wrapped (the default): `data` is null and the token is
@@ -2026,17 +2026,17 @@ export interface components {
              * @description The primary's API address, overriding the one in the token (e.g. through a load balancer).
              * @default
              */
-            primary_api_addr?: string;
+            primary_api_addr?: string | null;
             /**
              * @description Path (on the secondary) of a PEM file of CA certificates for an `https` primary address.
              * @default
              */
-            ca_file?: string;
+            ca_file?: string | null;
             /**
              * @description Path (on the secondary) of a directory of PEM files of CA certificates; the system roots are used when both CA parameters are empty.
              * @default
              */
-            ca_path?: string;
+            ca_path?: string | null;
         };
         /** @description Parameters of a DR promotion. */
         DrPromoteRequest: {
@@ -2046,12 +2046,12 @@ export interface components {
              * @description The cluster address the new primary gives to secondaries; empty for its own.
              * @default
              */
-            primary_cluster_addr?: string;
+            primary_cluster_addr?: string | null;
             /**
              * @description Promote even if the safety checks fail (the primary still active, writes not all applied); data may be lost.
              * @default false
              */
-            force?: boolean;
+            force?: boolean | null;
         };
         /**
          * @description The promotion's outcome: `complete`, `progress` and `required` at the
@@ -2086,17 +2086,17 @@ export interface components {
              * @description The primary's API address, overriding the one in the token.
              * @default
              */
-            primary_api_addr?: string;
+            primary_api_addr?: string | null;
             /**
              * @description Path of a PEM file of CA certificates for an `https` primary address.
              * @default
              */
-            ca_file?: string;
+            ca_file?: string | null;
             /**
              * @description Path of a directory of PEM files of CA certificates.
              * @default
              */
-            ca_path?: string;
+            ca_path?: string | null;
         };
         /** @description The DR operation token generation attempt. The OTP is never part of it. */
         DrOperationTokenAttempt: {
@@ -2118,7 +2118,7 @@ export interface components {
         /** @description How the token is handed out when complete. */
         DrOperationTokenAttemptRequest: {
             /** @description Base64 of a binary OpenPGP public key; the token is encrypted to it instead of being encoded with an OTP. */
-            pgp_key?: string;
+            pgp_key?: string | null;
         };
         /** @description The attempt just started, with its one-time password (the only time it is shown). */
         DrOperationTokenStarted: {
@@ -2156,12 +2156,12 @@ export interface components {
              * @description The cluster address the new primary gives to secondaries; empty for its own.
              * @default
              */
-            primary_cluster_addr?: string;
+            primary_cluster_addr?: string | null;
             /**
              * @description Promote even if the safety checks fail (the primary still active, writes not all applied); data may be lost.
              * @default false
              */
-            force?: boolean;
+            force?: boolean | null;
         };
         /** @description A new activation token (blank to forget the primary), and how to reach the primary's API. */
         PerformanceUpdatePrimaryRequest: {
@@ -2171,17 +2171,17 @@ export interface components {
              * @description The primary's API address, overriding the one in the token.
              * @default
              */
-            primary_api_addr?: string;
+            primary_api_addr?: string | null;
             /**
              * @description Path of a PEM file of CA certificates for an `https` primary address.
              * @default
              */
-            ca_file?: string;
+            ca_file?: string | null;
             /**
              * @description Path of a directory of PEM files of CA certificates.
              * @default
              */
-            ca_path?: string;
+            ca_path?: string | null;
         };
         /** @description The paths filter of a secondary, in the standard response envelope. */
         PerformancePathsFilterResponse: components["schemas"]["ResponseEnvelope"] & {
@@ -2196,14 +2196,14 @@ export interface components {
             /**
              * @description `allow`: only the listed mounts and namespaces are replicated to the secondary; `deny`: they are not.
              * @default allow
-             * @enum {string}
+             * @enum {string|null}
              */
-            mode?: "allow" | "deny";
+            mode?: "allow" | "deny" | null;
             /**
              * @description Mount and namespace paths (`consul/`, `team-a/`; a trailing slash is added, a leading one dropped). `sys/` and `identity/` cannot be filtered.
              * @default []
              */
-            paths?: string[];
+            paths?: string[] | null;
         };
         /** @description The filter of a secondary in the mount filter's terms, in the standard response envelope. */
         PerformanceMountFilterResponse: components["schemas"]["ResponseEnvelope"] & {
@@ -2218,11 +2218,11 @@ export interface components {
             /**
              * @description `whitelist` is the paths filter's `allow`, `blacklist` its `deny`.
              * @default whitelist
-             * @enum {string}
+             * @enum {string|null}
              */
-            mode?: "whitelist" | "blacklist";
+            mode?: "whitelist" | "blacklist" | null;
             /** @default [] */
-            paths?: string[];
+            paths?: string[] | null;
         };
         /** @description What the filter of a secondary keeps from it now, in the standard response envelope. */
         PerformanceDynamicFilterResponse: components["schemas"]["ResponseEnvelope"] & {
@@ -2259,23 +2259,23 @@ export interface components {
              *     fails with `static cloud client credentials haven't been properly configured (the access key or
              *     secret key were provided but not both)`.
              */
-            access_key?: string;
+            access_key?: string | null;
             /** @description The secret access key that goes with `access_key`. Stored, never returned, never logged. */
-            secret_key?: string;
+            secret_key?: string | null;
             /**
              * @description Region for the provider calls. When empty: `AWS_REGION`, then `AWS_DEFAULT_REGION` from the
              *     server's environment, then `us-east-1`.
              */
-            region?: string;
+            region?: string | null;
             /** @description Custom HTTP endpoint of the identity (IAM) service, e.g. `https://iam.example.internal`; empty for the provider's default. */
-            iam_endpoint?: string;
+            iam_endpoint?: string | null;
             /** @description Custom HTTP endpoint of the security token service (STS); empty for the provider's default. */
-            sts_endpoint?: string;
+            sts_endpoint?: string | null;
             /**
              * @description Maximum number of retries of recoverable provider errors; `-1` means the provider SDK's default.
              * @default -1
              */
-            max_retries?: number;
+            max_retries?: number | null;
         };
         /**
          * @description An access key id: `AKIA` and 16 upper-case letters or digits for the long-term key of an IAM user,
@@ -2365,68 +2365,68 @@ export interface components {
              * @description `iam_user`, `assumed_role` or `federation_token`. Required when the role is created (unless a
              *     legacy parameter is given); any other value is refused (`unrecognized credential type: ...`).
              */
-            credential_type?: string;
+            credential_type?: string | null;
             /**
              * @description ARNs of the provider's roles that credentials may assume (`arn:aws:iam::<account>:role/<name>`).
              *     Required for `assumed_role`, refused for the other types.
              */
-            role_arns?: components["schemas"]["CloudCredentialsStringList"];
+            role_arns?: components["schemas"]["CloudCredentialsStringList"] | null;
             /**
              * @description ARNs of managed policies (`arn:aws:iam::<account or aws>:policy/<name>`). For `iam_user` they are
              *     attached to the created user; for the other types they are passed as session policies that
              *     filter the permissions. `iam_user` and `federation_token` need `policy_arns` or
              *     `policy_document`.
              */
-            policy_arns?: components["schemas"]["CloudCredentialsStringList"];
+            policy_arns?: components["schemas"]["CloudCredentialsStringList"] | null;
             /**
              * @description An IAM policy document (JSON, stored compacted; anything that is not JSON is refused). Attached
              *     as the inline policy of the created user for `iam_user` (named after the role), a session policy
              *     for the other types.
              */
-            policy_document?: string;
+            policy_document?: string | null;
             /**
              * @description Names of groups of the provider. `iam_user`: the created user is added to them (each must exist).
              *     `assumed_role` and `federation_token`: the groups' inline policies are combined with
              *     `policy_document` and their managed policies added to `policy_arns`.
              */
-            iam_groups?: components["schemas"]["CloudCredentialsStringList"];
+            iam_groups?: components["schemas"]["CloudCredentialsStringList"] | null;
             /**
              * @description Tags for the created IAM users: a list of `key=value` strings (or one such string), or a JSON
              *     object of keys and values.
              */
             iam_tags?: {
                 [key: string]: string;
-            } | string[] | string;
+            } | string[] | string | null;
             /**
              * @description TTL of STS credentials when the request gives none (instead of `3600s`). Only for `assumed_role`
              *     and `federation_token`; at most `max_sts_ttl` when both are set.
              */
-            default_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"];
+            default_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
             /** @description Cap on the TTL of STS credentials. Only for `assumed_role` and `federation_token`. */
-            max_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"];
+            max_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
             /**
              * @description Path of the created IAM users (`/` when empty): `/`, or `/` + up to 510 printable ASCII
              *     characters + `/`. Only for `iam_user`.
              */
-            user_path?: string;
+            user_path?: string | null;
             /**
              * @description ARN of a managed policy set as permissions boundary of the created IAM users
              *     (`arn:aws:iam::<account or aws>:policy/<name>`). Only for `iam_user`; no boundary when empty.
              */
-            permissions_boundary_arn?: string;
+            permissions_boundary_arn?: string | null;
             /**
              * @deprecated
              * @description Legacy: an IAM policy document (JSON). Makes a role usable as `iam_user` through `/creds` and as
              *     `federation_token` through `/sts`. Not together with `arn` nor with the parameters above.
              */
-            policy?: string;
+            policy?: string | null;
             /**
              * @deprecated
              * @description Legacy: the ARN of an existing managed policy (an `iam_user` role, through `/creds` only) or of a
              *     role (an `assumed_role` role, through `/sts` only). Not together with `policy` nor with the
              *     parameters above.
              */
-            arn?: string;
+            arn?: string | null;
         };
         /** @description The standard response envelope with no data, carrying only warnings. */
         CloudCredentialsWarningsResponse: components["schemas"]["ResponseEnvelope"] & {
@@ -2461,18 +2461,18 @@ export interface components {
              * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; may be left out when
              *     the role allows exactly one. Ignored for the other types.
              */
-            role_arn?: string;
+            role_arn?: string | null;
             /**
              * @description `assumed_role`: the session name. Characters other than letters, digits and `+=,.@_-` become
              *     `_`, and it is cut to 64 characters. Generated when absent.
              */
-            role_session_name?: string;
+            role_session_name?: string | null;
             /**
              * @description `assumed_role` and `federation_token`: how long the credentials last (default the role's
              *     `default_sts_ttl`, else `3600`), cut to the role's `max_sts_ttl` (else `768h`); the provider
              *     then refuses durations outside its limits. Ignored for `iam_user`.
              */
-            ttl?: components["schemas"]["CloudCredentialsDurationSeconds"];
+            ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
         };
         /**
          * @description How the engine reaches the discovery backend (the service-mesh server): its address, scheme and a
@@ -2488,9 +2488,9 @@ export interface components {
             /**
              * @description How to reach the address.
              * @default http
-             * @enum {string}
+             * @enum {string|null}
              */
-            scheme?: "http" | "https";
+            scheme?: "http" | "https" | null;
             /**
              * @description A management-type token of the backend (one that may create ACL tokens). Input only: never
              *     returned, never logged.
@@ -2501,17 +2501,17 @@ export interface components {
              *     with scheme `https`.
              * @default
              */
-            ca_cert?: string;
+            ca_cert?: string | null;
             /**
              * @description x509 PEM of the client certificate presented to the backend; needs `client_key`, and scheme `https`.
              * @default
              */
-            client_cert?: string;
+            client_cert?: string | null;
             /**
              * @description PEM of the private key of `client_cert`; needs `client_cert`. Input only.
              * @default
              */
-            client_key?: string;
+            client_key?: string | null;
         };
         /** @description The names of the mount's roles, sorted, in the standard response envelope. */
         DiscoveryTokenRoleListResponse: components["schemas"]["ResponseEnvelope"] & {
@@ -2565,40 +2565,40 @@ export interface components {
              * @description `client`: a token with the role's policies or roles; `management`: a token that may do
              *     everything (`policy`, `policies` and `catalog_roles` are then not required).
              * @default client
-             * @enum {string}
+             * @enum {string|null}
              */
-            token_type?: "client" | "management";
+            token_type?: "client" | "management" | null;
             /**
              * @description Base64 of an ACL policy in the backend's rule language, for the backend's legacy token API
              *     (versions below 1.4, where it is required for `client` tokens). Deprecated from 1.4, removed
              *     from 1.11.
              */
-            policy?: string;
+            policy?: string | null;
             /** @description Names of backend ACL policies to link to the token (backend 1.4 and later). */
-            policies?: components["schemas"]["DiscoveryTokenNameList"];
+            policies?: components["schemas"]["DiscoveryTokenNameList"] | null;
             /** @description Names of backend ACL roles to link to the token (backend 1.5 and later). */
-            catalog_roles?: components["schemas"]["DiscoveryTokenNameList"];
+            catalog_roles?: components["schemas"]["DiscoveryTokenNameList"] | null;
             /**
              * @description The token stays in the backend's datacenter instead of being replicated (backend 1.4 and later).
              * @default false
              */
-            local?: boolean;
+            local?: boolean | null;
             /** @description Lease duration of issued tokens; the mount's default (768h) when empty. */
-            ttl?: components["schemas"]["DiscoveryTokenDuration"];
+            ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
             /** @description Largest lease duration of issued tokens; the mount's maximum (768h) when empty. Not below `ttl`. */
-            max_ttl?: components["schemas"]["DiscoveryTokenDuration"];
+            max_ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
             /** @description The lease duration for backends below 1.4 (the old name of `ttl`; send one of them). */
-            lease?: components["schemas"]["DiscoveryTokenDuration"];
+            lease?: components["schemas"]["DiscoveryTokenDuration"] | null;
             /**
              * @description Enterprise, backend 1.7 and later: the backend namespace the token is created in (`default`
              *     when empty). Letters, digits, `-` and `_`.
              */
-            catalog_namespace?: string;
+            catalog_namespace?: string | null;
             /**
              * @description Enterprise, backend 1.11 and later: the admin partition the token is created in (`default`
              *     when empty). Letters, digits, `-` and `_`.
              */
-            partition?: string;
+            partition?: string | null;
         };
         /**
          * @description A token issued by the backend. `token` is the secret to send to the backend (in `X-Mesh-Token`).
@@ -2630,13 +2630,13 @@ export interface components {
              * @description The lease's id, as the secret's answer gave it in `lease_id` (required; an empty one is refused).
              * @example aws/creds/deploy/abcd1234abcd1234abcd1234
              */
-            lease_id?: string;
+            lease_id: string;
             /**
              * @description The TTL asked for from now: an integer number of seconds, or a duration string (`3600`, `1h`).
              *     Left out or 0: the TTL the secret's engine gives (the role's or the mount's configuration).
              *     The lease never runs past its issue time plus its maximum TTL.
              */
-            increment?: number | string;
+            increment?: number | string | null;
         };
         /**
          * @description The renewed lease, in the standard response envelope: `lease_id`, `renewable` and the new
@@ -2652,12 +2652,12 @@ export interface components {
              * @description The lease's id, as the secret's answer gave it in `lease_id` (required; an empty one is refused).
              * @example aws/creds/deploy/abcd1234abcd1234abcd1234
              */
-            lease_id?: string;
+            lease_id: string;
             /**
              * @description True (the default): answer once the secret is revoked (`204`). False: answer `202 Accepted` at
              *     once and revoke in the background.
              */
-            sync?: boolean;
+            sync?: boolean | null;
         };
         /** @description Which lease. */
         LeaseIdRequest: {
@@ -2665,7 +2665,7 @@ export interface components {
              * @description The lease's id, as the secret's answer gave it in `lease_id` (required; an empty one is refused).
              * @example consul/creds/web-reader/Yd8QUzmQ2HVbSRZ4DeHxYEX5
              */
-            lease_id?: string;
+            lease_id: string;
         };
         /** @description A lease's times. */
         LeaseLookup: {
@@ -2717,7 +2717,7 @@ export interface components {
              *     `identity.groups.names.<group name>.metadata.<key>`. On update, left out keeps the current
              *     format.
              */
-            username_format?: string;
+            username_format?: string | null;
             /** @description The integration's secret key at the push service. Not empty. */
             secret_key: string;
             /** @description The integration key at the push service. Not empty. */
@@ -2728,12 +2728,12 @@ export interface components {
              * @description Extra information shown in the push request (URL-encoded key/value pairs). Read back as `pushinfo`.
              * @default
              */
-            push_info?: string;
+            push_info?: string | null;
             /**
              * @description Remind the user to give a passcode instead of accepting a push.
              * @default false
              */
-            use_passcode?: boolean;
+            use_passcode?: boolean | null;
         };
         /** @description The id of the created method, in the standard response envelope. */
         PushMfaMethodCreated: components["schemas"]["ResponseEnvelope"] & {
@@ -2878,7 +2878,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["RekeyInitRequest"];
             };
@@ -2981,7 +2981,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["RekeyShareRequest"];
             };
@@ -3046,7 +3046,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["RekeyShareRequest"];
             };
@@ -3223,7 +3223,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ReplicationSecondaryTokenRequest"];
             };
@@ -3258,7 +3258,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ReplicationRevokeSecondaryRequest"];
             };
@@ -3322,7 +3322,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ReplicationActivationRequest"];
             };
@@ -3355,7 +3355,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DrPromoteRequest"];
             };
@@ -3419,7 +3419,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DrUpdatePrimaryRequest"];
             };
@@ -3545,7 +3545,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DrOperationTokenShareRequest"];
             };
@@ -3580,7 +3580,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DrOperationTokenDeleteRequest"];
             };
@@ -3725,7 +3725,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ReplicationSecondaryTokenRequest"];
             };
@@ -3760,7 +3760,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ReplicationRevokeSecondaryRequest"];
             };
@@ -3824,7 +3824,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ReplicationActivationRequest"];
             };
@@ -3921,7 +3921,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["PerformanceUpdatePrimaryRequest"];
             };
@@ -4386,7 +4386,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["CloudCredentialsLeaseConfigRequest"];
             };
@@ -4697,7 +4697,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DiscoveryTokenAccessConfig"];
             };
@@ -4936,7 +4936,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["LeaseRenewRequest"];
             };
@@ -4971,7 +4971,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["LeaseRevokeRequest"];
             };
@@ -5011,7 +5011,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["LeaseIdRequest"];
             };
@@ -5105,7 +5105,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["PushMfaMethodInput"];
             };
@@ -5207,7 +5207,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["PushMfaMethodInput"];
             };

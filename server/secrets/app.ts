@@ -27,6 +27,8 @@ import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperat
 import { unwrapStage } from "./replication/cluster-app.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
+import { checkRekeyParameters, type RekeyRequest } from "./domain/rekey.ts";
+import type { operations } from "../../generated/secrets/schema.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
 
@@ -124,7 +126,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
     },
     (req, _res, next) => next(routeNotFound(req.path)),
   );
-  answerWith(app, stages, renderError);
+  answerWith(app, stages, (error, req, res, next) => renderError(error, req, res, next, cluster));
   return { app, cluster, document, operations };
 }
 
@@ -261,10 +263,10 @@ function routeNotFound(path: string): NotFoundError {
   return new NotFoundError(`no handler for route "${relative}". route entry not found.`);
 }
 
-function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+function renderError(error: unknown, req: Request, res: Response, _next: NextFunction, cluster: SecretsCluster): void {
   // A client that left while sending: nobody to answer, nothing wrong with the server.
   if (error instanceof JsonBodyError && error.problem.kind === "aborted") return;
-  const { status, messages } = describeError(error, req.path);
+  const { status, messages } = describeError(error, req.path, { operationId: (res.locals.secrets as RequestContext | undefined)?.operation.operationId, body: req.body, cluster });
   if (status >= 500) console.error(`secrets: ${req.method} ${req.originalUrl}: ${messages.join("; ")}`);
   if (res.headersSent) return;
   // A body left unread (a refusal before reading it, or one over the limit) is not drained: the
@@ -281,9 +283,55 @@ function hasUnreadBody(req: Request): boolean {
   return body && !req.readableEnded;
 }
 
-function describeProblem({ location, field, message }: ValidationProblem): string {
+/**
+ * Where the real server words a missing member its own way (its lease endpoints check the id
+ * themselves), by operation and member.
+ */
+type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => string;
+const leaseIdWords: MissingWords = () => "lease_id must be specified";
+const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<Record<string, MissingWords>>>>> = {
+  renewLease: { lease_id: leaseIdWords },
+  revokeLease: { lease_id: leaseIdWords },
+  lookupLease: { lease_id: leaseIdWords },
+  // The shares left out count as 0, which the attempt's checks then refuse in their own order.
+  startRekey: { secret_shares: rekeyParameterWords, secret_threshold: rekeyParameterWords },
+};
+
+function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string {
+  try {
+    checkRekeyParameters(body as Partial<RekeyRequest>, cluster.seal.get().type);
+  } catch (error) {
+    if (error instanceof InvalidRequestError) return error.message;
+    throw error;
+  }
+  return "invalid rekey seal configuration";
+}
+
+interface Refused {
+  operationId?: string;
+  body: unknown;
+  cluster: SecretsCluster;
+}
+
+/** The validator's words about a member that may also be null, said of the member's own type. */
+function withoutNullAlternative(message: string): string {
+  return message.replace(/^(must be [a-z,]+),null$/, "$1").replace(/^(must be equal to one of the allowed values: .*), $/, "$1");
+}
+
+/** What is said of an `anyOf: [schema, null]` member besides its own schema's problems. */
+const NULL_ALTERNATIVE_NOISE = new Set(["must be null", "must match a schema in anyOf"]);
+
+function relevantProblems(problems: ValidationProblem[]): ValidationProblem[] {
+  const said = problems.filter((p) => !NULL_ALTERNATIVE_NOISE.has(p.message));
+  return said.length > 0 ? said : problems;
+}
+
+function describeProblem({ location, field, message: said }: ValidationProblem, refused: Refused): string {
+  const message = withoutNullAlternative(said);
   const missing = /^must have required property '(.+)'$/.exec(message)?.[1];
   if (location === "body" && missing) {
+    const words = (field === "" || field === missing) && refused.operationId !== undefined ? MISSING_MEMBER_WORDS[refused.operationId as keyof operations]?.[missing] : undefined;
+    if (words !== undefined) return words((refused.body ?? {}) as Record<string, unknown>, refused.cluster);
     // The real system's words for a missing field, naming it where it sits.
     const where = field.endsWith(missing) ? field : field ? `${field}.${missing}` : missing;
     return `'${where}' must be specified in request body as JSON`;
@@ -292,7 +340,7 @@ function describeProblem({ location, field, message }: ValidationProblem): strin
   return `${location} parameter ${JSON.stringify(field)}: ${message}`;
 }
 
-function describeError(error: unknown, requestPath: string): { status: number; messages: string[] } {
+function describeError(error: unknown, requestPath: string, refused: Refused): { status: number; messages: string[] } {
   if (error instanceof Refusal) return { status: error.status, messages: error.messages };
   if (error instanceof UnsupportedOperationError) return { status: error.status, messages: [...error.messages] };
   if (isSecretsError(error)) return { status: error.status, messages: [error.message] };
@@ -306,7 +354,7 @@ function describeError(error: unknown, requestPath: string): { status: number; m
   if (type === "entity.too.large") return { status: 413, messages: ["http: request body too large"] };
   const problems = validationProblems(error, requestPath);
   // The validator refuses a body that is not JSON with 415; the real system answers bad input with 400.
-  if (problems && (status === 400 || status === 415)) return { status: 400, messages: problems.map(describeProblem) };
+  if (problems && (status === 400 || status === 415)) return { status: 400, messages: [...new Set(relevantProblems(problems).map((problem) => describeProblem(problem, refused)))] };
   if (status === 405) return { status, messages: ["unsupported operation"] };
   if (status === 404) return { status, messages: [routeNotFound(requestPath).message] };
   return { status: 500, messages: [status === 500 ? message : `${status}: ${message}`] };

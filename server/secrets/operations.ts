@@ -109,7 +109,7 @@ export class OperationIndex {
   }
 }
 
-type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema> };
+type Schema = { $ref?: string; type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema> };
 
 function resolveRef(document: OpenApiDocument, schema: Schema | undefined): Schema | undefined {
   let at = schema;
@@ -124,6 +124,23 @@ function resolveRef(document: OpenApiDocument, schema: Schema | undefined): Sche
 
 const ZERO: Record<string, unknown> = { integer: 0, number: 0, string: "", boolean: false, array: [], object: {} };
 
+/** The zero value of the first type a schema allows other than null. */
+function zeroOf(document: OpenApiDocument, member: Schema | undefined): unknown {
+  const schema = resolveRef(document, member);
+  const types = Array.isArray(schema?.type) ? schema.type : schema?.type === undefined ? [] : [schema.type];
+  const type = types.find((t) => t !== "null");
+  if (type !== undefined) return ZERO[type];
+  const first = (schema?.anyOf ?? schema?.oneOf ?? []).find((alternative) => resolveRef(document, alternative)?.type !== "null");
+  return first === undefined ? undefined : zeroOf(document, first);
+}
+
+/** Whether a schema takes null: a type list with null, or an alternative that is null. */
+function takesNull(document: OpenApiDocument, member: Schema | undefined): boolean {
+  const schema = resolveRef(document, member);
+  if (Array.isArray(schema?.type)) return schema.type.includes("null");
+  return (schema?.anyOf ?? schema?.oneOf ?? []).some((alternative) => resolveRef(document, alternative)?.type === "null");
+}
+
 function nullableMembers(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, unknown> {
   const zeros = new Map<string, unknown>();
   const operation = Object.values(item).find((o) => (o as { operationId?: string } | undefined)?.operationId === operationId) as
@@ -131,10 +148,9 @@ function nullableMembers(document: OpenApiDocument, item: Record<string, unknown
     | undefined;
   const schema = resolveRef(document, operation?.requestBody?.content?.["application/json"]?.schema);
   for (const [name, member] of Object.entries(schema?.properties ?? {})) {
-    const type = resolveRef(document, member)?.type;
-    if (!Array.isArray(type) || !type.includes("null")) continue;
-    const other = type.find((t) => t !== "null");
-    if (other !== undefined && other in ZERO) zeros.set(name, ZERO[other]);
+    if (!takesNull(document, member)) continue;
+    const zero = zeroOf(document, member);
+    if (zero !== undefined) zeros.set(name, zero);
   }
   return zeros;
 }

@@ -238,6 +238,19 @@ export function transition(attempt: RekeyAttempt | undefined, event: RekeyEvent,
  * Every problem is a 400 with the real system's message.
  */
 export async function checkRekeyRequest(request: RekeyRequest, sealType: SealType): Promise<RekeyConfig> {
+  const { config, pgpKeys, backup, verificationRequired } = checkRekeyParameters(request, sealType);
+  let recipients: PgpRecipient[];
+  try {
+    recipients = await readPgpKeys(pgpKeys);
+  } catch (error) {
+    if (error instanceof PgpKeyError) throw new InvalidRequestError(`invalid rekey seal configuration: ${error.message}`);
+    throw error;
+  }
+  return { ...config, pgpKeys: recipients, backup: backup && recipients.length > 0, verificationRequired };
+}
+
+/** The checks of a new attempt's parameters before its PGP keys are read, in the real system's order. */
+export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: SealType) {
   const pgpKeys = request.pgp_keys ?? [];
   const backup = request.backup ?? false;
   const verificationRequired = request.require_verification ?? false;
@@ -265,14 +278,7 @@ export async function checkRekeyRequest(request: RekeyRequest, sealType: SealTyp
   }
   const problem = shareConfigProblem(config);
   if (problem) throw new InvalidRequestError(`invalid rekey seal configuration: ${problem}`);
-  let recipients: PgpRecipient[];
-  try {
-    recipients = await readPgpKeys(pgpKeys);
-  } catch (error) {
-    if (error instanceof PgpKeyError) throw new InvalidRequestError(`invalid rekey seal configuration: ${error.message}`);
-    throw error;
-  }
-  return { ...config, pgpKeys: recipients, backup: backup && recipients.length > 0, verificationRequired };
+  return { config, pgpKeys, backup, verificationRequired };
 }
 
 /** Why shares do not make up the expected key, or undefined when they do. */

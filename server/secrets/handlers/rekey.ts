@@ -1,7 +1,6 @@
 // Handlers of the nine rekey operations (/sys/rekey/*).
-import type { operations } from "../../../generated/secrets/schema.ts";
 import type { RekeyRequest } from "../domain/rekey.ts";
-import { envelope, noContent, type Handler } from "./types.ts";
+import { envelope, noContent, type Handler, type RequestBody } from "./types.ts";
 
 type RekeyOperation =
   | "readRekeyStatus"
@@ -14,7 +13,7 @@ type RekeyOperation =
   | "submitRekeyVerificationShare"
   | "restartRekeyVerification";
 
-type ShareBody = NonNullable<operations["submitRekeyShare"]["requestBody"]>["content"]["application/json"];
+type ShareBody = RequestBody<"submitRekeyShare">;
 
 export const rekeyHandlers = {
   readRekeyStatus: (cluster, _req, res) => {

@@ -1,8 +1,17 @@
 // What a secrets handler is: parse the request, call the cluster, answer.
 import type { Request, Response } from "express";
 import type { SecretsCluster } from "../cluster.ts";
+import type { operations } from "../../../generated/secrets/schema.ts";
 
 export type Handler = (cluster: SecretsCluster, req: Request, res: Response) => void | Promise<void>;
+
+/** Members of a body with null taken out: dispatch (app.ts) reads every null the description allows as its zero value. */
+type NullsRead<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/** The JSON body of an operation as its handler gets it: validated against the description, nulls read. */
+export type RequestBody<O extends keyof operations> = operations[O] extends { requestBody?: { content: { "application/json": infer B } } }
+  ? NullsRead<NonNullable<B>>
+  : never;
 
 /** Answers 204 No Content, for operations that return no body. */
 export function noContent(res: Response): void {

@@ -4,12 +4,12 @@
 import type { Request, Response } from "express";
 import type { operations } from "../../../generated/secrets/schema.ts";
 import type { SecretsCluster } from "../cluster.ts";
-import { envelope, noContent, type Handler } from "../handlers/types.ts";
+import { envelope, noContent, type Handler, type RequestBody } from "../handlers/types.ts";
 import { mountFilterModeToPaths, pathsFilterModeToMount, type MountFilterMode } from "./domain/filter.ts";
 import type { ReplicationMode } from "./domain/states.ts";
 import type { ActivationRequest } from "./mode.ts";
 
-type Body<O extends keyof operations> = operations[O] extends { requestBody?: { content: { "application/json": infer B } } } ? NonNullable<B> : never;
+type Body<O extends keyof operations> = RequestBody<O>;
 
 type DrOperation =
   | "readDrReplicationStatus"

@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import type { operations } from "../../../../generated/secrets/schema.ts";
 import { requestContext } from "../../http/request-context.ts";
 import type { SecretsCluster } from "../../cluster.ts";
-import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
+import { envelope, noContent, nothing, type Handler, type RequestBody } from "../../handlers/types.ts";
 import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CredentialsRequest, type RootConfigWrite } from "./engine.ts";
 import type { RoleWrite } from "./roles.ts";
 import { leasesOf } from "../../leases/index.ts";
@@ -21,7 +21,7 @@ type CloudCredentialsOperation =
   | "generateCloudCredentials"
   | "generateCloudStsCredentials";
 
-type Body<O extends CloudCredentialsOperation> = operations[O] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type Body<O extends CloudCredentialsOperation> = RequestBody<O>;
 
 
 function mountOf(res: Response): string {
