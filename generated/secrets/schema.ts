@@ -1962,7 +1962,7 @@ export interface components {
              * @default
              */
             primary_cluster_addr?: string | null;
-        };
+        } | null;
         /** @description Parameters of a secondary activation token. */
         ReplicationSecondaryTokenRequest: {
             /** @description An opaque identifier of the secondary, unique among this primary's secondaries (e.g. `us-east-1`). */
@@ -2119,7 +2119,7 @@ export interface components {
         DrOperationTokenAttemptRequest: {
             /** @description Base64 of a binary OpenPGP public key; the token is encrypted to it instead of being encoded with an OTP. */
             pgp_key?: string | null;
-        };
+        } | null;
         /** @description The attempt just started, with its one-time password (the only time it is shown). */
         DrOperationTokenStarted: {
             started: boolean;
@@ -2162,7 +2162,7 @@ export interface components {
              * @default false
              */
             force?: boolean | null;
-        };
+        } | null;
         /** @description A new activation token (blank to forget the primary), and how to reach the primary's API. */
         PerformanceUpdatePrimaryRequest: {
             /** @description A secondary activation token from the new primary; blank keeps the secondary but forgets its primary. */
@@ -2204,7 +2204,7 @@ export interface components {
              * @default []
              */
             paths?: string[] | null;
-        };
+        } | null;
         /** @description The filter of a secondary in the mount filter's terms, in the standard response envelope. */
         PerformanceMountFilterResponse: components["schemas"]["ResponseEnvelope"] & {
             data: {
@@ -2223,7 +2223,7 @@ export interface components {
             mode?: "whitelist" | "blacklist" | null;
             /** @default [] */
             paths?: string[] | null;
-        };
+        } | null;
         /** @description What the filter of a secondary keeps from it now, in the standard response envelope. */
         PerformanceDynamicFilterResponse: components["schemas"]["ResponseEnvelope"] & {
             data: {
@@ -2276,7 +2276,7 @@ export interface components {
              * @default -1
              */
             max_retries?: number | null;
-        };
+        } | null;
         /**
          * @description An access key id: `AKIA` and 16 upper-case letters or digits for the long-term key of an IAM user,
          *     `ASIA` and 16 for temporary (STS) credentials.
@@ -2427,7 +2427,7 @@ export interface components {
              *     parameters above.
              */
             arn?: string | null;
-        };
+        } | null;
         /** @description The standard response envelope with no data, carrying only warnings. */
         CloudCredentialsWarningsResponse: components["schemas"]["ResponseEnvelope"] & {
             data: null;
@@ -2473,7 +2473,7 @@ export interface components {
              *     then refuses durations outside its limits. Ignored for `iam_user`.
              */
             ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
-        };
+        } | null;
         /**
          * @description How the engine reaches the discovery backend (the service-mesh server): its address, scheme and a
          *     management token, and for `https` the CA and client certificate to use. The token is stored and
@@ -2599,7 +2599,7 @@ export interface components {
              *     when empty). Letters, digits, `-` and `_`.
              */
             partition?: string | null;
-        };
+        } | null;
         /**
          * @description A token issued by the backend. `token` is the secret to send to the backend (in `X-Mesh-Token`).
          *     Tokens made with the backend's current token API also carry their `accessor`, `local`,
