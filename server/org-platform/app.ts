@@ -106,7 +106,11 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
     }),
     (_req, _res, next) => next(noSuchPath()),
   );
-  answerWith(app, stages, (error: unknown, req: Request, res: Response) => renderError(error, req, res));
+  answerWith(app, stages, (error: unknown, req: Request, res: Response) => {
+    // RFC 9110: a 405 says which methods the path has.
+    if ((error as { status?: number })?.status === 405 && !res.headersSent) res.set("Allow", routes.methodsFor(req.path).join(", "));
+    renderError(error, req, res);
+  });
   return { app, service, ...(data && { data }) };
 }
 

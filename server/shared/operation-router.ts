@@ -99,6 +99,13 @@ export class RouteTable<R extends OperationRoute> {
     return { route: compiled.route, params };
   }
 
+  /** The methods some route takes this path with (HEAD with GET), for the `Allow` of a 405. */
+  methodsFor(path: string): string[] {
+    const methods = [...this.#byMethod].filter(([, routes]) => routes.some(({ regexp }) => regexp.test(path))).map(([method]) => method);
+    if (methods.includes("GET") && !methods.includes("HEAD")) methods.push("HEAD");
+    return methods.sort();
+  }
+
   /** The route of a method and an Express path, as the validator names the one it matched. */
   described(method: string, path: string): R | undefined {
     return this.#byKey.get(`${method.toUpperCase()} ${path}`);

@@ -54,8 +54,13 @@ describe("GET /ping", () => {
     }
   });
 
-  it("answers a method the path does not have with 405", async () => {
-    expect((await server.fetch("/ping", { method: "POST", token: TOKENS.alice })).status).toBe(405);
+  it("answers a method the path does not have with 405 and the methods it has in Allow", async () => {
+    const ping = await server.fetch("/ping", { method: "POST", token: TOKENS.alice });
+    expect(ping.status).toBe(405);
+    expect(ping.headers.get("Allow")).toBe("GET, HEAD");
+    const team = await server.fetch("/teams/team-x", { method: "PUT", token: TOKENS.alice });
+    expect(team.status).toBe(405);
+    expect(team.headers.get("Allow")).toBe("DELETE, GET, HEAD, PATCH");
   });
 });
 
