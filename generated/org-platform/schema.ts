@@ -1815,6 +1815,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request's header block is larger than the server reads (16 KiB). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
