@@ -1588,7 +1588,6 @@ export interface paths {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
@@ -1627,7 +1626,6 @@ export interface paths {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
@@ -2833,7 +2831,6 @@ export interface components {
          * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
          *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
          *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-         * @example team-a
          */
         SecretsNamespace: string;
         /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
@@ -5050,7 +5047,6 @@ export interface operations {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
@@ -5098,7 +5094,6 @@ export interface operations {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
@@ -5141,7 +5136,6 @@ export interface operations {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
@@ -5194,7 +5188,6 @@ export interface operations {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
@@ -5241,7 +5234,6 @@ export interface operations {
                  * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
                  *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
                  *     namespaces the server knows (the `namespaces` of the world file), else `400`.
-                 * @example team-a
                  */
                 "X-Secrets-Namespace"?: components["parameters"]["SecretsNamespace"];
             };
