@@ -2194,9 +2194,9 @@ export interface components {
             /**
              * @description `allow`: only the listed mounts and namespaces are replicated to the secondary; `deny`: they are not.
              * @default allow
-             * @enum {string|null}
+             * @enum {string}
              */
-            mode?: "allow" | "deny" | null;
+            mode?: "allow" | "deny";
             /**
              * @description Mount and namespace paths (`consul/`, `team-a/`; a trailing slash is added, a leading one dropped). `sys/` and `identity/` cannot be filtered.
              * @default []
@@ -2216,9 +2216,9 @@ export interface components {
             /**
              * @description `whitelist` is the paths filter's `allow`, `blacklist` its `deny`.
              * @default whitelist
-             * @enum {string|null}
+             * @enum {string}
              */
-            mode?: "whitelist" | "blacklist" | null;
+            mode?: "whitelist" | "blacklist";
             /** @default [] */
             paths?: string[] | null;
         } | null;
@@ -2486,9 +2486,9 @@ export interface components {
             /**
              * @description How to reach the address.
              * @default http
-             * @enum {string|null}
+             * @enum {string}
              */
-            scheme?: "http" | "https" | null;
+            scheme?: "http" | "https";
             /**
              * @description A management-type token of the backend (one that may create ACL tokens). Input only: never
              *     returned, never logged.
@@ -2563,9 +2563,9 @@ export interface components {
              * @description `client`: a token with the role's policies or roles; `management`: a token that may do
              *     everything (`policy`, `policies` and `catalog_roles` are then not required).
              * @default client
-             * @enum {string|null}
+             * @enum {string}
              */
-            token_type?: "client" | "management" | null;
+            token_type?: "client" | "management";
             /**
              * @description Base64 of an ACL policy in the backend's rule language, for the backend's legacy token API
              *     (versions below 1.4, where it is required for `client` tokens). Deprecated from 1.4, removed

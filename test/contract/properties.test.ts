@@ -34,6 +34,17 @@ function show(request: GeneratedRequest, wire: WireRequest, response: WireRespon
   return `${mutation}${wire.method} ${wire.path}${query} ${wire.body ?? ""}\n-> ${response.status} ${response.body?.slice(0, 300)}`;
 }
 
+/**
+ * The schema check's words (ajv's, as the services pass them on) in a refusal: a server stricter than
+ * its description. Undefined for an answer that is no such refusal.
+ */
+const SCHEMA_WORDS =
+  /must (be (string|integer|number|boolean|object|array|null)\b|be equal to one of|be [<>]=? |be (a )?(multiple|unique)|have required property|NOT have (more|fewer)|NOT be (longer|shorter)|match (pattern|format|a schema|exactly)|be url encoded)|Unknown query parameter|Empty value found/;
+function validatorRefusal(response: WireResponse): string | undefined {
+  if (response.status < 400 || response.status >= 500) return undefined;
+  return SCHEMA_WORDS.exec(response.body ?? "")?.[0];
+}
+
 for (const server of REFERENCE_SERVERS) {
   describe(`${server.api} reference server, generated requests`, () => {
     const bundle = server.description?.() ?? (loadBundle(server.api) as OpenApiDoc);
@@ -75,6 +86,9 @@ for (const server of REFERENCE_SERVERS) {
             const context = show(generated, wire!, response);
             // A 5xx only where the service describes one (and then it must be the described answer).
             if (!server.describedServerErrors) expect(response.status, context).toBeLessThan(500);
+            // The other direction: what the description allows, the server's own check of the
+            // request does not refuse (a refusal may only come from a rule of the service's state).
+            expect(validatorRefusal(response), context).toBeUndefined();
             expect(checker.checkResponse(operation, response), context).toEqual([]);
           }),
           { seed, numRuns },
