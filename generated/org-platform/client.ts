@@ -12,7 +12,7 @@ export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
 
 /**
  * Sends bodies as JSON:API documents: a body that would go out with openapi-fetch's default
- * `Content-Type: application/json` goes out as `application/vnd.api+json` (the API answers 422
+ * `Content-Type: application/json` goes out as `application/vnd.api+json` (the API answers 415
  * otherwise). A Content-Type set explicitly to anything else is left alone.
  */
 export const jsonApiContentType: Middleware = {
