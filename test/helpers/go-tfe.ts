@@ -3,12 +3,12 @@
 // one answer a line out. Built once per content of the driver, in GOPATH mode from /usr/share/gocode.
 // Without Go or the package the tests fail, naming what to install: `.ci/run` installs both through
 // scripts/system-deps.sh.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { LineDriver } from "./line-driver.ts";
 
 const DRIVER_SOURCE = path.resolve(import.meta.dirname, "../org-platform/go-tfe/driver.go");
 export const GO_TFE_SOURCE = "/usr/share/gocode/src/github.com/hashicorp/go-tfe";
@@ -44,30 +44,17 @@ export interface GoTfeCall {
 
 /** One go-tfe client (tfe.NewClient: it pings the server first) with a token, driven call by call. */
 export class GoTfe {
-  readonly #child: ChildProcessWithoutNullStreams;
-  readonly #answers: ((line: string) => void)[] = [];
-  readonly #stderr: string[] = [];
+  readonly #driver: LineDriver;
 
   constructor(binary: string, origin: string, token: string) {
-    this.#child = spawn(binary, [], { env: { ...process.env, TFE_ADDRESS: origin, TFE_TOKEN: token } });
-    this.#child.stderr.on("data", (chunk: Buffer) => this.#stderr.push(chunk.toString()));
-    createInterface({ input: this.#child.stdout }).on("line", (line) => this.#answers.shift()?.(line));
+    this.#driver = new LineDriver(binary, [], { TFE_ADDRESS: origin, TFE_TOKEN: token });
   }
 
   call<T = Record<string, unknown>>(call: GoTfeCall): Promise<GoTfeAnswer<T>> {
-    return new Promise((resolve, reject) => {
-      const exited = () => reject(new Error(`go-tfe driver exited: ${this.#stderr.join("")}`));
-      this.#child.once("exit", exited);
-      this.#answers.push((line) => {
-        this.#child.off("exit", exited);
-        resolve(JSON.parse(line) as GoTfeAnswer<T>);
-      });
-      this.#child.stdin.write(JSON.stringify(call) + "\n");
-    });
+    return this.#driver.request(call);
   }
 
   close(): void {
-    this.#child.stdin.end();
-    this.#child.kill();
+    this.#driver.close();
   }
 }

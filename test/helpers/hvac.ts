@@ -2,9 +2,9 @@
 // a small driver (test/secrets/hvac/driver.py): one call a line in, one answer a line out. It runs under
 // Debian's /usr/bin/python3 (a python3 earlier on PATH, pyenv's say, does not see Debian's modules)
 // and talks to the server through the token-header shim (hvac sends X-Vault-Token).
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { LineDriver } from "./line-driver.ts";
 
 export const DEBIAN_PYTHON = "/usr/bin/python3";
 const DRIVER = path.resolve(import.meta.dirname, "../secrets/hvac/driver.py");
@@ -32,30 +32,17 @@ export interface HvacAnswer<T = Record<string, unknown>> {
 
 /** One hvac.Client with a token, driven call by call: `call("secrets.aws.read_role", { name: "x" })`. */
 export class Hvac {
-  readonly #child: ChildProcessWithoutNullStreams;
-  readonly #answers: ((line: string) => void)[] = [];
-  readonly #stderr: string[] = [];
+  readonly #driver: LineDriver;
 
   constructor(url: string, token: string | undefined) {
-    this.#child = spawn(DEBIAN_PYTHON, [DRIVER], { env: { ...process.env, HVAC_URL: url, HVAC_TOKEN: token ?? "" } });
-    this.#child.stderr.on("data", (chunk: Buffer) => this.#stderr.push(chunk.toString()));
-    createInterface({ input: this.#child.stdout }).on("line", (line) => this.#answers.shift()?.(line));
+    this.#driver = new LineDriver(DEBIAN_PYTHON, [DRIVER], { HVAC_URL: url, HVAC_TOKEN: token ?? "" });
   }
 
   call<T = Record<string, unknown>>(call: string, kwargs: Record<string, unknown> = {}): Promise<HvacAnswer<T>> {
-    return new Promise((resolve, reject) => {
-      const exited = () => reject(new Error(`hvac driver exited: ${this.#stderr.join("")}`));
-      this.#child.once("exit", exited);
-      this.#answers.push((line) => {
-        this.#child.off("exit", exited);
-        resolve(JSON.parse(line) as HvacAnswer<T>);
-      });
-      this.#child.stdin.write(JSON.stringify({ call, kwargs }) + "\n");
-    });
+    return this.#driver.request({ call, kwargs });
   }
 
   close(): void {
-    this.#child.stdin.end();
-    this.#child.kill();
+    this.#driver.close();
   }
 }
