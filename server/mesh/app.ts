@@ -9,7 +9,7 @@ import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { checkBlockingParams, meshHandlers } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
-import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { declaresBody, JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { tokenOf } from "./handlers/index.ts";
 import { checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
@@ -200,8 +200,9 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   if (res.headersSent) return;
   // Out of room (body budget, a disk that refuses writes): the client may try again shortly.
   if (status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
-  // A body left unread is not drained: the connection closes after the answer.
-  if (error instanceof JsonBodyError && !req.readableEnded) res.set("Connection", "close");
+  // A body left unread (refused before reading it, or cut short) is not drained: the connection
+  // closes after the answer (and a client waiting for 100 Continue is not kept waiting).
+  if (declaresBody(req) && !req.readableEnded) res.set("Connection", "close");
   res.status(status).type("text/plain").send(message);
 }
 
