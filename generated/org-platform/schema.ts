@@ -970,6 +970,35 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
+        /**
+         * @description The request line and header fields together are over 16 KiB. The request is not read; the answer
+         *     is sent before the connection is closed.
+         */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /**
+         * @description The server has no room for the request now, and nothing was changed: the client's address holds
+         *     as many connections as it may (the connection is closed after this answer), the request bodies
+         *     being received are over the server's budget of bytes in flight (the connection is closed after
+         *     this answer), or the write cannot be stored (its disk is full, read-only or locked by another
+         *     process; reads are still served). `Retry-After` gives the seconds to wait before trying again.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The request body is larger than 1 MB; it is not read. */
         PayloadTooLarge: {
             headers: {
@@ -1175,6 +1204,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidPage"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOAuthClient: {
@@ -1211,6 +1242,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readOAuthClient: {
@@ -1250,6 +1283,8 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOAuthClient: {
@@ -1279,6 +1314,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOAuthClient: {
@@ -1315,6 +1352,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     attachOAuthClientProjects: {
@@ -1349,6 +1388,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     detachOAuthClientProjects: {
@@ -1383,6 +1424,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["OAuthClientUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeams: {
@@ -1447,6 +1490,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidPage"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTeam: {
@@ -1493,7 +1538,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TeamUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["TeamFailure"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readTeam: {
@@ -1533,6 +1580,8 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTeam: {
@@ -1563,6 +1612,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TeamUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTeam: {
@@ -1609,7 +1660,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TeamUnprocessable"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["TeamFailure"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readOrganization: {
@@ -1638,6 +1691,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readOAuthToken: {
@@ -1666,6 +1721,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readProject: {
@@ -1694,6 +1751,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readUser: {
@@ -1722,6 +1781,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readOrganizationMembership: {
@@ -1760,6 +1821,8 @@ export interface operations {
             400: components["responses"]["InvalidQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -2780,6 +2780,35 @@ export interface components {
             };
         };
         /**
+         * @description The request line and header fields together are over 16 KiB. The request is not read; the answer
+         *     is sent before the connection is closed.
+         */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The server has no room for the request now, and nothing was changed: the client's address holds
+         *     as many connections as it may (the connection is closed after this answer), the request bodies
+         *     being received are over the server's budget of bytes in flight (the connection is closed after
+         *     this answer), or the write cannot be stored (its disk is full, read-only or locked by another
+         *     process; reads are still served). `Retry-After` gives the seconds to wait before trying again.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
          * @description The request is too large: its body is over 32 MiB (`Content-Length` over the limit is refused
          *     before the body is read, and the connection is closed), or a value to store is over 1 MiB of JSON,
          *     or the server's storage is full.
@@ -2869,6 +2898,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     startRekey: {
@@ -2904,6 +2935,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelRekey: {
@@ -2923,6 +2956,8 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readRekeyBackup: {
@@ -2953,6 +2988,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteRekeyBackup: {
@@ -2972,6 +3009,8 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitRekeyShare: {
@@ -3007,6 +3046,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readRekeyVerification: {
@@ -3037,6 +3078,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitRekeyVerificationShare: {
@@ -3072,6 +3115,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     restartRekeyVerification: {
@@ -3102,6 +3147,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDrReplicationStatus: {
@@ -3123,6 +3170,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableDrPrimary: {
@@ -3156,6 +3205,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     demoteDrPrimary: {
@@ -3185,6 +3236,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disableDrPrimary: {
@@ -3214,6 +3267,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDrSecondaryToken: {
@@ -3249,6 +3304,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeDrSecondary: {
@@ -3282,6 +3339,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateDrSecondaryPublicKey: {
@@ -3313,6 +3372,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableDrSecondary: {
@@ -3346,6 +3407,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     promoteDrSecondary: {
@@ -3381,6 +3444,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disableDrSecondary: {
@@ -3410,6 +3475,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDrSecondaryPrimary: {
@@ -3443,6 +3510,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDrOperationTokenAttempt: {
@@ -3473,6 +3542,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     startDrOperationTokenAttempt: {
@@ -3508,6 +3579,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelDrOperationTokenAttempt: {
@@ -3536,6 +3609,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitDrOperationTokenShare: {
@@ -3571,6 +3646,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDrOperationToken: {
@@ -3604,6 +3681,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformanceReplicationStatus: {
@@ -3625,6 +3704,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enablePerformancePrimary: {
@@ -3658,6 +3739,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     demotePerformancePrimary: {
@@ -3687,6 +3770,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disablePerformancePrimary: {
@@ -3716,6 +3801,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPerformanceSecondaryToken: {
@@ -3751,6 +3838,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokePerformanceSecondary: {
@@ -3784,6 +3873,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generatePerformanceSecondaryPublicKey: {
@@ -3815,6 +3906,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enablePerformanceSecondary: {
@@ -3848,6 +3941,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     promotePerformanceSecondary: {
@@ -3883,6 +3978,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disablePerformanceSecondary: {
@@ -3912,6 +4009,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePerformanceSecondaryPrimary: {
@@ -3945,6 +4044,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformancePathsFilter: {
@@ -3990,6 +4091,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writePerformancePathsFilter: {
@@ -4029,6 +4132,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePerformancePathsFilter: {
@@ -4063,6 +4168,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformanceMountFilter: {
@@ -4108,6 +4215,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writePerformanceMountFilter: {
@@ -4147,6 +4256,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePerformanceMountFilter: {
@@ -4181,6 +4292,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformancePrimaryDynamicFilter: {
@@ -4217,6 +4330,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformanceSecondaryDynamicFilter: {
@@ -4253,6 +4368,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readCloudCredentialsRootConfig: {
@@ -4283,6 +4400,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeCloudCredentialsRootConfig: {
@@ -4316,6 +4435,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateCloudCredentialsRoot: {
@@ -4347,6 +4468,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readCloudCredentialsLeaseConfig: {
@@ -4377,6 +4500,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeCloudCredentialsLeaseConfig: {
@@ -4410,6 +4535,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCloudCredentialsRoles: {
@@ -4456,6 +4583,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readCloudCredentialsRole: {
@@ -4502,6 +4631,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeCloudCredentialsRole: {
@@ -4551,6 +4682,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteCloudCredentialsRole: {
@@ -4595,6 +4728,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateCloudCredentials: {
@@ -4646,6 +4781,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateCloudStsCredentials: {
@@ -4688,6 +4825,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     configureDiscoveryTokenAccess: {
@@ -4721,6 +4860,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDiscoveryTokenRoles: {
@@ -4764,6 +4905,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDiscoveryTokenRole: {
@@ -4809,6 +4952,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeDiscoveryTokenRole: {
@@ -4848,6 +4993,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDiscoveryTokenRole: {
@@ -4882,6 +5029,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateDiscoveryToken: {
@@ -4918,6 +5067,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description The backend could not be reached, or refused to create the token. */
             502: {
                 headers: {
@@ -4927,6 +5077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     renewLease: {
@@ -4962,6 +5113,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeLease: {
@@ -5002,6 +5155,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupLease: {
@@ -5037,6 +5192,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPushMfaMethods: {
@@ -5088,6 +5245,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPushMfaMethod: {
@@ -5131,6 +5290,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPushMfaMethod: {
@@ -5184,6 +5345,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePushMfaMethod: {
@@ -5231,6 +5394,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePushMfaMethod: {
@@ -5273,6 +5438,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

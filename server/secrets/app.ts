@@ -11,7 +11,7 @@
 //   2. express-openapi-validator: the request against the description (400), and every JSON answer;
 //   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
-import { answerWith, sendJsonText, serviceApp } from "../shared/express-app.ts";
+import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
 import { StorageUnavailableError } from "../shared/data-dir.ts";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
@@ -249,14 +249,8 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   // A body left unread (a refusal before reading it, or one over the limit) is not drained: the
   // connection closes after the answer.
   if (hasUnreadBody(req)) res.set("Connection", "close");
-  if (status === 503) {
-    // Out of room (the body budget, a disk that refuses writes): any operation may answer it, so it
-    // is described once (components/responses/ServiceUnavailable.yaml) and sent past the response
-    // validator, which checks an operation's own statuses.
-    res.status(503).set("Retry-After", String(RETRY_AFTER_SECONDS));
-    sendJsonText(res, JSON.stringify({ errors: messages }));
-    return;
-  }
+  // Out of room (the body budget, a disk that refuses writes): the client may try again shortly.
+  if (status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   res.status(status).json({ errors: messages });
 }
 

@@ -23,7 +23,7 @@ export interface Limits {
 }
 
 export const DEFAULT_BODY_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
-/** Vault's listener sets `ReadHeaderTimeout: 10 * time.Second`; the mesh and org platform are held to the same. */
+/** The real secrets listener's `http_read_header_timeout` defaults to 10s (its tcp listener docs); the mesh and org platform are held to the same. */
 export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;
 /** Node's own default (`http.maxHeaderSize`). */
 export const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
