@@ -410,12 +410,13 @@ export function boundServer(
   server.on("connection", (socket: Socket) => {
     if (!connections.admit(socket)) {
       socket.on("error", () => undefined);
-      socket.resume();
       const whose = connections.held(socket.remoteAddress ?? "") >= connections.perAddress ? "this client address holds" : "the server holds";
       const answer = rawAnswer(format, 503, `${whose} as many connections as it may; retry later`, { "Retry-After": String(RETRY_AFTER_SECONDS) });
-      // Closed at once: a refused connection must not hold a descriptor while its client stays silent.
-      socket.end(answer, "latin1");
-      socket.destroySoon();
+      // Written (a few hundred bytes: the kernel takes them at once) and closed in the same turn: a
+      // burst of refused connections must not hold descriptors while their answers drain, or the
+      // process runs out of them and the kernel's queue is closed without a word.
+      socket.write(answer, "latin1");
+      socket.destroy();
       return;
     }
     for (const handler of handlers) handler.call(server, socket);

