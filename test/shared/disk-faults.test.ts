@@ -190,3 +190,35 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))("the %s service on a da
     await expect(start(service, dataDir)).rejects.toThrow(/cannot be written: another process holds its database locked \(SQLITE_BUSY\w*\); stop the other process/);
   });
 });
+
+describe("the org platform's writes of several records", () => {
+  it("keep nothing in memory when the commit of their one transaction fails (an OAuth client and its token)", async () => {
+    const [service] = SERVICES;
+    const disk = mountTmpfs("4m");
+    const server = await start(service!, path.join(disk, "data"));
+    cleanups.push(server.close);
+    const create = (name: string) =>
+      fetch(`${server.base}/organizations/acme/oauth-clients`, {
+        method: "POST",
+        headers: { ...service!.auth(server.token), "Content-Type": "application/vnd.api+json" },
+        body: JSON.stringify({
+          data: { type: "oauth-clients", attributes: { "service-provider": "vcs_a", "http-url": "https://vcs-a.example", "api-url": "https://api.vcs-a.example", "oauth-token-string": `token-string-of-${name}-0123456789`, name } },
+        }),
+      });
+    const names = async () =>
+      ((await (await fetch(`${server.base}/organizations/acme/oauth-clients?include=oauth_tokens`, { headers: service!.auth(server.token) })).json()) as { data: Array<{ attributes: { name: string } }>; included?: unknown[] });
+    const before = await names();
+    fill(disk);
+    let refused: string | undefined;
+    for (let i = 0; i < 100 && !refused; i++) {
+      const response = await create(`client-${i}`);
+      if (response.status === 503) refused = `client-${i}`;
+      else expect(response.status, await response.text()).toBe(201);
+    }
+    expect(refused).toBeDefined();
+    const after = await names();
+    expect(after.data.map((c) => c.attributes.name)).not.toContain(refused);
+    // Its token is not there either: as many tokens as clients created before the refusal.
+    expect((after.included ?? []).length - (before.included ?? []).length).toBe(after.data.length - before.data.length);
+  });
+});
