@@ -6,7 +6,13 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string;
     /** The sequence each connection sends; setupRequest may change a request (its body) before it is sent. */
-    requests?: { setupRequest?: (request: { body?: string }) => { body?: string } }[];
+    requests?: {
+      method?: string;
+      path?: string;
+      body?: string;
+      headers?: Record<string, string>;
+      setupRequest?: (request: { body?: string }) => { body?: string };
+    }[];
     connections?: number;
     duration?: number;
     timeout?: number;

@@ -75,9 +75,18 @@ export function bundled(script: string): Promise<string> {
  * Runs `script` (TypeScript, bundled; a .mjs as it is) with --expose-gc and an IPC channel;
  * resolves when it sends {ready: port}. `spec` reaches it as BENCH_SPEC (JSON).
  */
-export async function startChild(script: string, spec: unknown, env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000, nodeArgs: string[] = []): Promise<Child> {
+export async function startChild(
+  script: string,
+  spec: unknown,
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 300_000,
+  nodeArgs: string[] = [],
+  /** A command node runs under (`prlimit --nofile=4096`): it must exec node, so that the child is node. */
+  wrapper: string[] = [],
+): Promise<Child> {
   const file = script.endsWith(".ts") ? await bundled(script) : script;
-  const child = spawn(process.execPath, ["--expose-gc", "--max-old-space-size=4096", ...nodeArgs, file], {
+  const [command, ...prefix] = [...wrapper, process.execPath];
+  const child = spawn(command!, [...prefix, "--expose-gc", "--max-old-space-size=4096", ...nodeArgs, file], {
     cwd: root,
     env: { ...process.env, ...env, BENCH_SPEC: JSON.stringify(spec) },
     stdio: ["ignore", "pipe", "pipe", "ipc"],

@@ -5,6 +5,7 @@
 // to start stops the others before anything is printed.
 import type { Server } from "node:http";
 import { parseCorsOrigins } from "./shared/cors.ts";
+import { processLimits } from "./shared/bounds.ts";
 import { environmentProblems, listenProblems } from "./shared/startup-checks.ts";
 import type { RunningService } from "./shared/service-entry.ts";
 import { meshEntry } from "./mesh/entry.ts";
@@ -54,6 +55,11 @@ async function main(): Promise<void> {
   for (const running of started) for (const line of running.summary) console.log(line);
   const cors = parseCorsOrigins(env.CORS_ORIGINS);
   console.log(cors ? `CORS: browsers may call from ${cors === "*" ? "any origin" : [...cors].join(", ")}` : "CORS off (set CORS_ORIGINS to let browser apps call)");
+  const { limits } = processLimits();
+  console.log(
+    `Limits (docs/security.md): ${limits.maxConnections} connections (${limits.maxConnectionsPerAddress} per client address), ` +
+      `${limits.maxBodyBytesInFlight} request-body bytes in flight, header block within ${limits.headersTimeoutMs / 1000} s and ${limits.maxHeaderBytes} bytes`,
+  );
   console.log("Ready. Ctrl-C stops.");
 }
 

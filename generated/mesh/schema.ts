@@ -935,12 +935,41 @@ export interface components {
             };
         };
         /**
+         * @description The request line and header fields together are over 16 KiB. The request is not read; the answer
+         *     is sent before the connection is closed.
+         */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
          * @description The stored configuration cannot be compiled into a chain. Writes that would cause this are refused,
          *     so this only happens with entries loaded from a file that bypass the graph check, or with a
          *     `compile-dc` that exposes a datacenter-specific conflict.
          */
         CompileError: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description The server has no room for the request now, and nothing was changed: the client's address holds
+         *     as many connections as it may (the connection is closed after this answer), the request bodies
+         *     being received are over the server's budget of bytes in flight (the connection is closed after
+         *     this answer), or the write cannot be stored (its disk is full, read-only or locked by another
+         *     process; reads are still served). `Retry-After` gives the seconds to wait before trying again.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1150,7 +1179,9 @@ export interface operations {
             200: components["responses"]["DiscoveryChain"];
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["CompileError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDiscoveryChainWithOverrides: {
@@ -1211,7 +1242,9 @@ export interface operations {
             200: components["responses"]["DiscoveryChain"];
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["CompileError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     applyConfigEntry: {
@@ -1255,7 +1288,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["EntryRefused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listConfigEntries: {
@@ -1317,6 +1352,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readConfigEntry: {
@@ -1384,6 +1421,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteConfigEntry: {
@@ -1434,7 +1473,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["EntryRefused"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAclPolicy: {
@@ -1463,6 +1504,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["TokenApiMissing"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readAclPolicy: {
@@ -1493,6 +1536,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteAclPolicy: {
@@ -1515,6 +1560,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAclRole: {
@@ -1543,6 +1590,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["TokenApiMissing"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readAclRole: {
@@ -1573,6 +1622,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteAclRole: {
@@ -1595,6 +1646,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createAclToken: {
@@ -1635,6 +1688,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["TokenApiMissing"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readAclToken: {
@@ -1665,6 +1720,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteAclToken: {
@@ -1687,6 +1744,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["AclNotFound"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLegacyAclToken: {
@@ -1717,6 +1776,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readLegacyAclToken: {
@@ -1747,6 +1808,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     destroyLegacyAclToken: {
@@ -1769,6 +1832,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readAgentSelf: {
@@ -1791,6 +1856,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

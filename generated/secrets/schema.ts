@@ -2778,6 +2778,35 @@ export interface components {
             };
         };
         /**
+         * @description The request line and header fields together are over 16 KiB. The request is not read; the answer
+         *     is sent before the connection is closed.
+         */
+        HeaderFieldsTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The server has no room for the request now, and nothing was changed: the client's address holds
+         *     as many connections as it may (the connection is closed after this answer), the request bodies
+         *     being received are over the server's budget of bytes in flight (the connection is closed after
+         *     this answer), or the write cannot be stored (its disk is full, read-only or locked by another
+         *     process; reads are still served). `Retry-After` gives the seconds to wait before trying again.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
          * @description The request is too large: its body is over 32 MiB (`Content-Length` over the limit is refused
          *     before the body is read, and the connection is closed), or a value to store is over 1 MiB of JSON,
          *     or the server's storage is full.
@@ -2866,6 +2895,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     startRekey: {
@@ -2901,6 +2932,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelRekey: {
@@ -2920,6 +2953,8 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readRekeyBackup: {
@@ -2950,6 +2985,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteRekeyBackup: {
@@ -2969,6 +3006,8 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitRekeyShare: {
@@ -3004,6 +3043,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readRekeyVerification: {
@@ -3034,6 +3075,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitRekeyVerificationShare: {
@@ -3069,6 +3112,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     restartRekeyVerification: {
@@ -3099,6 +3144,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDrReplicationStatus: {
@@ -3120,6 +3167,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableDrPrimary: {
@@ -3153,6 +3202,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     demoteDrPrimary: {
@@ -3182,6 +3233,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disableDrPrimary: {
@@ -3211,6 +3264,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createDrSecondaryToken: {
@@ -3246,6 +3301,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeDrSecondary: {
@@ -3279,6 +3336,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateDrSecondaryPublicKey: {
@@ -3310,6 +3369,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableDrSecondary: {
@@ -3343,6 +3404,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     promoteDrSecondary: {
@@ -3378,6 +3441,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disableDrSecondary: {
@@ -3407,6 +3472,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateDrSecondaryPrimary: {
@@ -3440,6 +3507,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDrOperationTokenAttempt: {
@@ -3470,6 +3539,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     startDrOperationTokenAttempt: {
@@ -3505,6 +3576,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelDrOperationTokenAttempt: {
@@ -3533,6 +3606,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     submitDrOperationTokenShare: {
@@ -3568,6 +3643,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDrOperationToken: {
@@ -3601,6 +3678,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformanceReplicationStatus: {
@@ -3622,6 +3701,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enablePerformancePrimary: {
@@ -3655,6 +3736,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     demotePerformancePrimary: {
@@ -3684,6 +3767,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disablePerformancePrimary: {
@@ -3713,6 +3798,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPerformanceSecondaryToken: {
@@ -3748,6 +3835,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokePerformanceSecondary: {
@@ -3781,6 +3870,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generatePerformanceSecondaryPublicKey: {
@@ -3812,6 +3903,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enablePerformanceSecondary: {
@@ -3845,6 +3938,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     promotePerformanceSecondary: {
@@ -3880,6 +3975,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     disablePerformanceSecondary: {
@@ -3909,6 +4006,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePerformanceSecondaryPrimary: {
@@ -3942,6 +4041,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformancePathsFilter: {
@@ -3987,6 +4088,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writePerformancePathsFilter: {
@@ -4026,6 +4129,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePerformancePathsFilter: {
@@ -4060,6 +4165,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformanceMountFilter: {
@@ -4105,6 +4212,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writePerformanceMountFilter: {
@@ -4144,6 +4253,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePerformanceMountFilter: {
@@ -4178,6 +4289,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformancePrimaryDynamicFilter: {
@@ -4214,6 +4327,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPerformanceSecondaryDynamicFilter: {
@@ -4250,6 +4365,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readCloudCredentialsRootConfig: {
@@ -4280,6 +4397,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeCloudCredentialsRootConfig: {
@@ -4313,6 +4432,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateCloudCredentialsRoot: {
@@ -4344,6 +4465,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readCloudCredentialsLeaseConfig: {
@@ -4374,6 +4497,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeCloudCredentialsLeaseConfig: {
@@ -4407,6 +4532,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCloudCredentialsRoles: {
@@ -4453,6 +4580,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readCloudCredentialsRole: {
@@ -4499,6 +4628,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeCloudCredentialsRole: {
@@ -4548,6 +4679,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteCloudCredentialsRole: {
@@ -4592,6 +4725,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateCloudCredentials: {
@@ -4643,6 +4778,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateCloudStsCredentials: {
@@ -4685,6 +4822,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     configureDiscoveryTokenAccess: {
@@ -4718,6 +4857,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDiscoveryTokenRoles: {
@@ -4761,6 +4902,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readDiscoveryTokenRole: {
@@ -4806,6 +4949,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     writeDiscoveryTokenRole: {
@@ -4845,6 +4990,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteDiscoveryTokenRole: {
@@ -4879,6 +5026,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateDiscoveryToken: {
@@ -4915,6 +5064,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
             /** @description The backend could not be reached, or refused to create the token. */
             502: {
                 headers: {
@@ -4924,6 +5074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     renewLease: {
@@ -4959,6 +5110,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeLease: {
@@ -4999,6 +5152,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupLease: {
@@ -5034,6 +5189,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPushMfaMethods: {
@@ -5084,6 +5241,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPushMfaMethod: {
@@ -5126,6 +5285,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     readPushMfaMethod: {
@@ -5178,6 +5339,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updatePushMfaMethod: {
@@ -5224,6 +5387,8 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deletePushMfaMethod: {
@@ -5265,6 +5430,8 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -9,13 +9,14 @@ import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { checkBlockingParams, meshHandlers } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
-import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { declaresBody, JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { tokenOf } from "./handlers/index.ts";
 import { checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
-import { DataDirectory } from "../shared/data-dir.ts";
+import { DataDirectory, StorageUnavailableError } from "../shared/data-dir.ts";
+import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 import type { Stage } from "../shared/stages.ts";
@@ -194,8 +195,14 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   if (clientWentAway(error, req)) return;
   const { status, message } = describeError(error, req.path);
   // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
-  if (status >= 500 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
+  if (status >= 500 && status !== 503 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
+  if (status === 503 && error instanceof StorageUnavailableError) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${error.message} (${error.code})`);
   if (res.headersSent) return;
+  // Out of room (body budget, a disk that refuses writes): the client may try again shortly.
+  if (status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+  // A body left unread (refused before reading it, or cut short) is not drained: the connection
+  // closes after the answer (and a client waiting for 100 Continue is not kept waiting).
+  if (declaresBody(req) && !req.readableEnded) res.set("Connection", "close");
   res.status(status).type("text/plain").send(message);
 }
 
@@ -231,8 +238,10 @@ function describeProblem({ location, field, message }: ValidationProblem): strin
 
 function describeError(error: unknown, requestPath: string): { status: number; message: string } {
   if (error instanceof MeshHttpError) return { status: error.status, message: error.message };
+  if (error instanceof StorageUnavailableError) return { status: 503, message: error.message };
   if (error instanceof JsonBodyError) {
     if (error.problem.kind === "too-large") return { status: 413, message: "request entity too large" };
+    if (error.problem.kind === "busy") return { status: 503, message: error.message };
     return { status: 400, message: `Request decoding failed: ${error.message}` };
   }
   const status = (error as { status?: number })?.status ?? 500;

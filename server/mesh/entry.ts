@@ -2,6 +2,7 @@
 import { listen, portOf, type ServiceEntry } from "../shared/service-entry.ts";
 import { createMeshApp, MESH_BASE_PATH, MESH_DEFAULT_VERSION } from "./app.ts";
 import { meshOptionsFromEnv } from "./config.ts";
+import { MESH_RAW_ANSWERS } from "./errors.ts";
 
 export const meshEntry: ServiceEntry = {
   name: "mesh",
@@ -10,7 +11,7 @@ export const meshEntry: ServiceEntry = {
     const mesh = createMeshApp(options);
     let server;
     try {
-      server = await listen(mesh.app, host, options.port);
+      server = await listen(mesh.app, host, options.port, MESH_RAW_ANSWERS);
     } catch (error) {
       mesh.data?.close();
       throw error;

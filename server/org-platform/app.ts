@@ -20,6 +20,8 @@ import { declaresBody } from "../shared/json-body.ts";
 import { operationHandler, RouteTable } from "../shared/operation-router.ts";
 import { under, type Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
+import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
+import { StorageUnavailableError } from "../shared/data-dir.ts";
 
 export const ORG_PLATFORM_BASE_PATH = "/api/v2";
 /** What the platform's API answered in TFP-API-Version and X-RateLimit-Limit in 2022. */
@@ -122,11 +124,15 @@ function renderError(error: unknown, req: Request, res: Response): void {
   // A client that went away is not answered, and it is not a failure of the server.
   if (req.destroyed && !req.complete) return;
   const { status, errors } = describeError(error, req);
-  if (status >= 500) {
+  if (status === 503) {
+    if (error instanceof StorageUnavailableError) console.error(`org-platform: ${req.method} ${req.path}: ${error.message} (${error.code})`);
+  } else if (status >= 500) {
     // Only the place and the validator's words: never a request or response body (it may hold secrets).
     console.error(`org-platform: ${req.method} ${req.path}: ${errors.map((e) => e.detail ?? e.title).join("; ")}`);
   }
   if (res.headersSent) return;
+  // Out of room (the body budget, a disk that refuses writes): the client may try again shortly.
+  if (status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   // Errors are sent as strings so the response validator does not look at them again.
   res.status(status).type(JSON_API).send(JSON.stringify({ errors }));
 }
@@ -135,6 +141,7 @@ const NOISE = new Set(["must match a schema in anyOf", "must NOT be valid", 'mus
 
 function describeError(error: unknown, req: Request): { status: number; errors: ErrorObject[] } {
   if (error instanceof ApiError) return { status: error.status, errors: error.errors };
+  if (error instanceof StorageUnavailableError) return { status: 503, errors: [{ status: "503", title: "service unavailable", detail: error.message }] };
   const status = (error as { status?: number })?.status ?? 500;
   const type = (error as { type?: string })?.type;
   if (status === 415 || type === "encoding.unsupported" || type === "charset.unsupported") {

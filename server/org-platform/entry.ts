@@ -4,6 +4,7 @@ import { listen, portOf, type ServiceEntry } from "../shared/service-entry.ts";
 import { createOrgPlatformApp, ORG_PLATFORM_BASE_PATH } from "./app.ts";
 import { orgPlatformOptionsFromEnv, tokenSummary } from "./config.ts";
 import { DataDirectoryError } from "../shared/data-dir.ts";
+import { ORG_PLATFORM_RAW_ANSWERS } from "./domain/errors.ts";
 
 export const orgPlatformEntry: ServiceEntry = {
   name: "org-platform",
@@ -20,7 +21,7 @@ export const orgPlatformEntry: ServiceEntry = {
     const { app, service, data } = created;
     let server;
     try {
-      server = await listen(app, host, options.port);
+      server = await listen(app, host, options.port, ORG_PLATFORM_RAW_ANSWERS);
     } catch (error) {
       data?.close();
       throw error;

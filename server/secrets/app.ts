@@ -12,6 +12,8 @@
 //   3. the operation's handler.
 import type { NextFunction, Request, Response } from "express";
 import { answerWith, sendJsonText, serviceApp } from "../shared/express-app.ts";
+import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
+import { StorageUnavailableError } from "../shared/data-dir.ts";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
 import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
@@ -267,12 +269,15 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   // A client that left while sending: nobody to answer, nothing wrong with the server.
   if (error instanceof JsonBodyError && error.problem.kind === "aborted") return;
   const { status, messages } = describeError(error, req.path, { operationId: (res.locals.secrets as RequestContext | undefined)?.operation.operationId, body: req.body, cluster });
-  if (status >= 500) console.error(`secrets: ${req.method} ${req.originalUrl}: ${messages.join("; ")}`);
+  // A full body budget is not the server's failure (and is not logged once per refused request).
+  if (status >= 500 && !(error instanceof JsonBodyError)) console.error(`secrets: ${req.method} ${req.originalUrl}: ${messages.join("; ")}`);
   if (res.headersSent) return;
   // A body left unread (a refusal before reading it, or one over the limit) is not drained: the
   // connection closes after the answer.
   if (hasUnreadBody(req)) res.set("Connection", "close");
   if (error instanceof UnsupportedOperationError) res.set("Allow", error.allowed.join(", "));
+  // Out of room (the body budget, a disk that refuses writes): the client may try again shortly.
+  if (status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   // Sent as text, as the real server writes it (exactly application/json); the validator checks answers, not refusals.
   sendJsonText(res.status(status), JSON.stringify({ errors: messages }));
 }
@@ -345,9 +350,11 @@ function describeError(error: unknown, requestPath: string, refused: Refused): {
   if (error instanceof UnsupportedOperationError) return { status: error.status, messages: [...error.messages] };
   if (isSecretsError(error)) return { status: error.status, messages: [error.message] };
   const { status = 500, type, message = "internal error" } = (error ?? {}) as { status?: number; type?: string; message?: string };
+  if (error instanceof StorageUnavailableError) return { status: 503, messages: [error.message] };
   if (error instanceof JsonBodyError) {
     const { problem } = error;
     if (problem.kind === "too-large") return { status: 413, messages: ["http: request body too large"] };
+    if (problem.kind === "busy") return { status: 503, messages: [error.message] };
     return { status: 400, messages: [`failed to parse JSON input: ${error.message}`] };
   }
   if (type === "entity.parse.failed") return { status: 400, messages: [`failed to parse JSON input: ${message}`] };

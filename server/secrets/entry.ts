@@ -12,6 +12,8 @@ export const secretsEntry: ServiceEntry = {
   async start(host, env) {
     const { port, initFile, ...options } = secretsOptionsFromEnv(env);
     const running = await startSecretsServer(options, host, port);
+    // Closing the API server (npm start's stop, a test) stops the rest: leases, replication, the data directory.
+    running.server.once("close", () => void running.close());
     const init = running.cluster.init;
     if (initFile && !init.restored) writeFileSync(initFile, JSON.stringify(initFileContent(init), null, 2) + "\n", { mode: 0o600 });
     const world = options.world;

@@ -60,3 +60,9 @@ export function isSecretsError(error: unknown): error is SecretsError {
     error instanceof StorageLimitError
   );
 }
+
+/** The service's answers before a request reaches it (431, 408, 503...): its `{"errors": [...]}` envelope. */
+export const SECRETS_RAW_ANSWERS = {
+  contentType: "application/json",
+  body: (_status: number, _reason: string, detail: string) => JSON.stringify({ errors: [detail] }),
+};

@@ -7,6 +7,8 @@ import { acceptListMethod } from "./http/list-method.ts";
 import { clusterApp } from "./replication/cluster-app.ts";
 import { leasesOf } from "./leases/index.ts";
 import { keepIdleConnections } from "../shared/service-entry.ts";
+import { boundServer, processLimits, serverOptions, type ProcessLimits } from "../shared/bounds.ts";
+import { SECRETS_RAW_ANSWERS } from "./errors.ts";
 
 export interface RunningSecrets extends SecretsApp {
   server: Server;
@@ -21,15 +23,19 @@ export interface RunningSecrets extends SecretsApp {
   close(): Promise<void>;
 }
 
-export async function startSecretsServer(options: SecretsAppOptions = {}, host = "127.0.0.1", port = 0): Promise<RunningSecrets> {
+export async function startSecretsServer(options: SecretsAppOptions = {}, host = "127.0.0.1", port = 0, limits: ProcessLimits = processLimits()): Promise<RunningSecrets> {
   const secrets = await createSecretsApp(options);
-  const server = keepIdleConnections(createServer(secrets.app));
-  acceptListMethod(server);
+  const server = keepIdleConnections(createServer(serverOptions(limits), secrets.app));
+  // Held to the process's limits; refusals the LIST rewriter does not take are answered by the bounds.
+  const bounds = boundServer(server, SECRETS_RAW_ANSWERS, limits, { clientErrors: false });
+  acceptListMethod(server, bounds.refuse);
   await listen(server, host, port);
   const actual = (server.address() as AddressInfo).port;
   // The cluster listener, as the real system's cluster port: the API port + 1 unless configured.
   const replication = secrets.cluster.replication;
-  const clusterServer = keepIdleConnections(createServer(clusterApp(replication)));
+  const clusterServer = keepIdleConnections(createServer(serverOptions(limits), clusterApp(replication)));
+  // Its app reads bodies with express.json: Node answers `100 Continue` there as it does by default.
+  boundServer(clusterServer, SECRETS_RAW_ANSWERS, limits, { continueOnRead: false });
   try {
     await listen(clusterServer, host, replication.options.clusterPort ?? (port === 0 ? 0 : actual + 1));
   } catch (error) {

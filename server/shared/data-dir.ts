@@ -10,7 +10,7 @@
 // refused at start with a message naming the directory; it never becomes a silently empty server.
 import Database from "better-sqlite3";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export const DATA_FILE = "state.db";
 const FORMAT_VERSION = 1;
@@ -18,6 +18,54 @@ const FORMAT_VERSION = 1;
 const OWN_FILES = new Set([DATA_FILE, `${DATA_FILE}-wal`, `${DATA_FILE}-shm`, `${DATA_FILE}-journal`]);
 
 export class DataDirectoryError extends Error {}
+
+/**
+ * A write the data directory could not store (disk full, read-only, locked by another process, I/O
+ * error): nothing of it was kept, and the service answers 503 without changing its state in memory.
+ * Writes work again once the disk does; reads are served from memory meanwhile.
+ */
+export class StorageUnavailableError extends Error {
+  override name = "StorageUnavailableError";
+  constructor(
+    /** Why, in words for a client: "the disk is full". */
+    readonly reason: string,
+    readonly code: string,
+  ) {
+    super(`could not store the write: ${reason}; nothing was changed, retry once the data directory can be written`);
+  }
+}
+
+/** How long a write waits for a lock another process holds before it is refused (the event loop waits with it). */
+const BUSY_TIMEOUT_MS = 500;
+
+/** Why a disk-level failure (a SqliteError's or an fs error's code) keeps writes out, and what to do; undefined for anything else. */
+export function writeFault(error: unknown): { reason: string; advice: string; code: string } | undefined {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return undefined;
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT" || code === "EFBIG") {
+    return { code, reason: "the disk is full", advice: "free some space on its disk or use a directory on another disk" };
+  }
+  if (code.startsWith("SQLITE_READONLY") || code === "EROFS") {
+    return { code, reason: "the file system is read-only", advice: "mount it writable or use a writable directory" };
+  }
+  if (code === "EACCES" || code === "EPERM" || code.startsWith("SQLITE_PERM") || code.startsWith("SQLITE_AUTH")) {
+    return { code, reason: "this user may not write it", advice: "give this user write access (owner or mode) or use another directory" };
+  }
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return { code, reason: "another process holds its database locked", advice: "stop the other process using it (another server on the same directory?) or use another directory" };
+  }
+  if (code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN") || code === "EIO") {
+    return { code, reason: "the disk refused the write (full, read-only or failing)", advice: "check its disk (space, mount, errors) or use another directory" };
+  }
+  return undefined;
+}
+
+/** The error a failed write becomes: StorageUnavailableError for a disk-level failure, else itself. */
+function asStorageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailableError) return error;
+  const fault = writeFault(error);
+  return fault ? new StorageUnavailableError(fault.reason, fault.code) : error;
+}
 
 export type Row = { key: string; value: string };
 
@@ -45,15 +93,27 @@ export class DurableTable<T> {
   }
 
   put(key: string, value: T): void {
-    this.#put.run(key, JSON.stringify(value));
+    try {
+      this.#put.run(key, JSON.stringify(value));
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   delete(key: string): void {
-    this.#delete.run(key);
+    try {
+      this.#delete.run(key);
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   clear(): void {
-    this.#clear.run();
+    try {
+      this.#clear.run();
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   /** Every document, in key order. */
@@ -79,8 +139,26 @@ export class DataDirectory {
    * directory and what is wrong with it, when it belongs to something else or is damaged.
    */
   static open(path: string, service: string): DataDirectory {
+    try {
+      return DataDirectory.#open(path, service);
+    } catch (error) {
+      if (error instanceof DataDirectoryError) throw error;
+      const fault = writeFault(error);
+      if (fault) throw new DataDirectoryError(`data directory ${path} cannot be written: ${fault.reason} (${fault.code}); ${fault.advice}`);
+      throw error;
+    }
+  }
+
+  static #open(path: string, service: string): DataDirectory {
     if (existsSync(path) && !statSync(path).isDirectory()) throw new DataDirectoryError(`data directory ${path} is not a directory`);
-    mkdirSync(path, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(path, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      // A recursive mkdir reports ENOENT where the parent is there but cannot take the directory
+      // (a read-only file system): made once more without recursion, it reports why.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && existsSync(dirname(path))) mkdirSync(path, { mode: 0o700 });
+      throw error;
+    }
     const foreign = readdirSync(path).filter((name) => !OWN_FILES.has(name));
     if (foreign.length > 0) {
       throw new DataDirectoryError(
@@ -95,13 +173,14 @@ export class DataDirectory {
     chmodSync(file, 0o600);
     let db: Database.Database;
     try {
-      db = new Database(file);
+      db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
       db.pragma("foreign_keys = ON");
       const check = db.pragma("quick_check", { simple: true });
       if (check !== "ok") throw new Error(String(check));
     } catch (error) {
+      if (writeFault(error)) throw error;
       throw new DataDirectoryError(`data directory ${path}: ${DATA_FILE} is not a readable database (${(error as Error).message})`);
     }
     try {
@@ -122,9 +201,11 @@ export class DataDirectory {
       } else if (meta.get("format") !== String(FORMAT_VERSION)) {
         throw new DataDirectoryError(`data directory ${path} has format ${meta.get("format")}; this server reads format ${FORMAT_VERSION}`);
       }
+      // A directory that cannot take a write is refused now, not at the first acknowledged write.
+      db.prepare("INSERT INTO meta (key, value) VALUES ('opened', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(new Date().toISOString());
     } catch (error) {
       db.close();
-      if (error instanceof DataDirectoryError) throw error;
+      if (error instanceof DataDirectoryError || writeFault(error)) throw error;
       throw new DataDirectoryError(`data directory ${path}: ${(error as Error).message}`);
     }
     return new DataDirectory(path, db, created);
@@ -136,7 +217,11 @@ export class DataDirectory {
 
   /** Runs `work` as one transaction: all of its writes are kept, or none. */
   transaction<R>(work: () => R): R {
-    return this.db.transaction(work)();
+    try {
+      return this.db.transaction(work)();
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   close(): void {

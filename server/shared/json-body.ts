@@ -4,6 +4,7 @@
 // passed; JSON.parse builds the value only from a text within every limit. A service calls it only after it has checked the token, so an
 // unauthenticated client never makes the server read or parse a body.
 import type { IncomingMessage } from "node:http";
+import { BODY_BUDGET_MESSAGE, bodyBudgetOf, continueBody } from "./bounds.ts";
 
 export interface JsonLimits {
   /** Largest body in bytes. */
@@ -26,11 +27,21 @@ export type JsonBodyProblem =
   /** Not JSON at all: 400. */
   | { kind: "syntax"; message: string }
   /** The client went away while sending. */
-  | { kind: "aborted" };
+  | { kind: "aborted" }
+  /** The process's budget of body bytes in flight is full (server/shared/bounds.ts): 503 with Retry-After. */
+  | { kind: "busy" };
 
 export class JsonBodyError extends Error {
   constructor(readonly problem: JsonBodyProblem) {
-    super(problem.kind === "too-large" ? `body of ${problem.bytes} bytes or more` : "message" in problem ? problem.message : problem.kind);
+    super(
+      problem.kind === "too-large"
+        ? `body of ${problem.bytes} bytes or more`
+        : "message" in problem
+          ? problem.message
+          : problem.kind === "busy"
+            ? BODY_BUDGET_MESSAGE
+            : problem.kind,
+    );
   }
 }
 
@@ -50,7 +61,9 @@ export function declaresBody(req: IncomingMessage): boolean {
 
 /**
  * The body's text, read up to the limit. Resolves `undefined` for an empty body. Rejects with a
- * JsonBodyError (too-large as soon as the declared length or the bytes read pass the limit).
+ * JsonBodyError (too-large as soon as the declared length or the bytes read pass the limit; busy as
+ * soon as a chunk does not fit in the process's budget of body bytes in flight, or the budget took
+ * this request's room for another address's). Sends `100 Continue` to a client waiting for it.
  */
 export function readBodyText(req: IncomingMessage, maxBytes: number, scanner?: JsonShapeScanner): Promise<string | undefined> {
   const declared = declaredLengthOverLimit(req, maxBytes);
@@ -58,6 +71,9 @@ export function readBodyText(req: IncomingMessage, maxBytes: number, scanner?: J
   // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3): nothing
   // to wait for (waiting for its end costs a turn of the event loop and four listeners).
   if (req.readableEnded || !declaresBody(req)) return Promise.resolve(undefined);
+  continueBody(req);
+  const budget = bodyBudgetOf(req);
+  const address = req.socket?.remoteAddress ?? "";
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -66,6 +82,12 @@ export function readBodyText(req: IncomingMessage, maxBytes: number, scanner?: J
       req.off("end", onEnd);
       req.off("error", onError);
       req.off("aborted", onAborted);
+      budget.release(req);
+    };
+    const refuseBusy = () => {
+      cleanup();
+      req.pause();
+      reject(new JsonBodyError({ kind: "busy" }));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -75,6 +97,7 @@ export function readBodyText(req: IncomingMessage, maxBytes: number, scanner?: J
         reject(new JsonBodyError({ kind: "too-large", bytes: size }));
         return;
       }
+      if (!budget.take(req, address, chunk.length, refuseBusy)) return refuseBusy();
       // Too complex: refused as soon as it shows, the rest is not read.
       const problem = scanner?.push(chunk);
       if (problem) {

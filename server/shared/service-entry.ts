@@ -1,6 +1,7 @@
 // How server/main.ts starts a service: each API's entry.ts reads its settings from the
 // environment, starts listening, and says what to print (addresses, dev credentials).
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import { boundServer, processLimits, serverOptions, type ProcessLimits, type RawAnswerFormat } from "./bounds.ts";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 
@@ -32,10 +33,24 @@ export function keepIdleConnections<T extends Server>(server: T): T {
   return server;
 }
 
-export function listen(app: Express, host: string, port: number): Promise<Server> {
+/**
+ * Starts `app` on an HTTP server held to the process's limits (server/shared/bounds.ts), which
+ * answers what it refuses before a request reaches the app in the service's `format`.
+ */
+export function listen(app: Express, host: string, port: number, format: RawAnswerFormat, limits: ProcessLimits = processLimits()): Promise<Server> {
+  const server = keepIdleConnections(createServer(serverOptions(limits), app));
+  boundServer(server, format, limits);
+  return listenOn(server, host, port);
+}
+
+/** Resolves once the server listens; rejects with the listen error (port in use, bad host). */
+export function listenOn(server: Server, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    // Express 5 calls this back with the listen error (port in use, bad host) instead of emitting it.
-    const server = keepIdleConnections(app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server))));
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
   });
 }
 

@@ -2,6 +2,7 @@
 // names its variable. Pure apart from listenProblems, which tries the ports.
 import { createServer, isIP } from "node:net";
 import { CorsConfigError, parseCorsOrigins } from "./cors.ts";
+import { limitsFromEnv } from "./bounds.ts";
 
 /** The listeners `npm start` opens: variable, default port. */
 export function plannedPorts(env: NodeJS.ProcessEnv): { variable: string; value: string }[] {
@@ -30,6 +31,7 @@ export function environmentProblems(env: NodeJS.ProcessEnv): string[] {
     if (!(error instanceof CorsConfigError)) throw error;
     problems.push(`${error.message}`);
   }
+  problems.push(...limitsFromEnv(env).problems);
   const taken = new Map<number, string>();
   for (const { variable, value } of plannedPorts(env)) {
     if (!/^\d+$/.test(value) || Number(value) > 65535) {

@@ -20,8 +20,10 @@ export const entryScript = (service: "mesh" | "org-platform" | "secrets") => ["t
  * once it printed `Ready.`; rejects when it exits first or takes too long, with the message
  * `exited with <code>: <stderr>` and `code`, `stdout`, `stderr`, `output` (both, interleaved).
  */
-export function startChildServer(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export function startChildServer(args: string[], env: Record<string, string>, timeoutMs = 30_000, wrapper: string[] = []): Promise<ChildServer> {
+  // `wrapper` runs node under another command (`prlimit --nofile=1024`): the first word, then the rest and node's own.
+  const [command, ...prefix] = [...wrapper, process.execPath];
+  const child = spawn(command!, [...prefix, "--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   let stdout = "";
   let stderr = "";

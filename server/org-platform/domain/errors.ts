@@ -59,3 +59,9 @@ export const INVALID_INCLUDE = "Invalid include parameter";
 export function invalidInclude(detail: string): ApiError {
   return new ApiError(400, [{ title: INVALID_INCLUDE, detail, source: { parameter: "include" } }]);
 }
+
+/** The platform's answers before a request reaches it (431, 408, 503...): JSON:API errors. */
+export const ORG_PLATFORM_RAW_ANSWERS = {
+  contentType: "application/vnd.api+json",
+  body: (status: number, reason: string, detail: string) => JSON.stringify({ errors: [{ status: String(status), title: reason.toLowerCase(), detail }] }),
+};

@@ -22,6 +22,11 @@ function declaresBody(req: Request): boolean {
   return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
+/** The process's budget of body bytes in flight is full (server/shared/bounds.ts): try again shortly. */
+export function serviceBusy(detail: string): ApiError {
+  return new ApiError(503, [{ title: "service unavailable", detail }]);
+}
+
 export function payloadTooLarge(): ApiError {
   return new ApiError(413, [{ title: "payload too large", detail: `The request body is larger than ${BODY_LIMIT} bytes (1 MB).` }]);
 }
@@ -68,6 +73,7 @@ export function jsonApiBody(limit = BODY_LIMIT, maxDepth = MAX_DEPTH) {
         // Refused before the whole body was read: its unread rest is not a request.
         res.set("Connection", "close");
         if (problem.kind === "too-large") return next(payloadTooLarge());
+        if (problem.kind === "busy") return next(serviceBusy(error.message));
         next(new ApiError(422, [{ title: "invalid document", detail: `The request body nests deeper than ${maxDepth} levels.`, source: { pointer: "" } }]));
       },
     );

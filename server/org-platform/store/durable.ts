@@ -40,6 +40,12 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
   private seq = 0;
   /** Positions of the records kept, so that a rewrite keeps a record's place in creation order. */
   private readonly seqOf = new Map<string, number>();
+  /**
+   * Changes to the copy in memory, held while a transaction runs and made only once it has been
+   * committed: a write the disk refuses (full, read-only, locked) leaves memory as it was, even when
+   * the refusal comes at the commit of an outer transaction.
+   */
+  private pending: Array<() => void> | undefined;
 
   constructor(
     private readonly dir: DataDirectory,
@@ -85,11 +91,26 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
 
   private remove(kind: Kind, key: string): void {
     this.tables[kind].delete(key);
-    this.seqOf.delete(`${kind}/${key}`);
+    this.afterCommit(() => this.seqOf.delete(`${kind}/${key}`));
+  }
+
+  /** Runs `change` once the outermost transaction has been committed (at once outside any). */
+  private afterCommit(change: () => void): void {
+    if (this.pending) this.pending.push(change);
+    else change();
   }
 
   transaction<R>(work: () => R): R {
-    return this.dir.transaction(work);
+    if (this.pending) return this.dir.transaction(work);
+    const pending: Array<() => void> = (this.pending = []);
+    let result: R;
+    try {
+      result = this.dir.transaction(work);
+    } finally {
+      this.pending = undefined;
+    }
+    for (const change of pending) change();
+    return result;
   }
   version(): number {
     return this.memory.version();
@@ -146,8 +167,10 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
 
   // Writes: the database first (a failed write leaves memory as it was), then the copy in memory.
   saveTeam(team: Team): void {
-    this.transaction(() => this.put("teams", team));
-    this.memory.saveTeam(team);
+    this.transaction(() => {
+      this.put("teams", team);
+      this.afterCommit(() => this.memory.saveTeam(team));
+    });
   }
   deleteTeam(id: string): void {
     this.transaction(() => {
@@ -155,23 +178,27 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
       for (const token of this.memory.apiTokens()) {
         if (token.kind === "team" && token.teamId === id) this.remove("apiTokens", token.secret);
       }
+      this.afterCommit(() => this.memory.deleteTeam(id));
     });
-    this.memory.deleteTeam(id);
   }
   saveOAuthClient(client: OAuthClient): void {
-    this.transaction(() => this.put("oauthClients", client));
-    this.memory.saveOAuthClient(client);
+    this.transaction(() => {
+      this.put("oauthClients", client);
+      this.afterCommit(() => this.memory.saveOAuthClient(client));
+    });
   }
   deleteOAuthClient(id: string): void {
     this.transaction(() => {
       this.remove("oauthClients", id);
       for (const token of this.memory.oauthTokens(id)) this.remove("oauthTokens", token.id);
+      this.afterCommit(() => this.memory.deleteOAuthClient(id));
     });
-    this.memory.deleteOAuthClient(id);
   }
   saveOAuthToken(token: OAuthToken): void {
-    this.transaction(() => this.put("oauthTokens", token));
-    this.memory.saveOAuthToken(token);
+    this.transaction(() => {
+      this.put("oauthTokens", token);
+      this.afterCommit(() => this.memory.saveOAuthToken(token));
+    });
   }
 }
 

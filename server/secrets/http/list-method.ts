@@ -235,7 +235,7 @@ function continueWithRewriter(server: Server, socket: HttpSocket, request: Buffe
 }
 
 /** What Node does with bytes its parser refuses, when the server has no clientError listener. */
-function refuseAsNodeDoes(socket: HttpSocket, error: ParseError): void {
+function refuseAsNodeDoes(error: ParseError, socket: HttpSocket): void {
   if (socket.writable && (!socket._httpMessage || !socket._httpMessage._headerSent)) {
     socket.write(`HTTP/1.1 ${REFUSALS[error.code ?? ""] ?? "400 Bad Request"}\r\nConnection: close\r\n\r\n`, "latin1");
   }
@@ -254,9 +254,10 @@ function refuseAsNodeDoes(socket: HttpSocket, error: ParseError): void {
  * connection that has sent LIST pays. A connection the server cannot hand to its native parser
  * (a stream without a socket handle) is rewritten from its first byte.
  *
- * Every other refusal is answered as Node answers it without a clientError listener.
+ * Every other refusal goes to `refuse` (by default answered as Node answers it without a
+ * clientError listener).
  */
-export function acceptListMethod(server: Server): void {
+export function acceptListMethod(server: Server, refuse: (error: ParseError, socket: HttpSocket) => void = refuseAsNodeDoes): void {
   const handlers = server.listeners("connection") as ((socket: unknown) => void)[];
   server.removeAllListeners("connection");
   server.on("connection", (socket: HttpSocket) => {
@@ -270,6 +271,6 @@ export function acceptListMethod(server: Server): void {
   server.on("clientError", (error: ParseError, socket: HttpSocket) => {
     const request = refusedListRequest(error);
     if (request && continueWithRewriter(server, socket, request)) return;
-    refuseAsNodeDoes(socket, error);
+    refuse(error, socket);
   });
 }

@@ -201,7 +201,7 @@ export class LeaseManager {
         if (current) this.#schedule(current);
         return;
       }
-      void this.#expire(entry.lease_id);
+      this.#expireFromTimer(entry.lease_id);
     });
     this.#timers.set(entry.lease_id, handle);
   }
@@ -232,12 +232,24 @@ export class LeaseManager {
     });
   }
 
+  /**
+   * An expiry run from a timer: a failure to keep its outcome (the data directory's disk full or
+   * locked: StorageUnavailableError) is logged and tried again later, never left as an unhandled
+   * rejection that would stop the process.
+   */
+  #expireFromTimer(leaseId: string): void {
+    this.#expire(leaseId).catch((error: unknown) => {
+      console.error(`secrets: lease ${leaseId}: ${messageOf(error)}; trying again in ${INACTIVE_RECHECK_MS / 1000} s`);
+      this.#retryLater(leaseId, INACTIVE_RECHECK_MS);
+    });
+  }
+
   #retryLater(leaseId: string, ms: number): void {
     if (this.#stopped) return;
     this.#unschedule(leaseId);
     const handle = this.#clock.setTimer(ms, () => {
       this.#timers.delete(leaseId);
-      void this.#expire(leaseId);
+      this.#expireFromTimer(leaseId);
     });
     this.#timers.set(leaseId, handle);
   }
