@@ -1565,7 +1565,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the first segments of lease ids
+         * @description The first segments of the ids of the current leases (the mounts that issued them, such as
+         *     `aws/`), sorted. Called with `LIST` (`LIST /v1/sys/leases/lookup/`); described as `GET` with
+         *     `list=true`. Needs `list` and `sudo` on the path.
+         */
+        get: operations["listLeases"];
         /**
          * Read a lease's times
          * @description When the lease was issued, when it ends, when it was last renewed, whether it can be renewed now,
@@ -1573,6 +1579,95 @@ export interface paths {
          *     `lease_id must be specified` without one.
          */
         put: operations["lookupLease"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/lookup/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List lease ids under a prefix
+         * @description What lies directly under a prefix of lease ids, sorted: the next segment of each id, ending in
+         *     `/` where more follow (`LIST /v1/sys/leases/lookup/aws/` gives `creds/`), else the lease's own
+         *     suffix (`LIST /v1/sys/leases/lookup/aws/creds/deploy/`). Called with `LIST`; described as `GET`
+         *     with `list=true`. Needs `list` and `sudo` on the path.
+         */
+        get: operations["listLeasesUnderPrefix"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/revoke-prefix/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke every lease under a prefix
+         * @description Revokes every lease whose id starts with the prefix, as `PUT /sys/leases/revoke` does each one.
+         *     With `sync` false the revocation is accepted (`202`) and runs in the background. The first
+         *     engine that fails stops the revocation with `400` `failed to revoke entry: ...`; the leases
+         *     revoked before it stay revoked. Needs `update` and `sudo` on the path.
+         */
+        put: operations["revokeLeasePrefix"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/revoke-force/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke every lease under a prefix, whatever the engines say
+         * @description Revokes every lease whose id starts with the prefix and forgets it, even when its engine fails
+         *     to revoke the secret (which may then live on at the provider until it expires there): for a
+         *     provider that is gone for good. Needs `update` and `sudo` on the path.
+         */
+        put: operations["forceRevokeLeasePrefix"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2657,6 +2752,23 @@ export interface components {
              */
             sync?: boolean | null;
         };
+        /** @description The standard response envelope; `data.keys` holds what lies directly under the prefix. */
+        LeaseKeyList: {
+            request_id: string;
+            lease_id: string;
+            renewable: boolean;
+            lease_duration: number;
+            data: {
+                /**
+                 * @description Sorted: the next segment of every lease id under the prefix, `/`-terminated where more
+                 *     segments follow (`creds/`), else the last segment of a lease id (the lease's own suffix).
+                 */
+                keys: string[];
+            };
+            wrap_info: null;
+            warnings: null;
+            auth: null;
+        };
         /** @description Which lease. */
         LeaseIdRequest: {
             /**
@@ -2693,6 +2805,14 @@ export interface components {
         LeaseLookupResponse: components["schemas"]["ResponseEnvelope"] & {
             data: components["schemas"]["LeaseLookup"];
         };
+        /** @description How to revoke. */
+        LeaseRevokePrefixRequest: {
+            /**
+             * @description `false`: answer `202` at once and revoke in the background.
+             * @default true
+             */
+            sync?: boolean | null;
+        } | null;
         /** @description The ids of the push-MFA methods visible in the request's namespace, in the standard response envelope. */
         PushMfaMethodList: components["schemas"]["ResponseEnvelope"] & {
             data: {
@@ -2856,14 +2976,20 @@ export interface components {
          * @example web-reader
          */
         DiscoveryTokenRoleName: string;
+        /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+        PushMfaList: "true";
+        /**
+         * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+         *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+         * @example aws/creds/deploy
+         */
+        LeasePrefix: string;
         /**
          * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
          *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
          *     namespaces the server knows (the `namespaces` of the world file), else `400`.
          */
         SecretsNamespace: string;
-        /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
-        PushMfaList: "true";
         /**
          * @description The method's id (a UUID), as `create` returned it.
          * @example 1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d
@@ -5156,6 +5282,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listLeases: {
+        parameters: {
+            query: {
+                /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+                list: components["parameters"]["PushMfaList"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What lies directly under the prefix. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseKeyList"];
+                };
+            };
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No lease id starts with the prefix; `{"errors":[]}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     lookupLease: {
         parameters: {
             query?: never;
@@ -5188,6 +5359,147 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLeasesUnderPrefix: {
+        parameters: {
+            query: {
+                /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
+                list: components["parameters"]["PushMfaList"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What lies directly under the prefix. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseKeyList"];
+                };
+            };
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            /** @description No lease id starts with the prefix; `{"errors":[]}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["UnsupportedOperation"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeLeasePrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRevokePrefixRequest"];
+            };
+        };
+        responses: {
+            /** @description With `sync` false, the revocation was accepted and runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every lease under the prefix is revoked (or there was none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An engine could not revoke a secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    forceRevokeLeasePrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every lease under the prefix is revoked (or there was none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An engine could not revoke a secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

@@ -161,7 +161,7 @@ function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: J
       // segment encoded again, so express and the validator decode exactly the canonical segments)
       // and a canonical `list`.
       req.method = operation.describedMethod.toUpperCase();
-      req.url = req.originalUrl = SECRETS_BASE_PATH + withListParameter(encodePath(routePath) + queryOf(req.url), method === "list");
+      req.url = req.originalUrl = SECRETS_BASE_PATH + withListParameter(servedPath(operation, params, routePath) + queryOf(req.url), method === "list");
       res.locals.secrets = { operation, token: token!, path: canonical.path, params } satisfies RequestContext;
       next();
     } catch (error) {
@@ -212,6 +212,15 @@ function unsupported(resolution: Exclude<Resolution, { operation: SecretsOperati
   if (HTTP_LAYER_PATHS.has(routePath)) return new UnsupportedOperationError(resolution.allowed, []);
   if (method === "list") return new NotFoundError("unsupported path");
   return new UnsupportedOperationError(resolution.allowed);
+}
+
+/**
+ * The path the validator and the handler see: each canonical segment encoded again; a parameter that
+ * takes the rest of the path is one segment there, its `/` encoded (the description's one parameter).
+ */
+function servedPath(operation: SecretsOperation, params: Record<string, string>, routePath: string): string {
+  if (operation.restParameter === undefined) return encodePath(routePath);
+  return operation.template.replace(/\{([^}]+)\}/g, (_all, name: string) => encodeURIComponent(params[name] ?? ""));
 }
 
 /** Members sent as JSON null read as their zero value where the description says null is taken. */

@@ -21,6 +21,8 @@ export interface SecretsOperation {
   capabilities: Capability[];
   /** The mount an engine operation is served at. */
   mount?: string;
+  /** The last path parameter, when it takes the rest of the path, `/` included (x-secrets-rest-of-path). */
+  restParameter?: string;
 }
 
 export type Resolution =
@@ -34,15 +36,23 @@ interface Template {
   segments: string[];
   literals: number;
   operations: Map<RequestMethod, SecretsOperation>;
+  /** Whether the last segment, a parameter, takes every segment from there on. */
+  rest: boolean;
 }
 
 export class OperationIndex {
   readonly #templates: Template[] = [];
   readonly #bySegmentCount = new Map<number, Template[]>();
+  /** Templates whose last parameter takes the rest of the path: tried for paths at least as long. */
+  readonly #restTemplates: Template[] = [];
 
   constructor(document: OpenApiDocument) {
     for (const [template, item] of Object.entries(document.paths)) {
       const operations = new Map<RequestMethod, SecretsOperation>();
+      const restParameter = typeof item["x-secrets-rest-of-path"] === "string" ? item["x-secrets-rest-of-path"] : undefined;
+      if (restParameter !== undefined && !template.endsWith(`/{${restParameter}}`)) {
+        throw new Error(`${template}: x-secrets-rest-of-path names ${restParameter}, which is not its last segment`);
+      }
       for (const describedMethod of HTTP_METHODS) {
         const operation = item[describedMethod] as Record<string, unknown> | undefined;
         if (!operation) continue;
@@ -57,6 +67,7 @@ export class OperationIndex {
           expressPath: template.replace(/\{([^}]+)\}/g, ":$1"),
           capabilities: capabilitiesOf(operationId, operation["x-secrets-capabilities"]),
           ...(typeof item["x-secrets-mount"] === "string" ? { mount: item["x-secrets-mount"] } : {}),
+          ...(restParameter !== undefined && { restParameter }),
         });
       }
       for (const { operationId } of operations.values()) {
@@ -64,7 +75,9 @@ export class OperationIndex {
         if (zeros.size > 0) this.nullReadsAs.set(operationId, zeros);
       }
       const segments = template.split("/").slice(1);
-      this.#templates.push({ template, segments, literals: segments.filter((s) => !s.startsWith("{")).length, operations });
+      const entry = { template, segments, literals: segments.filter((s) => !s.startsWith("{")).length, operations, rest: restParameter !== undefined };
+      this.#templates.push(entry);
+      if (entry.rest) this.#restTemplates.push(entry);
     }
     // The most literal templates first, so that /roles/list beats /roles/{name}.
     this.#templates.sort((a, b) => b.literals - a.literals);
@@ -95,8 +108,9 @@ export class OperationIndex {
     const segments = path.split("/").slice(1);
     const alias = method === "put" ? "post" : method === "post" ? "put" : undefined;
     const allowed = new Set<string>();
-    for (const template of this.#bySegmentCount.get(segments.length) ?? []) {
-      const params = matchSegments(template.segments, segments);
+    const candidates = [...(this.#bySegmentCount.get(segments.length) ?? []), ...this.#restTemplates.filter((t) => t.segments.length < segments.length)];
+    for (const template of candidates) {
+      const params = matchSegments(template.segments, segments, template.rest);
       if (!params) continue;
       const operation = template.operations.get(method) ?? (alias ? template.operations.get(alias) : undefined);
       if (operation) return { operation, params };
@@ -155,16 +169,19 @@ function nullableMembers(document: OpenApiDocument, item: Record<string, unknown
   return zeros;
 }
 
-function matchSegments(template: string[], path: string[]): Record<string, string> | undefined {
-  if (template.length !== path.length) return undefined;
+/** A template's parameters in a path; with `rest`, its last parameter takes the remaining segments joined by `/`. */
+function matchSegments(template: string[], path: string[], rest = false): Record<string, string> | undefined {
+  if (rest ? path.length < template.length : template.length !== path.length) return undefined;
+  const last = template.length - 1;
+  const valueAt = (i: number) => (rest && i === last ? path.slice(last).join("/") : path[i]!);
   for (let i = 0; i < template.length; i++) {
     const segment = template[i]!;
-    if (isParameter(segment) ? path[i] === "" : segment !== path[i]) return undefined;
+    if (isParameter(segment) ? valueAt(i) === "" : segment !== path[i]) return undefined;
   }
   const params: Record<string, string> = {};
   for (let i = 0; i < template.length; i++) {
     const segment = template[i]!;
-    if (isParameter(segment)) params[segment.slice(1, -1)] = path[i]!;
+    if (isParameter(segment)) params[segment.slice(1, -1)] = valueAt(i);
   }
   return params;
 }

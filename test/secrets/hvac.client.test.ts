@@ -196,6 +196,25 @@ describe("hvac sys: leases", () => {
     expect(await hvac.call("sys.renew_lease", { lease_id: issued.lease_id })).toMatchObject({ error: { type: "InvalidRequest", errors: ["lease not found"] } });
   });
 
+  it("list_leases: the mounts, then a role's leases; revoke_prefix revokes them all; an empty prefix is InvalidPath", async () => {
+    const first = ok(await hvac.call<Envelope>("secrets.aws.generate_credentials", { name: "app" }));
+    const second = ok(await hvac.call<Envelope>("secrets.aws.generate_credentials", { name: "app" }));
+    expect(ok(await hvac.call<Envelope>("sys.list_leases", { prefix: "" })).data.keys).toEqual(expect.arrayContaining(["aws/"]));
+    expect(ok(await hvac.call<Envelope>("sys.list_leases", { prefix: "aws" })).data.keys).toEqual(expect.arrayContaining(["creds/", "sts/"]));
+    const suffixes = [first.lease_id, second.lease_id].map((id) => id.split("/").pop()!);
+    expect(ok(await hvac.call<Envelope>("sys.list_leases", { prefix: "aws/creds/app/" })).data.keys).toEqual(expect.arrayContaining(suffixes));
+    const users = [first, second].map((issued) => String(issued.data.arn).split("/").pop()!);
+    expect(ok(await hvac.call("sys.revoke_prefix", { prefix: "aws/creds/app" }))).toEqual(NO_CONTENT);
+    for (const user of users) expect(server.cloud.userNames()).not.toContain(user);
+    expect(await hvac.call("sys.list_leases", { prefix: "aws/creds/app" })).toMatchObject({ error: { type: "InvalidPath", errors: [] } });
+  });
+
+  it("revoke_force forgets the leases under a prefix", async () => {
+    const issued = ok(await hvac.call<Envelope>("secrets.aws.generate_credentials", { name: "app" }));
+    expect(ok(await hvac.call("sys.revoke_force", { prefix: "aws/creds/app/" }))).toEqual(NO_CONTENT);
+    expect(await hvac.call("sys.read_lease", { lease_id: issued.lease_id })).toMatchObject({ error: { type: "InvalidRequest", errors: ["invalid lease"] } });
+  });
+
   it("a lease ended by time: renewing it is InvalidRequest `lease not found`", async () => {
     const issued = ok(await hvac.call<Envelope>("secrets.aws.generate_credentials", { name: "app" }));
     clock.advance(3 * 3600_000);
@@ -208,6 +227,8 @@ describe("hvac without the right token", () => {
   it("is Forbidden with `permission denied`, for reads and writes alike, and nothing is written", async () => {
     const stranger = new Hvac(shim.url, "not-a-token");
     try {
+      expect(await stranger.call("sys.list_leases", { prefix: "aws/" })).toMatchObject({ error: { type: "Forbidden", errors: ["permission denied"] } });
+      expect(await stranger.call("sys.revoke_prefix", { prefix: "aws/" })).toMatchObject({ error: { type: "Forbidden", errors: ["permission denied"] } });
       expect(await stranger.call("sys.read_rekey_progress")).toMatchObject({ error: { type: "Forbidden", errors: ["permission denied"] } });
       expect(await stranger.call("secrets.aws.create_or_update_role", { name: "intruder", credential_type: "iam_user", policy_arns: [READONLY] })).toMatchObject({
         error: { type: "Forbidden", errors: ["permission denied"] },

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server/secrets/leases/clock.ts";
 import { leasesOf } from "../../server/secrets/leases/index.ts";
+import { parseWorld } from "../../server/secrets/world.ts";
 import { ok, startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 import { startSecrets, type RunningTestSecrets } from "../helpers/secrets.ts";
@@ -26,7 +27,12 @@ describe("cloud credentials leases", () => {
   const leases = () => leasesOf(server.secrets.cluster);
 
   beforeAll(async () => {
-    server = await startCloudSecrets();
+    // A token with every capability on the lease paths but sudo.
+    const world = parseWorld({
+      policies: { "leases-no-sudo": { path: { "sys/leases/*": { capabilities: ["create", "read", "update", "delete", "list"] } } } },
+      tokens: [{ id: "leases-no-sudo", policies: ["leases-no-sudo"] }],
+    });
+    server = await startCloudSecrets({ world });
   });
   afterAll(() => server.close());
   beforeEach(async () => {
@@ -171,6 +177,57 @@ describe("cloud credentials leases", () => {
     await leases().idle();
     expect(leases().list()).toEqual([]);
     expect(server.cloud.userNames()).not.toContain(issued.data.arn.split("/").pop());
+  });
+
+  describe("listing and revoking by prefix", () => {
+    const list = (prefix?: string) =>
+      prefix === undefined
+        ? server.client.GET("/sys/leases/lookup", { params: { query: { list: "true" } } })
+        : server.client.GET("/sys/leases/lookup/{prefix}", { params: { path: { prefix }, query: { list: "true" } } });
+
+    it("lists the first segments, then what lies under a prefix (with or without its slash, LIST on the wire too)", async () => {
+      const [a, b] = [await issue(), await issue()];
+      expect(ok(await list()).data.keys).toEqual(["aws/"]);
+      expect(ok(await list("aws")).data.keys).toEqual(["creds/"]);
+      const suffixes = [a, b].map((lease) => lease.lease_id.split("/").pop()!).sort();
+      expect(ok(await list("aws/creds/app/")).data.keys).toEqual(suffixes);
+      const wire = await fetch(`${server.baseUrl}/sys/leases/lookup/aws/creds/app`, { method: "LIST", headers: { "X-Secrets-Token": "root-token-for-tests" } });
+      expect(((await wire.json()) as { data: { keys: string[] } }).data.keys).toEqual(suffixes);
+    });
+
+    it("answers 404 with no message under a prefix nothing has", async () => {
+      const { response, error } = await list("consul/");
+      expect(response.status).toBe(404);
+      expect(error).toEqual({ errors: [] });
+    });
+
+    it("revokes every lease under a prefix: the users are gone at the provider", async () => {
+      const issued = [await issue(), await issue()];
+      expect((await server.client.PUT("/sys/leases/revoke-prefix/{prefix}", { params: { path: { prefix: "aws/creds/app" } } })).response.status).toBe(204);
+      expect(leases().list()).toEqual([]);
+      for (const lease of issued) expect(await keysWork(lease.data.access_key, lease.data.secret_key)).toBe(false);
+    });
+
+    it("stops at an engine's refusal (400), keeping what it could not revoke; revoke-force forgets it", async () => {
+      const issued = await issue();
+      ok(await server.client.POST("/aws/config/root", { body: { access_key: "AKIAWRONGWRONGWRONG0", secret_key: "wrong" } }));
+      const refused = await server.client.PUT("/sys/leases/revoke-prefix/{prefix}", { params: { path: { prefix: "aws/" } } });
+      expect(refused.response.status).toBe(400);
+      expect(refused.error!.errors[0]).toMatch(/^failed to revoke entry: /);
+      expect(leases().list()).toEqual([issued.lease_id]);
+      expect((await server.client.PUT("/sys/leases/revoke-force/{prefix}", { params: { path: { prefix: "aws/" } } })).response.status).toBe(204);
+      expect(leases().list()).toEqual([]);
+    });
+
+    it("needs sudo: a token with list and update on the paths but no sudo is refused, and nothing is revoked", async () => {
+      const issued = await issue();
+      const caller = server.clientWithToken("leases-no-sudo");
+      // The same token may renew (no sudo needed there): the token itself is good.
+      expect((await caller.PUT("/sys/leases/renew", { body: { lease_id: issued.lease_id } })).response.status).toBe(200);
+      expect((await caller.GET("/sys/leases/lookup/{prefix}", { params: { path: { prefix: "aws/" }, query: { list: "true" } } })).response.status).toBe(403);
+      expect((await caller.PUT("/sys/leases/revoke-prefix/{prefix}", { params: { path: { prefix: "aws/" } } })).response.status).toBe(403);
+      expect(leases().list()).toEqual([issued.lease_id]);
+    });
   });
 
   it("refuses requests without a lease id with the real system's words", async () => {

@@ -6,7 +6,16 @@ import { InvalidRequestError } from "../errors.ts";
 import { envelope, noContent, type Handler } from "../handlers/types.ts";
 import { leasesOf } from "./index.ts";
 
-type LeaseOperation = "renewLease" | "revokeLease" | "lookupLease";
+type LeaseOperation = "renewLease" | "revokeLease" | "lookupLease" | "listLeases" | "listLeasesUnderPrefix" | "revokeLeasePrefix" | "forceRevokeLeasePrefix";
+
+/** A list answer; none is the real server's 404 with no message. */
+function keysAnswer(cluster: Parameters<Handler>[0], res: Parameters<Handler>[2], keys: string[]): void {
+  if (keys.length === 0) {
+    res.status(404).json({ errors: [] });
+    return;
+  }
+  res.json(envelope(cluster, { keys }));
+}
 
 function leaseIdOf(req: Request): string {
   const raw = (req.body ?? {}) as { lease_id?: unknown };
@@ -50,5 +59,30 @@ export const leaseHandlers = {
 
   lookupLease: (cluster, req, res) => {
     res.json(envelope(cluster, leasesOf(cluster).lookup(leaseIdOf(req))));
+  },
+
+  listLeases: (cluster, _req, res) => {
+    keysAnswer(cluster, res, leasesOf(cluster).children(""));
+  },
+
+  listLeasesUnderPrefix: (cluster, req, res) => {
+    keysAnswer(cluster, res, leasesOf(cluster).children(String(req.params.prefix)));
+  },
+
+  revokeLeasePrefix: async (cluster, req, res) => {
+    const prefix = String(req.params.prefix);
+    const leases = leasesOf(cluster);
+    if ((req.body as { sync?: unknown } | undefined)?.sync === false) {
+      leases.revokePrefix(prefix).catch((error: unknown) => console.error(`secrets: revoking leases under ${prefix}: ${(error as Error).message}`));
+      res.status(202).end();
+      return;
+    }
+    await leases.revokePrefix(prefix);
+    noContent(res);
+  },
+
+  forceRevokeLeasePrefix: async (cluster, req, res) => {
+    await leasesOf(cluster).revokePrefix(String(req.params.prefix), { force: true });
+    noContent(res);
   },
 } satisfies Record<LeaseOperation, Handler>;

@@ -162,18 +162,43 @@ export class LeaseManager {
     });
   }
 
-  /** PUT /sys/leases/revoke: the secret stops working and the lease is gone. Nothing to do for an unknown lease. */
-  revoke(leaseId: string): Promise<void> {
+  /**
+   * PUT /sys/leases/revoke: the secret stops working and the lease is gone. Nothing to do for an
+   * unknown lease. With `force`, the lease is forgotten even when its engine fails to revoke.
+   */
+  revoke(leaseId: string, { force = false } = {}): Promise<void> {
     return this.#locked(leaseId, async () => {
       const entry = this.#load(leaseId);
       if (!entry) return;
       try {
         await this.#backend(entry).revoke(entry);
       } catch (error) {
-        throw new InvalidRequestError(`failed to revoke entry: ${messageOf(error)}`);
+        if (!force) throw new InvalidRequestError(`failed to revoke entry: ${messageOf(error)}`);
+        console.error(`secrets: revoke-force of ${leaseId}: the engine failed (${messageOf(error)}); the lease is forgotten`);
       }
       this.#forget(entry);
     });
+  }
+
+  /** PUT /sys/leases/revoke-prefix and revoke-force: every lease under the prefix, one by one. */
+  async revokePrefix(prefix: string, options: { force?: boolean } = {}): Promise<void> {
+    for (const leaseId of this.list(asFolder(prefix))) await this.revoke(leaseId, options);
+  }
+
+  /**
+   * LIST /sys/leases/lookup/<prefix>: what lies directly under a prefix of lease ids, sorted (a
+   * segment with `/` where more follow, else a lease's own suffix), as the real server lists its
+   * lease storage.
+   */
+  children(prefix: string): string[] {
+    const folder = asFolder(prefix);
+    const keys = new Set<string>();
+    for (const leaseId of this.list(folder)) {
+      const rest = leaseId.slice(folder.length);
+      const slash = rest.indexOf("/");
+      keys.add(slash === -1 ? rest : rest.slice(0, slash + 1));
+    }
+    return [...keys].sort();
   }
 
   /** Ids of the stored leases under a prefix (for tests and the docs' curious). */
@@ -316,4 +341,9 @@ function leaseSuffix(): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A prefix as the real server reads it: "" is every lease, anything else ends in "/". */
+function asFolder(prefix: string): string {
+  return prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
 }
