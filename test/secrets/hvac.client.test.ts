@@ -223,6 +223,31 @@ describe("hvac sys: leases", () => {
   });
 });
 
+describe("hvac's generic read, write, list and delete (push-MFA methods, replication status)", () => {
+  const body = { secret_key: "mfa-secret", integration_key: "mfa-integration", api_hostname: "api-12345.push.example.com" };
+
+  it("writes, reads, lists (GET with list=True, Python's spelling) and deletes a push-MFA method; a missing one reads None", async () => {
+    const created = ok(await hvac.call<Envelope>("write", { path: "identity/mfa/method/pushmfa", ...body }));
+    const id = created.data.method_id as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ok(await hvac.call<Envelope>("read", { path: `identity/mfa/method/pushmfa/${id}` })).data).toMatchObject({ id, type: "pushmfa", api_hostname: body.api_hostname });
+    expect(ok(await hvac.call<Envelope>("list", { path: "identity/mfa/method/pushmfa" })).data.keys).toContain(id);
+    expect(await hvac.call("delete", { path: `identity/mfa/method/pushmfa/${id}` })).toEqual({ result: null });
+    // hvac's read and list turn a 404 into None.
+    expect(await hvac.call("read", { path: `identity/mfa/method/pushmfa/${id}` })).toEqual({ result: null });
+  });
+
+  it("a write missing a required member is InvalidRequest naming it", async () => {
+    const refused = await hvac.call("write", { path: "identity/mfa/method/pushmfa", secret_key: "s", integration_key: "i" });
+    expect(refused).toMatchObject({ error: { type: "InvalidRequest", errors: [expect.stringContaining("api_hostname")] } });
+  });
+
+  it("reads the DR and performance replication status", async () => {
+    expect(ok(await hvac.call<Envelope>("read", { path: "sys/replication/dr/status" })).data).toMatchObject({ mode: "disabled" });
+    expect(ok(await hvac.call<Envelope>("read", { path: "sys/replication/performance/status" })).data).toMatchObject({ mode: "disabled" });
+  });
+});
+
 describe("hvac without the right token", () => {
   it("is Forbidden with `permission denied`, for reads and writes alike, and nothing is written", async () => {
     const stranger = new Hvac(shim.url, "not-a-token");
