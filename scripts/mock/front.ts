@@ -8,11 +8,16 @@
 // secrets service ignores unknown query parameters and takes PUT for POST), the front is too.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { contractChecker, type Violation } from "../contract/checker.ts";
-import { isObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { isObject, mediaTypeOf, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 
 /** Why the front answers a request itself. */
 export type MockRefusal =
   | { kind: "not-found"; path: string }
+  /** `list=true` (or `LIST`) on a path whose operation is no list (profiles with `listMethod` only). */
+  | { kind: "not-a-list"; path: string }
+  /** A `Prefer` header that no documented answer matches: Prism's status, in the API's envelope. */
+  | { kind: "unmatched-prefer"; status: number; prefer: string }
   | { kind: "method-not-allowed"; method: string; path: string }
   | { kind: "unauthenticated" }
   | { kind: "invalid"; operation: Operation; violations: Violation[] };
@@ -30,6 +35,8 @@ export interface MockProfile {
   bodyIsAlwaysJson: boolean;
   /** Whether PUT is taken where only POST is described, and the other way round. */
   putIsPost: boolean;
+  /** Whether the `LIST` method is taken on the wire, as `GET` with `list=true` (the secrets service's lists). */
+  listMethod?: boolean;
   render(refusal: MockRefusal): MockAnswer;
 }
 
@@ -59,6 +66,11 @@ const secretsErrors = (status: number, errors: string[]): MockAnswer => ({ statu
 const text = (status: number, body: string): MockAnswer => ({ status, contentType: "text/plain; charset=utf-8", body });
 const documents = (operation: Operation, status: number) => isObject(operation.operation.responses) && String(status) in operation.operation.responses;
 
+/** What the mock says of a `Prefer` that no documented answer of the operation matches. */
+export function unmatchedPrefer(prefer: string): string {
+  return `the mock has no documented answer for Prefer: ${prefer}`;
+}
+
 /** The profiles of this project's APIs: each one's envelope and leniency, as its reference server has them. */
 export const MOCK_PROFILES: Record<string, MockProfile> = {
   mesh: {
@@ -67,7 +79,8 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
     bodyIsAlwaysJson: true,
     putIsPost: false,
     render(r) {
-      if (r.kind === "not-found") return text(404, "not found");
+      if (r.kind === "not-found" || r.kind === "not-a-list") return text(404, "not found");
+      if (r.kind === "unmatched-prefer") return text(r.status, unmatchedPrefer(r.prefer));
       if (r.kind === "method-not-allowed") return text(405, "method not allowed");
       if (r.kind === "unauthenticated") return text(403, "Permission denied");
       return text(400, `Request decoding failed: ${r.violations.map(describeViolation).join("; ")}`);
@@ -77,8 +90,13 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
     refusesUnknownQuery: false,
     bodyIsAlwaysJson: true,
     putIsPost: true,
+    listMethod: true,
     render(r) {
+      if (r.kind === "unmatched-prefer") return secretsErrors(r.status, [unmatchedPrefer(r.prefer)]);
       if (r.kind === "not-found") return secretsErrors(404, [`no handler for route "${r.path.replace(/^\//, "")}". route entry not found.`]);
+      // As the server routes a list: with its trailing slash, which only list routes take (the rekey
+      // paths, answered by the HTTP layer, say 405 with no message).
+      if (r.kind === "not-a-list") return /^\/sys\/rekey\/(init|update|verify)$/.test(r.path) ? secretsErrors(405, []) : secretsErrors(404, ["unsupported path"]);
       if (r.kind === "method-not-allowed") return secretsErrors(405, ["unsupported operation"]);
       if (r.kind === "unauthenticated") return secretsErrors(403, ["permission denied"]);
       // A list operation called without list=true is a read the path does not have.
@@ -94,16 +112,17 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
     bodyIsAlwaysJson: false,
     putIsPost: false,
     render(r) {
-      if (r.kind === "not-found") return jsonApi(404, [{ title: "not found", detail: "No such path." }]);
+      if (r.kind === "not-found" || r.kind === "not-a-list") return jsonApi(404, [{ title: "not found" }]);
+      if (r.kind === "unmatched-prefer") return jsonApi(r.status, [{ title: "no such example", detail: unmatchedPrefer(r.prefer) }]);
       if (r.kind === "method-not-allowed") return jsonApi(405, [{ title: "method not allowed", detail: `${r.method} is not allowed on this path.` }]);
-      if (r.kind === "unauthenticated") return jsonApi(401, [{ title: "unauthorized", detail: "A valid API token is required (Authorization: Bearer <token>)." }]);
+      if (r.kind === "unauthenticated") return jsonApi(401, [{ title: "unauthorized" }]);
       const contentType = r.violations.find((v) => v.pointer === "/request/headers/content-type");
       if (contentType) {
         const status = documents(r.operation, 415) ? 415 : 422;
         return jsonApi(status, [{ title: "invalid content type", detail: describeViolation(contentType), source: { header: "Content-Type" } }]);
       }
       const path = r.violations.filter((v) => v.pointer.startsWith("/request/path/"));
-      if (path.length) return jsonApi(404, [{ title: "not found", detail: path.map(describeViolation).join("; ") }]);
+      if (path.length) return jsonApi(404, [{ title: "not found" }]);
       const body = r.violations.filter((v) => v.pointer.startsWith("/request/body"));
       if (body.length) {
         return jsonApi(
@@ -184,6 +203,9 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
       return { refusal: otherMethod ? { kind: "method-not-allowed", method, path } : { kind: "not-found", path }, method, headers: forwarded };
     }
     if (!authenticated(doc, matched.operation, headers)) return { refusal: { kind: "unauthenticated" }, method, headers: forwarded };
+    if (profile.listMethod && matched.operation.operation["x-http-method"] !== "LIST" && /^(1|t|T|TRUE|true|True)$/.test(new URLSearchParams(rawQuery).get("list") ?? "")) {
+      return { refusal: { kind: "not-a-list", path }, method, headers: forwarded };
+    }
     const query = [...new URLSearchParams(rawQuery)];
     const violations = checker.checkRequest(matched, { method, path, query, rawQuery, headers: forwarded, body });
     if (violations.length) return { refusal: { kind: "invalid", operation: matched.operation, violations }, method, headers: forwarded };
@@ -238,6 +260,11 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
       // some other error, so its own findings (sl-violations) are answered in the envelope instead.
       const prismFound = upstreamResponse.status >= 400 && decision.operation ? requestViolations(upstreamResponse.headers.get("sl-violations")) : [];
       if (prismFound.length) return refuse({ kind: "invalid", operation: decision.operation!, violations: prismFound });
+      // Prism's own problem document for a Prefer it cannot meet: said in the API's envelope instead.
+      const prefer = ([] as string[]).concat(req.headers.prefer ?? []).join(", ");
+      if (prefer && upstreamResponse.status >= 400 && mediaTypeOf(upstreamResponse.headers.get("content-type") ?? "") === "application/problem+json") {
+        return refuse({ kind: "unmatched-prefer", status: upstreamResponse.status, prefer });
+      }
       res.writeHead(upstreamResponse.status, headers).end(payload);
     } catch (error) {
       res.writeHead(502, { "Content-Type": "text/plain" }).end(`the mock's Prism did not answer: ${(error as Error).message}`);
@@ -245,8 +272,11 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
   };
 }
 
-/** Listens on host:port; rejects with the listen error (EADDRINUSE...) without printing anything. */
-export function listenFront(handler: ReturnType<typeof mockFront>, host: string, port: number): Promise<Server> {
+/**
+ * Listens on host:port; rejects with the listen error (EADDRINUSE...) without printing anything.
+ * With `listMethod`, a `LIST` request is taken as `GET` with `list=true`, as the secrets server takes it.
+ */
+export function listenFront(handler: ReturnType<typeof mockFront>, host: string, port: number, options: { listMethod?: boolean } = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer((req, res) => {
       handler(req, res).catch((error: Error) => {
@@ -254,6 +284,7 @@ export function listenFront(handler: ReturnType<typeof mockFront>, host: string,
         res.end(`mock front error: ${error.message}`);
       });
     });
+    if (options.listMethod) acceptListMethod(server);
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);

@@ -53,7 +53,7 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   const front = await listenFront(async (req, res) => {
     await ready;
     return handler(req, res);
-  }, options.host ?? "127.0.0.1", options.port ?? 0);
+  }, options.host ?? "127.0.0.1", options.port ?? 0, { listMethod: profile.listMethod });
   const { address, port } = front.address() as AddressInfo;
   const closeFront = () => new Promise<void>((resolve) => { front.closeAllConnections(); front.close(() => resolve()); });
 

@@ -127,3 +127,45 @@ describe("Prism's own findings", () => {
     expect(requestViolations("not json")).toEqual([]);
   });
 });
+
+describe("the secrets mock and the LIST method", () => {
+  let mock: RunningMock;
+  beforeAll(async () => {
+    mock = await startMock("secrets");
+  }, 60_000);
+  afterAll(() => mock?.close());
+
+  it("takes LIST on the wire as GET with list=true, as the secrets server does", { timeout: 60_000 }, async () => {
+    const headers = REFERENCE_SERVERS.find((s) => s.api === "secrets")!.headers;
+    const viaList = await fetch(`${mock.url}/aws/roles`, { method: "LIST", headers });
+    const viaGet = await fetch(`${mock.url}/aws/roles?list=true`, { headers });
+    expect(viaList.status).toBe(200);
+    expect(await viaList.json()).toEqual(await viaGet.json());
+    // A LIST the description has no list operation for is refused in the envelope, not by the HTTP parser.
+    const refused = await fetch(`${mock.url}/aws/config/root`, { method: "LIST", headers });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(((await refused.json()) as { errors: unknown }).errors).toEqual(expect.any(Array));
+  });
+});
+
+describe("a Prefer that matches no documented answer", () => {
+  const envelopes = Object.fromEntries(REFERENCE_SERVERS.map((s) => [s.api, s]));
+  it.each([
+    ["org-platform", "/organizations/acme/teams"],
+    ["secrets", "/sys/rekey/init"],
+    ["mesh", "/discovery-chain/web"],
+  ])("is answered in the %s envelope, naming the Prefer", { timeout: 60_000 }, async (api, path) => {
+    const mock = await startMock(api);
+    try {
+      const response = await fetch(`${mock.url}${path}`, { headers: { ...envelopes[api]!.headers, Prefer: "code=418" } });
+      const answer = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.headers["content-type"]).not.toMatch(/problem\+json/);
+      expect(envelopes[api]!.errorEnvelope(answer)).toEqual([]);
+      expect(answer.body).toContain("Prefer: code=418");
+    } finally {
+      await mock.close();
+    }
+  });
+});
