@@ -148,7 +148,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       return handler(service, req, res);
     }),
     (_req, res) => {
-      res.status(404).type("text/plain").send("404 page not found");
+      // What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error).
+      res.status(404).set("X-Content-Type-Options", "nosniff").type("text/plain").send("404 page not found\n");
     },
   );
   answerWith(app, stages, renderError);
@@ -196,6 +197,11 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
   if (status >= 500 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
   if (res.headersSent) return;
+  // An answer with no body has no Content-Type, as Go writes a bare WriteHeader (a missing role).
+  if (message === "") {
+    res.status(status).end();
+    return;
+  }
   res.status(status).type("text/plain").send(message);
 }
 

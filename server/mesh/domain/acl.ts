@@ -24,6 +24,8 @@ export interface Authorizer {
   management: boolean;
   namespace: string;
   rules: AclRules;
+  /** The AccessorID of the request's token (a token may not delete itself). */
+  accessorId?: string;
 }
 
 export type AclResource = { type: LabeledKind; name: string } | { type: "operator" } | { type: "acl" };
