@@ -107,6 +107,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   const stages: Stage[] = [corsFromEnv()]; // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   stages.push(async (req, res, next) => {
     canonicalConfigPath(req);
+    // A path no endpoint serves is the mux's 404, before the token or the body is looked at.
+    if (!routes.matchRequest(req) && !SERVED_METHODS.some((method) => routes.match(method, req.path))) return notFound(res);
     // Refuse before reading: an unknown token first (no byte of its body is read), then the size
     // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
     // lengths, members) before JSON.parse builds anything. The real system decodes every body as
@@ -147,13 +149,17 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       }
       return handler(service, req, res);
     }),
-    (_req, res) => {
-      // What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error).
-      res.status(404).set("X-Content-Type-Options", "nosniff").type("text/plain").send("404 page not found\n");
-    },
+    (_req, res) => notFound(res),
   );
   answerWith(app, stages, renderError);
   return { app, service, ...(data ? { data } : {}) };
+}
+
+const SERVED_METHODS = ["GET", "PUT", "POST", "DELETE"];
+
+/** What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error). */
+function notFound(res: Response): void {
+  res.status(404).set("X-Content-Type-Options", "nosniff").type("text/plain").send("404 page not found\n");
 }
 
 /** Applies start-up entries like writes, so a bad file fails the start with the entry named. */

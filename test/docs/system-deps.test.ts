@@ -11,7 +11,7 @@ const script = path.resolve(import.meta.dirname, "../../scripts/system-deps.sh")
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function run(opts: { uid: number; gpg: boolean; chromium: boolean; aptGet?: boolean }) {
+function run(opts: { uid: number; gpg: boolean; chromium: boolean; aptGet?: boolean; consul?: boolean }) {
   const bin = mkdtempSync(path.join(tmpdir(), "system-deps-"));
   dirs.push(bin);
   const exe = (name: string, body: string) => {
@@ -21,10 +21,12 @@ function run(opts: { uid: number; gpg: boolean; chromium: boolean; aptGet?: bool
   exe("id", `echo ${opts.uid}`);
   if (opts.gpg) exe("gpg", "exit 0");
   if (opts.chromium) exe("chromium", "exit 0");
+  // A python3 that can import the consul module (python3-consul2) or not.
+  exe("python3", opts.consul === false ? "exit 1" : "exit 0");
   if (opts.aptGet !== false) exe("apt-get", `echo "$@" >> ${bin}/apt-get.log`);
   const res = spawnSync("/bin/bash", [script], {
     encoding: "utf8",
-    env: { PATH: bin, CHROMIUM_PATH: path.join(bin, "chromium") },
+    env: { PATH: bin, CHROMIUM_PATH: path.join(bin, "chromium"), PYTHON3_PATH: path.join(bin, "python3") },
   });
   const log = path.join(bin, "apt-get.log");
   return { status: res.status, stderr: res.stderr, apt: existsSync(log) ? readFileSync(log, "utf8") : "" };
@@ -48,6 +50,13 @@ describe("scripts/system-deps.sh", () => {
     const r = run({ uid: 0, gpg: true, chromium: false });
     expect(r.status).toBe(0);
     expect(r.apt).toBe("update -qq\ninstall -y -qq -o=Dpkg::Use-Pty=0 chromium\n");
+  });
+
+  it("needs python3-consul2 (the mesh's Python client test): installs it as root, names it otherwise", () => {
+    expect(run({ uid: 0, gpg: true, chromium: true, consul: false }).apt).toBe("update -qq\ninstall -y -qq -o=Dpkg::Use-Pty=0 python3-consul2\n");
+    const r = run({ uid: 1000, gpg: true, chromium: true, consul: false });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("sudo apt-get install -y python3-consul2");
   });
 
   it("as root without apt-get, names the packages and fails", () => {
