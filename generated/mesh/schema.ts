@@ -1340,16 +1340,15 @@ export interface components {
             };
         };
         /**
-         * @description No role with that ID or name: an empty body. (A server reporting a version before 1.4 answers
-         *     `404` with a plain-text body: it has no such API.)
+         * @description No role with that ID or name: no body. (A server reporting a version before 1.4 has no such API
+         *     and answers `404` with the plain-text `The ACL policy, role and token API exists from 1.4: use
+         *     /v1/acl/create`.)
          */
         AclRoleNotFound: {
             headers: {
                 [name: string]: unknown;
             };
-            content: {
-                "text/plain": string;
-            };
+            content?: never;
         };
         /** @description ACLs are on and the token may not manage tokens (`acl:write`), or the token is unknown. */
         LegacyPermissionDenied: {
@@ -1988,7 +1987,7 @@ export interface operations {
     listAclRoles: {
         parameters: {
             query?: {
-                /** @description A policy ID; only roles that link it are listed. */
+                /** @description A policy ID; only roles that link it are listed. Empty means no filter. */
                 policy?: string;
             };
             header?: never;
@@ -2169,11 +2168,11 @@ export interface operations {
     listAclTokens: {
         parameters: {
             query?: {
-                /** @description A policy ID. */
+                /** @description A policy ID (empty means no filter). */
                 policy?: string;
-                /** @description A role ID. */
+                /** @description A role ID (empty means no filter). */
                 role?: string;
-                /** @description An auth method name. */
+                /** @description An auth method name (empty means no filter). */
                 authmethod?: string;
             };
             header?: never;

@@ -387,7 +387,7 @@ describe("creds: tokens from the backend", () => {
     const refused = await creds("ghost");
     expect(refused.response.status).toBe(502);
     expect(refused.error).toEqual({
-      errors: [`the discovery backend at http://${address(current)} refused to create the token (PUT /v1/acl/token): 400 No such ACL policy with name "no-such-policy"`],
+      errors: [`the discovery backend at http://${address(current)} refused to create the token (PUT /v1/acl/token): 500 No such ACL policy with name "no-such-policy"`],
     });
     expect((await writeRole("web-reader", { policies: "web-reader" })).response.status).toBe(204);
     await current.close();
