@@ -10,7 +10,10 @@ export interface paths {
                  */
                 "compile-dc"?: components["parameters"]["CompileDc"];
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -35,7 +38,8 @@ export interface paths {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -127,7 +131,10 @@ export interface paths {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -152,7 +159,8 @@ export interface paths {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -184,14 +192,18 @@ export interface paths {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -795,9 +807,12 @@ export interface components {
             Methods?: string[];
         };
         /**
-         * @description A duration as written: a Go duration string (`5s`, `1m30s`, `250ms`), or a number of nanoseconds
-         *     (`5000000000` is `5s`; a fraction of a nanosecond is dropped), the form Go clients send when they
-         *     encode a `time.Duration`. Read back as a canonical duration string.
+         * @description A duration as written: a Go duration string (`5s`, `1m30s`, `250ms`, `1.5h`, `0`), or a number of
+         *     nanoseconds (`5000000000` is `5s`; a fraction of a nanosecond is dropped), the form Go clients send
+         *     when they encode a `time.Duration`. Units are `ns`, `us` (or `µs`), `ms`, `s`, `m` and `h`; every
+         *     number needs its unit but `0`. An empty string is not a duration. A duration that does not parse,
+         *     or that is beyond about 290 years, is refused with `400` and the parser's words
+         *     (`time: invalid duration ""`). Read back as a canonical duration string.
          */
         DurationInput: string | number;
         RouteDestination: {
@@ -930,7 +945,7 @@ export interface components {
             Kind: "service-resolver";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -966,7 +981,7 @@ export interface components {
             Kind: "service-defaults";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -996,7 +1011,7 @@ export interface components {
             Kind: "proxy-defaults";
             /** @constant */
             Name: "global";
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -1035,7 +1050,7 @@ export interface components {
             Kind: "service-splitter";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -1059,7 +1074,7 @@ export interface components {
             Kind: "service-router";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -1158,6 +1173,7 @@ export interface components {
             ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
             NodeIdentities?: components["schemas"]["NodeIdentity"][];
             Local?: boolean;
+            /** @description The token's namespace (a DNS hostname label, `400` otherwise); the request's namespace when absent or empty. */
             Namespace?: string;
             /** @description Lifetime of the token, 1m to 24h. */
             ExpirationTTL?: components["schemas"]["DurationInput"];
@@ -1382,12 +1398,16 @@ export interface components {
          */
         CompileDc: string;
         /**
-         * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+         * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+         *     characters, not starting or ending with `-`); any other name is refused with
+         *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+         *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
          * @example default
          */
         Namespace: string;
         /**
-         * @description Namespace of the request, used when `ns` is not given.
+         * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+         *     otherwise). Empty is as if absent.
          * @example default
          */
         NamespaceHeader: string;
@@ -1457,7 +1477,10 @@ export interface operations {
                  */
                 "compile-dc"?: components["parameters"]["CompileDc"];
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1482,7 +1505,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1514,7 +1538,10 @@ export interface operations {
                  */
                 "compile-dc"?: components["parameters"]["CompileDc"];
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1539,7 +1566,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1569,7 +1597,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1581,7 +1612,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1613,7 +1645,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1638,7 +1673,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1674,7 +1710,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1699,7 +1738,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1741,7 +1781,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1753,7 +1796,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1761,9 +1805,9 @@ export interface operations {
             path: {
                 /**
                  * @description The configuration entry kind.
-                 * @example service-resolver
+                 * @example service-router
                  */
-                kind: components["parameters"]["Kind"];
+                kind: components["schemas"]["ConfigEntryKind"];
                 /**
                  * @description The entry's name (a service name, or `global` for `proxy-defaults`).
                  * @example web
@@ -2128,14 +2172,18 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];

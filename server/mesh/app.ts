@@ -7,11 +7,13 @@ import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
+import { DurationInputError, durationText } from "./domain/durations.ts";
+import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { checkBlockingParams, meshHandlers } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
 import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { tokenOf } from "./handlers/index.ts";
-import { checkPartitionName } from "./domain/names.ts";
+import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
@@ -121,6 +123,9 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
     const route = routes.matchRequest(req)?.route;
     if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
+    if (route) checkBodyDurations(route.operationId, req.body);
+    // Namespace and partition names, checked before the validator so a bad one gets the server's words.
+    if (route) checkNames(req, route.operationId);
     checkBlockingParams(req, res);
     // The validator lets a request without any body through; the real decoder fails on it first.
     if (route?.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
@@ -184,6 +189,47 @@ function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
 function canonicalConfigPath(req: Request): void {
   const match = /^(\/v1\/config\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/.exec(req.url);
   if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
+}
+
+/**
+ * Durations outside configuration entries, parsed as the agent's decoders parse them, before the
+ * validator: a bad one is the decoder's 400 and words (the token's UnmarshalJSON, the discovery-chain
+ * request's mapstructure hook), not a pattern mismatch.
+ */
+const BODY_DURATIONS: Record<string, { field: string; prefix: string }> = {
+  createAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
+  updateAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
+  readDiscoveryChainWithOverrides: { field: "OverrideConnectTimeout", prefix: "Request decoding failed: OverrideConnectTimeout: " },
+};
+
+function checkBodyDurations(operationId: string, body: unknown): void {
+  const rule = BODY_DURATIONS[operationId];
+  if (!rule || typeof body !== "object" || body === null) return;
+  const value = (body as Record<string, unknown>)[rule.field];
+  if (typeof value !== "string" && typeof value !== "number") return;
+  try {
+    parseDuration(durationText(value) as string);
+  } catch (error) {
+    if (error instanceof DurationError || error instanceof DurationInputError) throw new MeshHttpError(400, rule.prefix + error.message);
+    throw error;
+  }
+}
+
+function checkNames(req: Request, operationId: string): void {
+  for (const ns of [req.query.ns, req.get("x-mesh-namespace")]) {
+    const problem = typeof ns === "string" && ns !== "" ? checkNamespaceName(ns) : undefined;
+    if (problem) throw new MeshHttpError(400, problem);
+  }
+  const body = (typeof req.body === "object" && req.body !== null ? req.body : {}) as Record<string, unknown>;
+  if (operationId === "applyConfigEntry" && typeof body.Namespace === "string" && body.Namespace !== "") {
+    const problem = checkNamespaceName(body.Namespace);
+    if (problem) throw new MeshHttpError(400, problem);
+  }
+  if (operationId === "createAclToken" || operationId === "updateAclToken") {
+    const namespace = typeof body.Namespace === "string" && body.Namespace !== "" ? checkNamespaceName(body.Namespace) : undefined;
+    const partition = typeof body.Partition === "string" && body.Partition !== "" ? checkPartitionName(body.Partition) : undefined;
+    if (namespace ?? partition) throw new MeshHttpError(400, `Invalid Token: ${namespace ?? partition}`);
+  }
 }
 
 /** A configuration entry as the agent decodes it (field spellings, durations), or its words for why not. */
