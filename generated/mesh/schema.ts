@@ -1262,10 +1262,30 @@ export interface components {
                 "text/plain": string;
             };
         };
+        /** @description The request body is over 1 MB. It is refused as soon as `Content-Length` says so, before it is read. */
+        RequestTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description The request line and headers together are over 16 KB (a very long query string, for example). The
+         *     HTTP layer refuses the request before it reaches the service: no body, and the connection closes.
+         */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /**
          * @description The stored configuration cannot be compiled into a chain. Writes that would cause this are refused,
          *     so this only happens with entries loaded from a file that bypass the graph check, or with a
          *     `compile-dc` that exposes a datacenter-specific conflict.
+         *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
          */
         CompileError: {
             headers: {
@@ -1282,8 +1302,21 @@ export interface components {
          *     different protocols in one chain). Nothing is written. The status is `500`, as the service answers
          *     every refusal that comes from its write path rather than from decoding the request; the plain-text
          *     body is the rule's message.
+         *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
          */
         EntryRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description `dc` names a datacenter other than the server's own: a single-datacenter server has no path to it,
+         *     and the service answers that failure of its RPC layer with `500`.
+         */
+        DatacenterUnreachable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1337,6 +1370,7 @@ export interface components {
          *     update of something that does not exist, a change the object does not permit. Nothing is written.
          *     The status is `500`, as the service answers every refusal of its write path; the plain-text body
          *     is the reason.
+         *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
          */
         AclRefused: {
             headers: {
@@ -1525,6 +1559,8 @@ export interface operations {
             200: components["responses"]["DiscoveryChain"];
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["CompileError"];
         };
     };
@@ -1590,6 +1626,8 @@ export interface operations {
             200: components["responses"]["DiscoveryChain"];
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["CompileError"];
         };
     };
@@ -1638,6 +1676,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["EntryRefused"];
         };
     };
@@ -1704,6 +1744,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     readConfigEntry: {
@@ -1775,6 +1818,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     deleteConfigEntry: {
@@ -1829,6 +1875,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["EntryRefused"];
         };
     };
@@ -1858,6 +1906,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -1879,9 +1929,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclPolicyStub"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     readAclPolicy: {
@@ -1908,9 +1962,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclPolicy"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     updateAclPolicy: {
@@ -1945,6 +2003,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -1964,9 +2024,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -1994,9 +2057,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclPolicy"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     createAclRole: {
@@ -2025,6 +2092,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2049,9 +2118,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclRole"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     readAclRole: {
@@ -2078,9 +2151,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclRole"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["AclRoleNotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     updateAclRole: {
@@ -2115,6 +2192,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2134,9 +2213,13 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     readAclRoleByName: {
@@ -2163,9 +2246,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclRole"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["AclRoleNotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     createAclToken: {
@@ -2210,6 +2297,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2238,9 +2327,12 @@ export interface operations {
                     "application/json": components["schemas"]["AclToken"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2262,9 +2354,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclToken"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     readAclToken: {
@@ -2291,9 +2387,13 @@ export interface operations {
                     "application/json": components["schemas"]["AclToken"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     updateAclToken: {
@@ -2328,6 +2428,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2347,9 +2449,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AclDeleted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2387,6 +2492,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2418,6 +2525,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2449,6 +2558,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2470,9 +2581,13 @@ export interface operations {
                     "application/json": components["schemas"]["LegacyAclToken"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     readLegacyAclToken: {
@@ -2503,6 +2618,9 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
     cloneLegacyAclToken: {
@@ -2531,9 +2649,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2557,6 +2678,8 @@ export interface operations {
             401: components["responses"]["AclDisabled"];
             403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["AclRefused"];
         };
     };
@@ -2580,6 +2703,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
         };
     };
 }
