@@ -1253,7 +1253,7 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description ACLs are on and the token may not do this, or the token is unknown. */
+        /** @description ACLs are on and the token may not do this (a server from 1.11 on names the token's accessor and the permission it lacks), or the token is unknown. */
         PermissionDenied: {
             headers: {
                 [name: string]: unknown;

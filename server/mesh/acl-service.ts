@@ -51,6 +51,11 @@ export interface AclSettings {
   legacyApi: boolean;
   /** Policies, roles and tokens API exists: servers from 1.4 on. */
   tokenApi: boolean;
+  /**
+   * Refusals name the token's accessor and the permission it lacks (servers from 1.11 on,
+   * acl.PermissionDeniedByACL); before, every refusal is the bare `Permission denied`.
+   */
+  detailedDenials?: boolean;
 }
 
 /** A legacy token (servers before 1.4 knew no other kind): its secret is its ID. */
@@ -219,7 +224,8 @@ export class MeshAcl {
 
   authorize(authorizer: Authorizer | undefined, namespace: string, resource: AclResource, access: Access): void {
     if (authorizer && !isAllowed(authorizer, namespace, resource, access)) {
-      throw new MeshHttpError(403, `Permission denied: ${describePermission(resource, access)}`);
+      const detail = this.settings.detailedDenials ? `: ${describePermission(authorizer.accessorId, resource, access)}` : "";
+      throw new MeshHttpError(403, `Permission denied${detail}`);
     }
   }
 

@@ -4,11 +4,12 @@
 // HTTP layer: 400 BadRequestError, 401), agent/consul/acl_endpoint.go (the RPC layer: fmt.Errorf,
 // which agent/http.go answers with 500; acl.ErrNotFound, answered with 403), and their _legacy files.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+import { ANONYMOUS_ACCESSOR, denied, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 const READER = "5a0e6c1b-7d2f-4e3a-9b8c-1d2e3f4a5b6c";
 const MISSING = "6d5b1c40-0000-4000-8000-00000000dead";
+const READER_ACCESSOR = "0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5";
 let mesh: RunningMesh;
 let root: MeshClient;
 
@@ -18,7 +19,7 @@ const readChain = (client: MeshClient, service: string) =>
   client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: service } } });
 
 async function start(options: Parameters<typeof startMesh>[0] = {}) {
-  mesh = await startMesh({ managementToken: MANAGEMENT, tokens: [{ SecretID: READER, Rules: 'acl = "read"' }], ...options });
+  mesh = await startMesh({ managementToken: MANAGEMENT, tokens: [{ AccessorID: READER_ACCESSOR, SecretID: READER, Rules: 'acl = "read"' }], ...options });
   root = mesh.clientWithToken(MANAGEMENT);
 }
 
@@ -83,7 +84,7 @@ describe("lists", () => {
     const read = await mesh.clientWithToken(READER).GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: self.AccessorID } } });
     expect(read.data?.SecretID).toBe("<hidden>");
     const anonymous = await mesh.client.GET("/acl/tokens");
-    expect([anonymous.response.status, anonymous.error]).toEqual([403, "Permission denied: token lacks permission 'acl:read'"]);
+    expect([anonymous.response.status, anonymous.error]).toEqual([403, denied(ANONYMOUS_ACCESSOR, "acl:read")]);
   });
 
   it("lists policies without their rules, and roles, filtered by policy", async () => {
@@ -151,8 +152,8 @@ describe("updates", () => {
     const created2 = await root.PUT("/acl/policy", { body: { ID: created.ID, Name: "again" } });
     expect([created2.response.status, created2.error]).toEqual([400, "Cannot specify the ID when creating a new policy"]);
     expect((await root.GET("/acl/policy/{id}", { params: { path: { id: created.ID } } })).data).toEqual(created);
-    const denied = await mesh.clientWithToken(READER).PUT("/acl/policy/{id}", { params: { path: { id: created.ID } }, body: { Name: "web" } });
-    expect([denied.response.status, denied.error]).toEqual([403, "Permission denied: token lacks permission 'acl:write'"]);
+    const refused = await mesh.clientWithToken(READER).PUT("/acl/policy/{id}", { params: { path: { id: created.ID } }, body: { Name: "web" } });
+    expect([refused.response.status, refused.error]).toEqual([403, denied(READER_ACCESSOR, "acl:write")]);
   });
 
   it("updates a role and refuses what the RPC layer refuses", async () => {
@@ -212,7 +213,7 @@ describe("updates", () => {
 });
 
 describe("clones", () => {
-  beforeEach(() => start({ tokens: [{ SecretID: READER, Rules: 'acl = "read"' }, { SecretID: "declared", Rules: 'service "web" { policy = "read" }' }] }));
+  beforeEach(() => start({ tokens: [{ AccessorID: READER_ACCESSOR, SecretID: READER, Rules: 'acl = "read"' }, { SecretID: "declared", Rules: 'service "web" { policy = "read" }' }] }));
 
   it("clones a token: new accessor and secret, the same links, the description replaced when given", async () => {
     await policy("reader", 'service "web" { policy = "read" }');
@@ -233,8 +234,8 @@ describe("clones", () => {
     const declared = (await root.GET("/acl/tokens")).data!.find((t) => t.SecretID === "declared")!;
     const legacy = await root.PUT("/acl/token/{accessor_id}/clone", { params: { path: { accessor_id: declared.AccessorID } } });
     expect([legacy.response.status, legacy.error]).toEqual([500, "Cannot clone a legacy ACL with this endpoint"]);
-    const denied = await mesh.clientWithToken(READER).PUT("/acl/token/{accessor_id}/clone", { params: { path: { accessor_id: declared.AccessorID } } });
-    expect([denied.response.status, denied.error]).toEqual([403, "Permission denied: token lacks permission 'acl:write'"]);
+    const refused = await mesh.clientWithToken(READER).PUT("/acl/token/{accessor_id}/clone", { params: { path: { accessor_id: declared.AccessorID } } });
+    expect([refused.response.status, refused.error]).toEqual([403, denied(READER_ACCESSOR, "acl:write")]);
   });
 });
 
@@ -251,7 +252,7 @@ describe("service and node identities (agent/structs/acl.go: the policies they s
     expect((await write("web")).response.status).toBe(200);
     expect((await write("web-sidecar-proxy")).response.status).toBe(200);
     const other = await write("api");
-    expect([other.response.status, other.error]).toEqual([403, `Permission denied: token lacks permission 'service:write' on "api"`]);
+    expect([other.response.status, other.error]).toEqual([403, denied(issued.AccessorID, "service:write", "api")]);
     expect((await readChain(client, "api")).response.status).toBe(200);
   });
 

@@ -2,7 +2,7 @@
 // that the tokens they create are honoured by the discovery-chain endpoint.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
-import { startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+import { ANONYMOUS_ACCESSOR, denied, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 let mesh: RunningMesh;
@@ -38,7 +38,7 @@ describe("ACLs on", () => {
   beforeEach(async () => {
     mesh = await startMesh({
       managementToken: MANAGEMENT,
-      tokens: [{ SecretID: "reader", Rules: 'service_prefix "" { policy = "read" }' }],
+      tokens: [{ AccessorID: "a4", SecretID: "reader", Rules: 'service_prefix "" { policy = "read" }' }],
     });
     root = mesh.clientWithToken(MANAGEMENT);
   });
@@ -74,7 +74,7 @@ describe("ACLs on", () => {
     const reader = mesh.clientWithToken("reader");
     const write = await reader.PUT("/acl/policy", { body: { Name: "p", Rules: "" } });
     expect(write.response.status).toBe(403);
-    expect(write.error).toBe("Permission denied: token lacks permission 'acl:write'");
+    expect(write.error).toBe(denied("a4", "acl:write"));
     const anonymous = await mesh.client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: "x" } } });
     expect(anonymous.response.status).toBe(403);
   });
@@ -87,7 +87,7 @@ describe("ACLs on", () => {
     expect((await readChain(client, "web")).response.status).toBe(200);
     const refused = await readChain(client, "api");
     expect(refused.response.status).toBe(403);
-    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "api"`);
+    expect(refused.error).toBe(denied(issued.AccessorID, "service:read", "api"));
   });
 
   it("grants through roles, and deny wins over a broader grant", async () => {
@@ -132,7 +132,7 @@ describe("ACLs on", () => {
     await root.DELETE("/acl/policy/{id}", { params: { path: { id: created.ID } } });
     const refused = await readChain(mesh.clientWithToken(issued.SecretID), "web");
     expect(refused.response.status).toBe(403);
-    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "web"`);
+    expect(refused.error).toBe(denied(issued.AccessorID, "service:read", "web"));
     const read = await root.GET("/acl/policy/{id}", { params: { path: { id: created.ID } } });
     expect(read.response.status).toBe(403);
     expect(read.error).toBe("ACL not found");
@@ -234,7 +234,7 @@ describe("GET /agent/self", () => {
 
   it("needs agent:read on the node when ACLs are on", async () => {
     mesh = await startMesh({ managementToken: MANAGEMENT, tokens: [{ SecretID: "agent-reader", Rules: 'agent_prefix "mesh-" { policy = "read" }' }] });
-    expect((await mesh.client.GET("/agent/self")).error).toBe(`Permission denied: token lacks permission 'agent:read' on "mesh-server-1"`);
+    expect((await mesh.client.GET("/agent/self")).error).toBe(denied(ANONYMOUS_ACCESSOR, "agent:read", "mesh-server-1"));
     expect((await mesh.clientWithToken("agent-reader").GET("/agent/self")).response.status).toBe(200);
   });
 });

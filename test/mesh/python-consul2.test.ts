@@ -85,7 +85,8 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     expect(reader).toMatchObject({ Name: "web-reader", Description: "reads web", Rules: 'service "web" { policy = "read" }' });
     expect(errorOf(out, "policy.create taken")).toEqual(["ConsulException", '500 Invalid Policy: A Policy with Name "web-reader" already exists']);
     expect(errorOf(out, "policy.create bad rules")).toEqual(["ConsulException", '500 Failed to parse ACL rules: invalid policy "admin" for service']);
-    expect(errorOf(out, "policy.create anonymous")).toEqual(["ACLPermissionDenied", "Permission denied: token lacks permission 'acl:write'"]);
+    // Before 1.11 every refusal is the bare acl.ErrPermissionDenied.
+    expect(errorOf(out, "policy.create anonymous")).toEqual(["ACLPermissionDenied", "Permission denied"]);
     expect(valueOf(out, "policy.get")).toEqual(reader);
     expect(valueOf(out, "policy.get by name")).toEqual(reader);
     expect(errorOf(out, "policy.get missing")).toEqual(["ACLPermissionDenied", "ACL not found"]);
@@ -124,7 +125,7 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     expect(valueOf(out, "tokens.list by role")).toEqual(["web reader"]);
     expect(valueOf(out, "tokens.get")).toEqual(token);
     expect(errorOf(out, "tokens.get missing")).toEqual(["ACLPermissionDenied", "ACL not found"]);
-    expect(errorOf(out, "tokens.get as the token")).toEqual(["ACLPermissionDenied", "Permission denied: token lacks permission 'acl:read'"]);
+    expect(errorOf(out, "tokens.get as the token")).toEqual(["ACLPermissionDenied", "Permission denied"]);
     expect(valueOf(out, "tokens.update")).toMatchObject({ AccessorID: token.AccessorID, SecretID: token.SecretID, Description: "web reader, no role", Roles: [] });
     expect(errorOf(out, "tokens.update missing")).toEqual(["ConsulException", '500 Cannot find token "6d5b1c40-0000-4000-8000-00000000dead"']);
     const clone = valueOf(out, "tokens.clone") as { AccessorID: string; SecretID: string };
@@ -136,7 +137,7 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     expect(valueOf(out, "tokens.list by policy")).toEqual(["second web reader", "web reader, no role"]);
     expect(valueOf(out, "tokens.list by auth method")).toEqual([]);
     expect(errorOf(out, "tokens.list two filters")).toEqual(["ConsulException", "500 can only filter by one of policy, role, or authmethod at once"]);
-    expect(errorOf(out, "tokens.list as the token")).toEqual(["ACLPermissionDenied", "Permission denied: token lacks permission 'acl:read'"]);
+    expect(errorOf(out, "tokens.list as the token")).toEqual(["ACLPermissionDenied", "Permission denied"]);
     expect(valueOf(out, "tokens.delete")).toBe(true);
     expect(valueOf(out, "tokens.delete again")).toBe(true);
     expect(errorOf(out, "tokens.delete anonymous")).toEqual(["ConsulException", "500 Delete operation not permitted on the anonymous token"]);
@@ -184,12 +185,12 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     expect(valueOf(out, "config.put cas stale")).toBe(false);
     expect(valueOf(out, "config.put cas")).toBe(true);
     expect(valueOf(out, "config.get missing")).toEqual(NOT_FOUND_TUPLE);
-    expect(errorOf(out, "config.get anonymous")).toEqual(["ACLPermissionDenied", `Permission denied: token lacks permission 'service:read' on "web"`]);
+    expect(errorOf(out, "config.get anonymous")).toEqual(["ACLPermissionDenied", "Permission denied"]);
     expect(valueOf(out, "config.list")).toEqual(["api", "web"]);
     expect(valueOf(out, "config.list dc")).toBe(1);
     expect(valueOf(out, "config.delete")).toBe(true);
     expect(valueOf(out, "config.delete missing")).toBe(true);
-    expect(errorOf(out, "config.delete anonymous")).toEqual(["ACLPermissionDenied", `Permission denied: token lacks permission 'service:write' on "web"`]);
+    expect(errorOf(out, "config.delete anonymous")).toEqual(["ACLPermissionDenied", "Permission denied"]);
 
     // What the module did is on the server: the stored entry carries the cas write.
     const stored = await mesh!.clientWithToken(MANAGEMENT).GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });
