@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DataDirectory } from "../../server/shared/data-dir.ts";
+import { MemoryAclStore } from "../../server/mesh/store/acl-store.ts";
 import { entryScript, killHard, startChildServer } from "../helpers/child-server.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
@@ -22,6 +23,33 @@ describe("in process: a second app on the same directory", () => {
   afterEach(async () => {
     await mesh?.close();
     mesh = undefined;
+  });
+
+  it("moves a management token stored under the anonymous token's accessor (before issue 24) to its own", async () => {
+    const dataDir = freshDir();
+    const data = DataDirectory.open(dataDir, "mesh");
+    const old = new MemoryAclStore(data);
+    old.tokens.put("00000000-0000-0000-0000-000000000002", {
+      AccessorID: "00000000-0000-0000-0000-000000000002", SecretID: MANAGEMENT, Description: "Initial management token",
+      Policies: [{ ID: "00000000-0000-0000-0000-000000000001", Name: "global-management" }], Roles: [], Local: false,
+      Namespace: "default", CreateTime: "2026-01-01T00:00:00.000Z", Management: true,
+    });
+    data.close();
+    mesh = await startMesh({ dataDir, managementToken: MANAGEMENT });
+    const self = (await mesh.clientWithToken(MANAGEMENT).GET("/acl/token/self")).data!;
+    expect(self.AccessorID).not.toBe("00000000-0000-0000-0000-000000000002");
+    expect(self.Description).toBe("Initial Management Token");
+    const { data: tokens } = await mesh.clientWithToken(MANAGEMENT).GET("/acl/tokens");
+    expect(tokens!.map((t) => [t.AccessorID === self.AccessorID ? "self" : t.AccessorID, t.SecretID])).toEqual(
+      expect.arrayContaining([["00000000-0000-0000-0000-000000000002", "anonymous"], ["self", MANAGEMENT]]),
+    );
+    expect(tokens).toHaveLength(2);
+    // A request without a token is the anonymous token again, not the management token.
+    expect((await mesh.client.GET("/acl/tokens")).response.status).toBe(403);
+    // And a restart keeps the accessor.
+    await mesh.close();
+    mesh = await startMesh({ dataDir, managementToken: MANAGEMENT });
+    expect((await mesh.clientWithToken(MANAGEMENT).GET("/acl/token/self")).data!.AccessorID).toBe(self.AccessorID);
   });
 
   it("starts from what the first one acknowledged and continues its indexes", async () => {
