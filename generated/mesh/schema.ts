@@ -10,7 +10,10 @@ export interface paths {
                  */
                 "compile-dc"?: components["parameters"]["CompileDc"];
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -35,7 +38,8 @@ export interface paths {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -127,7 +131,10 @@ export interface paths {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -152,7 +159,8 @@ export interface paths {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -184,14 +192,18 @@ export interface paths {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -244,9 +256,29 @@ export interface paths {
         get?: never;
         /**
          * Create an ACL policy
-         * @description Names are letters, digits, `-` and `_` (at most 128) and unique. The rules are parsed when written.
+         * @description Names are letters, digits, `-` and `_` (at most 128) and unique (a name that is taken is `500`). The rules are parsed when written (rules that do not parse are `500`). Needs `acl:write`.
          */
         put: operations["createAclPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ACL policies
+         * @description Every policy, without its rules, sorted by ID; the built-in `global-management` policy is one of them. Needs `acl:read`.
+         */
+        get: operations["listAclPolicies"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -269,16 +301,51 @@ export interface paths {
         };
         /**
          * Read an ACL policy
-         * @description The policy with its rules as written, and its indexes. Needs `acl:read`; `404 ACL policy not found` when there is none.
+         * @description The policy with its rules as written, and its indexes. Needs `acl:read`; no such policy is `403 ACL not found`.
          */
         get: operations["readAclPolicy"];
-        put?: never;
+        /**
+         * Update an ACL policy
+         * @description Replaces the policy's name, description, rules and datacenters (a field left out becomes empty).
+         *     Needs `acl:write`. An `ID` in the body must equal the path's (`400`). Refused with `500`: an ID
+         *     that is not a UUID or names no policy (`cannot find policy <id>`), a name that another policy
+         *     has, rules that do not parse, new rules or datacenters for `global-management`. Tokens and roles
+         *     that link the policy get its new rules at once.
+         */
+        put: operations["updateAclPolicy"];
         post?: never;
         /**
          * Delete an ACL policy
-         * @description Tokens and roles that link the policy lose it. The built-in `global-management` policy cannot be deleted.
+         * @description Tokens and roles that link the policy lose it. Deleting a policy that does not exist succeeds
+         *     (`true`). The built-in `global-management` policy cannot be deleted (`500`). Needs `acl:write`.
          */
         delete: operations["deleteAclPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/policy/name/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The policy's name.
+                 * @example web-reader
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an ACL policy by name
+         * @description The policy of that name. Needs `acl:read`; no such policy is `403 ACL not found`.
+         */
+        get: operations["readAclPolicyByName"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -294,9 +361,29 @@ export interface paths {
         get?: never;
         /**
          * Create an ACL role
-         * @description A named set of policies, linked by `ID` or `Name`. Names are unique.
+         * @description A named set of policies (linked by `ID` or `Name`), service identities and node identities. Names are letters, digits, `-` and `_` (at most 256) and unique (a name that is taken is `500`). Needs `acl:write`.
          */
         put: operations["createAclRole"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ACL roles
+         * @description Every role, sorted by ID; with `policy`, only the roles that link that policy. Needs `acl:read`.
+         */
+        get: operations["listAclRoles"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -311,7 +398,7 @@ export interface paths {
             path: {
                 /**
                  * @description The role's ID.
-                 * @example 8bec74a4-5ced-8aae-a3a2-6b76a6a8d6ad
+                 * @example aa770e5b-8b0b-7fcf-e5a1-8535fcc388b4
                  */
                 id: string;
             };
@@ -319,16 +406,49 @@ export interface paths {
         };
         /**
          * Read an ACL role
-         * @description The role with the policies it links (by `ID` and `Name`). Needs `acl:read`; `404 ACL role not found` when there is none.
+         * @description The role with its policy links (with the policies' current names) and identities. Needs `acl:read`; no such role is `404` with an empty body.
          */
         get: operations["readAclRole"];
-        put?: never;
+        /**
+         * Update an ACL role
+         * @description Replaces the role's name, description, policy links and identities (a field left out becomes
+         *     empty). Needs `acl:write`. An `ID` in the body must equal the path's (`400`). Refused with `500`:
+         *     an ID that is not a UUID or names no role (`cannot find role <id>`), a name another role has, a
+         *     link to a policy that does not exist, an identity with an invalid name.
+         */
+        put: operations["updateAclRole"];
         post?: never;
         /**
          * Delete an ACL role
-         * @description Tokens that link the role lose its policies at once. Needs `acl:write`; `404 ACL role not found` when there is none.
+         * @description Tokens that link the role lose it. Deleting a role that does not exist succeeds (`true`). Needs `acl:write`.
          */
         delete: operations["deleteAclRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/role/name/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name.
+                 * @example readers
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an ACL role by name
+         * @description The role of that name. Needs `acl:read`; no such role is `404` with an empty body.
+         */
+        get: operations["readAclRoleByName"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -347,9 +467,59 @@ export interface paths {
          * @description A token with policies and roles (linked by `ID` or `Name`). `AccessorID` and `SecretID` are
          *     generated unless given. With `ExpirationTTL` (1m to 24h) the token stops working after that
          *     time. The token's namespace is `Namespace`, else the request's namespace; its rules apply only
-         *     there.
+         *     there. Needs `acl:write`.
+         *
+         *     Refused with `500` and the reason: an `AccessorID` or `SecretID` that is not a UUID, is in use
+         *     or starts with `00000000-0000-0000-0000-0000000000` (kept for built-in tokens); a link to a policy
+         *     or role that does not exist; an identity with an invalid name; an `ExpirationTTL` below `1m` or
+         *     above `24h`. An `ExpirationTTL` that does not parse is `400 Token decoding failed: ...`.
          */
         put: operations["createAclToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ACL tokens
+         * @description Every token that has not expired, sorted by `AccessorID`, the anonymous token and the initial
+         *     management token included. With `policy` (or `role`), only tokens that link that policy (or role)
+         *     directly; no token comes from an auth method, so `authmethod` lists none. Only one of the three
+         *     filters may be given (`500` otherwise). Needs `acl:read`; without `acl:write` every `SecretID`
+         *     reads `<hidden>`.
+         */
+        get: operations["listAclTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/token/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the request's own token
+         * @description The token whose secret the request presents, with its secret. No permission is needed; a request
+         *     without a token, or with an unknown or expired one, is `403 ACL not found`.
+         */
+        get: operations["readAclTokenSelf"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -372,16 +542,59 @@ export interface paths {
         };
         /**
          * Read an ACL token
-         * @description The token by its `AccessorID`, with its `SecretID`, policies, roles and expiry. Needs `acl:read`; an expired or unknown token is `404 ACL not found`.
+         * @description The token by its `AccessorID`, with its policies, roles, identities and expiry. Needs `acl:read`;
+         *     without `acl:write` the `SecretID` reads `<hidden>`. An expired or unknown token is
+         *     `403 ACL not found`.
          */
         get: operations["readAclToken"];
-        put?: never;
+        /**
+         * Update an ACL token
+         * @description Replaces the token's description, policy and role links and identities (a field left out
+         *     becomes empty); its secret, locality, namespace, creation time and expiry stay. A legacy token
+         *     updated here becomes a token of policies (its own rules go). Needs `acl:write`. An `AccessorID`
+         *     in the body must equal the path's (`400`). Refused with `500`: a path ID that is not a UUID
+         *     (`AccessorID is not a valid UUID`), no such token (`Cannot find token "<id>"`), another
+         *     `SecretID`, another `Local`, any `ExpirationTTL`, links to what does not exist.
+         */
+        put: operations["updateAclToken"];
         post?: never;
         /**
          * Delete an ACL token
-         * @description The token stops working at once. The initial management token cannot be deleted.
+         * @description The token stops working at once. Deleting a token that does not exist succeeds (`true`). Refused
+         *     with `500`: an ID that is not a UUID, the anonymous token, the request's own token. The initial
+         *     management token may be deleted by another token; it comes back when the server starts. Needs
+         *     `acl:write`.
          */
         delete: operations["deleteAclToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/token/{accessor_id}/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The AccessorID of the token to copy.
+                 * @example 6a1253d2-1785-24fd-91c2-f8e78c745511
+                 */
+                accessor_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Clone an ACL token
+         * @description A new token (new `AccessorID` and `SecretID`, created now) with the policies, roles, identities,
+         *     locality, expiry and description of another; a non-empty `Description` replaces the description.
+         *     Needs `acl:write`. An unknown or expired token is `403 ACL not found`; a legacy token (one with
+         *     rules of its own) cannot be cloned here (`500`).
+         */
+        put: operations["cloneAclToken"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -399,9 +612,55 @@ export interface paths {
          * Create a legacy ACL token
          * @description The legacy token API of servers before 1.11 (the only token API before 1.4). The token's secret
          *     is its `ID`; a `client` token has the given `Rules`, a `management` token may do everything.
-         *     On a server reporting version 1.11 or later this endpoint answers `404`.
+         *     With an `ID` that exists, that token is updated. The body is optional (a `client` token with no
+         *     rules). Needs `acl:write`. On a server reporting version 1.11 or later this endpoint answers `404`.
          */
         put: operations["createLegacyAclToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a legacy ACL token
+         * @description Sets the name, type and rules of the legacy token whose secret is `ID`, creating it when there is
+         *     none. `ID` is required (`400 ACL ID must be set`). A token of policies cannot be changed here
+         *     (`500`); rules that do not parse are `500 ACL rule compilation failed: ...`. Needs `acl:write`. On
+         *     a server reporting version 1.11 or later this endpoint answers `404`.
+         */
+        put: operations["updateLegacyAclToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List legacy ACL tokens
+         * @description Every token the legacy API can show, sorted by accessor: tokens created through it (or declared
+         *     with rules), the anonymous token and the initial management token. Needs `acl:write`. On a server
+         *     reporting version 1.11 or later this endpoint answers `404`.
+         */
+        get: operations["listLegacyAclTokens"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -418,10 +677,38 @@ export interface paths {
         };
         /**
          * Read a legacy ACL token
-         * @description An array holding the token, or an empty array when there is none (servers before 1.11).
+         * @description An array holding the token, or an empty array when there is none (servers before 1.11). Knowing the ID is the permission: no ACL rule is needed.
          */
         get: operations["readLegacyAclToken"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/acl/clone/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID (secret) of the legacy token to copy.
+                 * @example adf4238a-882b-9ddc-4a9d-5b6758e4159e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Clone a legacy ACL token
+         * @description A new legacy token with the name, type and rules of another. An unknown token (or one that is not
+         *     a legacy token) is `403 Permission denied`, like a caller without `acl:write`. On a server
+         *     reporting version 1.11 or later this endpoint answers `404`.
+         */
+        put: operations["cloneLegacyAclToken"];
         post?: never;
         delete?: never;
         options?: never;
@@ -439,7 +726,7 @@ export interface paths {
         get?: never;
         /**
          * Delete a legacy ACL token
-         * @description Succeeds whether or not the token exists (servers before 1.11).
+         * @description Succeeds whether or not the token exists (servers before 1.11). The anonymous token cannot be deleted (`403`). Needs `acl:write`.
          */
         put: operations["destroyLegacyAclToken"];
         post?: never;
@@ -520,9 +807,12 @@ export interface components {
             Methods?: string[];
         };
         /**
-         * @description A duration as written: a Go duration string (`5s`, `1m30s`, `250ms`), or a number of nanoseconds
-         *     (`5000000000` is `5s`; a fraction of a nanosecond is dropped), the form Go clients send when they
-         *     encode a `time.Duration`. Read back as a canonical duration string.
+         * @description A duration as written: a Go duration string (`5s`, `1m30s`, `250ms`, `1.5h`, `0`), or a number of
+         *     nanoseconds (`5000000000` is `5s`; a fraction of a nanosecond is dropped), the form Go clients send
+         *     when they encode a `time.Duration`. Units are `ns`, `us` (or `µs`), `ms`, `s`, `m` and `h`; every
+         *     number needs its unit but `0`. An empty string is not a duration. A duration that does not parse,
+         *     or that is beyond about 290 years, is refused with `400` and the parser's words
+         *     (`time: invalid duration ""`). Read back as a canonical duration string.
          */
         DurationInput: string | number;
         RouteDestination: {
@@ -655,7 +945,7 @@ export interface components {
             Kind: "service-resolver";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -691,7 +981,7 @@ export interface components {
             Kind: "service-defaults";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -721,7 +1011,7 @@ export interface components {
             Kind: "proxy-defaults";
             /** @constant */
             Name: "global";
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -760,7 +1050,7 @@ export interface components {
             Kind: "service-splitter";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -784,7 +1074,7 @@ export interface components {
             Kind: "service-router";
             /** @description The service name. */
             Name: string;
-            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent. */
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent or empty. Any other name is refused with `400 Invalid namespace name ...`. */
             Namespace?: string;
             /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). */
             Meta?: {
@@ -802,6 +1092,8 @@ export interface components {
         /** @enum {string} */
         ConfigEntryKind: "service-resolver" | "service-defaults" | "proxy-defaults" | "service-splitter" | "service-router";
         AclPolicyInput: {
+            /** @description Only on update, and then equal to the ID in the path (`400` otherwise); refused on create (`400`). */
+            ID?: string;
             Name: string;
             Description?: string;
             /**
@@ -820,6 +1112,16 @@ export interface components {
             Name: string;
             Description: string;
             Rules: string;
+            Datacenters?: string[];
+            CreateIndex: number;
+            ModifyIndex: number;
+        };
+        /** @description A policy as lists show it, without its rules. */
+        AclPolicyStub: {
+            ID: string;
+            Name: string;
+            Description: string;
+            Datacenters?: string[];
             CreateIndex: number;
             ModifyIndex: number;
         };
@@ -828,16 +1130,37 @@ export interface components {
             ID?: string;
             Name?: string;
         };
+        /**
+         * @description A service identity: write on the service and on its sidecar proxy (`<name>-sidecar-proxy`), read
+         *     on every service; in the listed datacenters, or everywhere when none are listed.
+         */
+        ServiceIdentity: {
+            /** @description Lower-case letters, digits, `-` and `_`, starting and ending with a letter or digit, at most 256 characters; any other name is refused with `500`. */
+            ServiceName: string;
+            Datacenters?: string[];
+        };
+        /** @description A node identity: write on the node and read on every service, in one datacenter. */
+        NodeIdentity: {
+            /** @description Lower-case letters, digits, `-` and `_`, starting and ending with a letter or digit; any other name is refused with `500`. */
+            NodeName: string;
+            Datacenter: string;
+        };
         AclRoleInput: {
+            /** @description Only on update, and then equal to the ID in the path; any other is refused with `400`. */
+            ID?: string;
             Name: string;
             Description?: string;
             Policies?: components["schemas"]["AclLink"][];
+            ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
+            NodeIdentities?: components["schemas"]["NodeIdentity"][];
         };
         AclRole: {
             ID: string;
             Name: string;
             Description: string;
             Policies: components["schemas"]["AclLink"][];
+            ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
+            NodeIdentities?: components["schemas"]["NodeIdentity"][];
             CreateIndex: number;
             ModifyIndex: number;
         };
@@ -847,7 +1170,10 @@ export interface components {
             Description?: string;
             Policies?: components["schemas"]["AclLink"][];
             Roles?: components["schemas"]["AclLink"][];
+            ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
+            NodeIdentities?: components["schemas"]["NodeIdentity"][];
             Local?: boolean;
+            /** @description The token's namespace (a DNS hostname label, `400` otherwise); the request's namespace when absent or empty. */
             Namespace?: string;
             /** @description Lifetime of the token, 1m to 24h. */
             ExpirationTTL?: components["schemas"]["DurationInput"];
@@ -856,11 +1182,13 @@ export interface components {
         };
         AclToken: {
             AccessorID: string;
-            /** @description The secret presented in `X-Mesh-Token`. */
+            /** @description The secret presented in `X-Mesh-Token`; `<hidden>` to a caller without `acl:write`. */
             SecretID: string;
             Description: string;
             Policies: components["schemas"]["AclLink"][];
             Roles: components["schemas"]["AclLink"][];
+            ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
+            NodeIdentities?: components["schemas"]["NodeIdentity"][];
             Local: boolean;
             Namespace: string;
             /** Format: date-time */
@@ -925,8 +1253,17 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description ACLs are on and the token may not do this, or the token is unknown. */
+        /** @description ACLs are on and the token may not do this (a server from 1.11 on names the token's accessor and the permission it lacks), or the token is unknown. */
         PermissionDenied: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description The request body is over 1 MB. It is refused as soon as `Content-Length` says so, before it is read. */
+        RequestTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -950,6 +1287,7 @@ export interface components {
          * @description The stored configuration cannot be compiled into a chain. Writes that would cause this are refused,
          *     so this only happens with entries loaded from a file that bypass the graph check, or with a
          *     `compile-dc` that exposes a datacenter-specific conflict.
+         *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
          */
         CompileError: {
             headers: {
@@ -983,8 +1321,21 @@ export interface components {
          *     different protocols in one chain). Nothing is written. The status is `500`, as the service answers
          *     every refusal that comes from its write path rather than from decoding the request; the plain-text
          *     body is the rule's message.
+         *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
          */
         EntryRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description `dc` names a datacenter other than the server's own: a single-datacenter server has no path to it,
+         *     and the service answers that failure of its RPC layer with `500`.
+         */
+        DatacenterUnreachable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1010,6 +1361,19 @@ export interface components {
                 "text/plain": string;
             };
         };
+        /**
+         * @description ACLs are on and the token lacks the permission (`Permission denied...`), or the token, or the
+         *     policy or token asked for, does not exist (`ACL not found`): the service does not tell a caller
+         *     which of its objects exist before it checks what the caller may do.
+         */
+        AclForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
         /** @description The server reports a version before 1.4, which has only the legacy token API. */
         TokenApiMissing: {
             headers: {
@@ -1019,8 +1383,15 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description No such policy, role or token, or (before 1.4) no such API. */
-        AclNotFound: {
+        /**
+         * @description The request was decoded but the ACL system refused it: a name that is taken or not allowed, an ID
+         *     that is not a UUID or is already in use, a link to a policy or role that does not exist, an
+         *     update of something that does not exist, a change the object does not permit. Nothing is written.
+         *     The status is `500`, as the service answers every refusal of its write path; the plain-text body
+         *     is the reason.
+         *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
+         */
+        AclRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1035,6 +1406,26 @@ export interface components {
             };
             content: {
                 "application/json": boolean;
+            };
+        };
+        /**
+         * @description No role with that ID or name: no body. (A server reporting a version before 1.4 has no such API
+         *     and answers `404` with the plain-text `The ACL policy, role and token API exists from 1.4: use
+         *     /v1/acl/create`.)
+         */
+        AclRoleNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description ACLs are on and the token may not manage tokens (`acl:write`), or the token is unknown. */
+        LegacyPermissionDenied: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
             };
         };
         /** @description The server reports version 1.11 or later, which has no legacy token API. */
@@ -1060,12 +1451,16 @@ export interface components {
          */
         CompileDc: string;
         /**
-         * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+         * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+         *     characters, not starting or ending with `-`); any other name is refused with
+         *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+         *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
          * @example default
          */
         Namespace: string;
         /**
-         * @description Namespace of the request, used when `ns` is not given.
+         * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+         *     otherwise). Empty is as if absent.
          * @example default
          */
         NamespaceHeader: string;
@@ -1135,7 +1530,10 @@ export interface operations {
                  */
                 "compile-dc"?: components["parameters"]["CompileDc"];
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1160,7 +1558,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1179,6 +1578,7 @@ export interface operations {
             200: components["responses"]["DiscoveryChain"];
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["CompileError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1194,7 +1594,10 @@ export interface operations {
                  */
                 "compile-dc"?: components["parameters"]["CompileDc"];
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1219,7 +1622,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1242,6 +1646,7 @@ export interface operations {
             200: components["responses"]["DiscoveryChain"];
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["CompileError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1251,7 +1656,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1263,7 +1671,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1288,6 +1697,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["EntryRefused"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1297,7 +1707,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1322,7 +1735,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1352,7 +1766,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1360,7 +1776,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1385,7 +1804,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1421,7 +1841,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1429,7 +1851,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
@@ -1441,7 +1866,8 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1449,9 +1875,9 @@ export interface operations {
             path: {
                 /**
                  * @description The configuration entry kind.
-                 * @example service-resolver
+                 * @example service-router
                  */
-                kind: components["parameters"]["Kind"];
+                kind: components["schemas"]["ConfigEntryKind"];
                 /**
                  * @description The entry's name (a service name, or `global` for `proxy-defaults`).
                  * @example web
@@ -1473,6 +1899,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             500: components["responses"]["EntryRefused"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1502,9 +1929,39 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
+            403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAclPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclPolicyStub"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1534,9 +1991,49 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["AclNotFound"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAclPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The policy's ID.
+                 * @example 5e52a099-4c90-c067-5478-980f06be9af5
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AclPolicyInput"];
+            };
+        };
+        responses: {
+            /** @description The policy as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1558,9 +2055,45 @@ export interface operations {
             200: components["responses"]["AclDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["AclNotFound"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readAclPolicyByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The policy's name.
+                 * @example web-reader
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1588,9 +2121,42 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
+            403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAclRoles: {
+        parameters: {
+            query?: {
+                /** @description A policy ID; only roles that link it are listed. Empty means no filter. */
+                policy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclRole"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1601,7 +2167,7 @@ export interface operations {
             path: {
                 /**
                  * @description The role's ID.
-                 * @example 8bec74a4-5ced-8aae-a3a2-6b76a6a8d6ad
+                 * @example aa770e5b-8b0b-7fcf-e5a1-8535fcc388b4
                  */
                 id: string;
             };
@@ -1620,9 +2186,49 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["AclNotFound"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["AclRoleNotFound"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAclRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's ID.
+                 * @example aa770e5b-8b0b-7fcf-e5a1-8535fcc388b4
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AclRoleInput"];
+            };
+        };
+        responses: {
+            /** @description The role as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclRole"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1633,7 +2239,7 @@ export interface operations {
             path: {
                 /**
                  * @description The role's ID.
-                 * @example 8bec74a4-5ced-8aae-a3a2-6b76a6a8d6ad
+                 * @example aa770e5b-8b0b-7fcf-e5a1-8535fcc388b4
                  */
                 id: string;
             };
@@ -1644,9 +2250,45 @@ export interface operations {
             200: components["responses"]["AclDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["AclNotFound"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readAclRoleByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's name.
+                 * @example readers
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclRole"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["AclRoleNotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1654,14 +2296,18 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Namespace of the request (enterprise). Takes precedence over `X-Mesh-Namespace` and the token's namespace.
+                 * @description Namespace of the request (enterprise): a DNS hostname label (letters, digits and `-`, at most 63
+                 *     characters, not starting or ending with `-`); any other name is refused with
+                 *     `400 Invalid namespace name "...": must be a valid DNS hostname label`. Empty is as if absent.
+                 *     Takes precedence over `X-Mesh-Namespace` and the token's namespace.
                  * @example default
                  */
                 ns?: components["parameters"]["Namespace"];
             };
             header?: {
                 /**
-                 * @description Namespace of the request, used when `ns` is not given.
+                 * @description Namespace of the request, used when `ns` is not given: a DNS hostname label as for `ns` (`400`
+                 *     otherwise). Empty is as if absent.
                  * @example default
                  */
                 "X-Mesh-Namespace"?: components["parameters"]["NamespaceHeader"];
@@ -1686,9 +2332,74 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
+            403: components["responses"]["AclForbidden"];
             404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAclTokens: {
+        parameters: {
+            query?: {
+                /** @description A policy ID (empty means no filter). */
+                policy?: string;
+                /** @description A role ID (empty means no filter). */
+                role?: string;
+                /** @description An auth method name (empty means no filter). */
+                authmethod?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclToken"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readAclTokenSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1718,9 +2429,49 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["AclNotFound"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's AccessorID.
+                 * @example 6a1253d2-1785-24fd-91c2-f8e78c745511
+                 */
+                accessor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AclTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The token as stored, with its secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1742,9 +2493,51 @@ export interface operations {
             200: components["responses"]["AclDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
-            404: components["responses"]["AclNotFound"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cloneAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The AccessorID of the token to copy.
+                 * @example 6a1253d2-1785-24fd-91c2-f8e78c745511
+                 */
+                accessor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    Description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["AclForbidden"];
+            404: components["responses"]["TokenApiMissing"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1755,7 +2548,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["LegacyAclTokenInput"];
             };
@@ -1774,9 +2567,73 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
+            403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateLegacyAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LegacyAclTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The token's ID (its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ID: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["LegacyPermissionDenied"];
+            404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLegacyAclTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyAclToken"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["LegacyPermissionDenied"];
+            404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1806,9 +2663,47 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
+            403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cloneLegacyAclToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID (secret) of the legacy token to copy.
+                 * @example adf4238a-882b-9ddc-4a9d-5b6758e4159e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new token's ID (its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ID: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AclDisabled"];
+            403: components["responses"]["LegacyPermissionDenied"];
+            404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1830,9 +2725,11 @@ export interface operations {
             200: components["responses"]["AclDeleted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AclDisabled"];
-            403: components["responses"]["PermissionDenied"];
+            403: components["responses"]["LegacyPermissionDenied"];
             404: components["responses"]["LegacyAclRemoved"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["AclRefused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1856,7 +2753,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            500: components["responses"]["DatacenterUnreachable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

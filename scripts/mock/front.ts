@@ -81,7 +81,7 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
     render(r) {
       if (r.kind === "not-found" || r.kind === "not-a-list") return text(404, "not found");
       if (r.kind === "unmatched-prefer") return text(r.status, unmatchedPrefer(r.prefer));
-      if (r.kind === "method-not-allowed") return text(405, "method not allowed");
+      if (r.kind === "method-not-allowed") return text(405, `method ${r.method} not allowed`);
       if (r.kind === "unauthenticated") return text(403, "Permission denied");
       return text(400, `Request decoding failed: ${r.violations.map(describeViolation).join("; ")}`);
     },

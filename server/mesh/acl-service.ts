@@ -1,5 +1,7 @@
-// The mesh's ACL system: the management token, tokens from MESH_ACL_FILE, and the part of the
-// real ACL API that credential engines call: policies, roles and tokens (create, read, delete).
+// The mesh's ACL system: the management and anonymous tokens, tokens from MESH_ACL_FILE, and the
+// real ACL API of policies, roles and tokens (list, create, read, update, clone, delete) and of
+// legacy tokens, with the real endpoints' statuses and texts (agent/acl_endpoint.go,
+// agent/consul/acl_endpoint.go, and their _legacy files).
 import { randomUUID } from "node:crypto";
 import type { components } from "../../generated/mesh/schema.ts";
 import {
@@ -12,12 +14,20 @@ import {
   type Authorizer,
 } from "./domain/acl.ts";
 import { AclRulesError, parseAclRules } from "./domain/acl-rules.ts";
-import { DurationError, parseDuration } from "../shared/go-duration.ts";
+import { DurationError, formatDuration, parseDuration } from "../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE } from "./domain/entries.ts";
 import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { DurationInputError, durationText } from "./domain/durations.ts";
 import { MeshHttpError } from "./errors.ts";
-import { MemoryAclStore, type AclLink, type AclPolicy, type AclRole, type AclTokenRecord } from "./store/acl-store.ts";
+import {
+  MemoryAclStore,
+  type AclLink,
+  type AclPolicy,
+  type AclRole,
+  type AclTokenRecord,
+  type NodeIdentity,
+  type ServiceIdentity,
+} from "./store/acl-store.ts";
 
 /** A token declared in MESH_ACL_FILE (or given to createMeshApp). */
 export interface DeclaredToken {
@@ -32,6 +42,8 @@ export interface DeclaredToken {
 }
 
 export interface AclSettings {
+  /** The server's datacenter: where service and node identities with datacenters apply. */
+  datacenter: string;
   /** When set, ACLs are enforced and this secret is a management token. */
   managementToken?: string;
   tokens: DeclaredToken[];
@@ -39,6 +51,11 @@ export interface AclSettings {
   legacyApi: boolean;
   /** Policies, roles and tokens API exists: servers from 1.4 on. */
   tokenApi: boolean;
+  /**
+   * Refusals name the token's accessor and the permission it lacks (servers from 1.11 on,
+   * acl.PermissionDeniedByACL); before, every refusal is the bare `Permission denied`.
+   */
+  detailedDenials?: boolean;
 }
 
 /** A legacy token (servers before 1.4 knew no other kind): its secret is its ID. */
@@ -53,15 +70,20 @@ export interface LegacyTokenInput {
 export type LegacyToken = components["schemas"]["LegacyAclToken"];
 
 export interface PolicyInput {
+  ID?: string;
   Name: string;
   Description?: string;
   Rules?: string;
+  Datacenters?: string[];
 }
 
 export interface RoleInput {
+  ID?: string;
   Name: string;
   Description?: string;
   Policies?: Partial<AclLink>[];
+  ServiceIdentities?: ServiceIdentity[];
+  NodeIdentities?: NodeIdentity[];
 }
 
 export interface TokenInput {
@@ -70,6 +92,8 @@ export interface TokenInput {
   Description?: string;
   Policies?: Partial<AclLink>[];
   Roles?: Partial<AclLink>[];
+  ServiceIdentities?: ServiceIdentity[];
+  NodeIdentities?: NodeIdentity[];
   Local?: boolean;
   Namespace?: string;
   /** Admin partition (1.11+); this server has only the `default` partition. */
@@ -79,7 +103,10 @@ export interface TokenInput {
 }
 
 /** A token as the API returns it. */
-export type AclTokenView = Omit<AclTokenRecord, "Rules" | "Management">;
+export type AclTokenView = Omit<AclTokenRecord, "Rules" | "Management" | "Legacy">;
+
+/** A policy as lists show it: without its rules. */
+export type AclPolicyStub = Omit<AclPolicy, "Rules">;
 
 /** The built-in policy that grants everything, as in the real system. */
 const GLOBAL_MANAGEMENT: Omit<AclPolicy, "CreateIndex" | "ModifyIndex"> = {
@@ -88,10 +115,38 @@ const GLOBAL_MANAGEMENT: Omit<AclPolicy, "CreateIndex" | "ModifyIndex"> = {
   Description: "Builtin Policy that grants unlimited access",
   Rules: 'acl = "write"\noperator = "write"\nservice_prefix "" { policy = "write" }',
 };
-const NAME = /^[A-Za-z0-9_-]{1,128}$/;
+/** The anonymous token: what a request without a token acts as (agent/structs ACLTokenAnonymousID). */
+const ANONYMOUS_ID = "00000000-0000-0000-0000-000000000002";
+const ANONYMOUS_SECRET = "anonymous";
+/** IDs the real system keeps for its built-in objects (agent/structs ACLReservedPrefix). */
+const RESERVED_PREFIX = "00000000-0000-0000-0000-0000000000";
+/** What go-uuid's ParseUUID accepts. */
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const POLICY_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const ROLE_NAME = /^[A-Za-z0-9_-]{1,256}$/;
+const IDENTITY_NAME = /^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$/;
 const MIN_TTL_NS = 60e9;
 const MAX_TTL_NS = 24 * 3600e9;
-const ANONYMOUS: Authorizer = { management: false, namespace: DEFAULT_NAMESPACE, rules: {} };
+/** What a token's secret reads as to a caller without acl:write. */
+const REDACTED = "<hidden>";
+/** Secrets the real system refuses to store, as they name its root authorizers. */
+const ROOT_SECRETS = new Set(["allow", "deny", "manage"]);
+
+/**
+ * Errors of the ACL RPC layer (agent/consul/acl_endpoint.go returns them with fmt.Errorf): the
+ * agent's HTTP layer answers every such error with 500 and its text (agent/http.go handleErr).
+ */
+function refused(message: string): never {
+  throw new MeshHttpError(500, message);
+}
+/** The agent's BadRequestError: 400 with the reason. */
+function badRequest(message: string): never {
+  throw new MeshHttpError(400, message);
+}
+/** acl.ErrNotFound, which handleErr answers with 403. */
+function aclNotFound(): never {
+  throw new MeshHttpError(403, "ACL not found");
+}
 
 export class MeshAcl {
   private readonly parsedRules = new Map<string, AclRules>();
@@ -106,12 +161,18 @@ export class MeshAcl {
       this.store.policies.put(GLOBAL_MANAGEMENT.ID, GLOBAL_MANAGEMENT);
     }
     if (settings.managementToken) {
+      // The anonymous token, as the leader creates it; one an operator changed is kept as it is.
+      if (this.store.tokens.get(ANONYMOUS_ID)?.SecretID !== ANONYMOUS_SECRET) {
+        this.putToken({ AccessorID: ANONYMOUS_ID, SecretID: ANONYMOUS_SECRET, Description: "Anonymous Token", Legacy: true });
+      }
+      const existing = this.store.tokens.getBy(settings.managementToken);
       this.putToken({
-        AccessorID: "00000000-0000-0000-0000-000000000002",
+        AccessorID: existing?.AccessorID ?? randomUUID(),
         SecretID: settings.managementToken,
-        Description: "Initial management token",
+        Description: "Initial Management Token",
         Policies: [{ ID: GLOBAL_MANAGEMENT.ID, Name: GLOBAL_MANAGEMENT.Name }],
         Management: true,
+        Legacy: true,
       });
     }
     for (const declared of settings.tokens) {
@@ -143,22 +204,28 @@ export class MeshAcl {
   /** What a request may do; undefined when ACLs are off. No secret is the anonymous token. */
   resolve(secret: string | undefined): Authorizer | undefined {
     if (!this.enabled) return undefined;
-    if (!secret) return ANONYMOUS;
-    const token = this.store.tokens.getBy(secret);
-    if (!token || this.expired(token)) throw new MeshHttpError(403, "ACL not found");
-    const policies = [...token.Policies, ...token.Roles.flatMap((link) => this.store.roles.get(link.ID)?.Policies ?? [])]
+    const token = this.store.tokens.getBy(secret || ANONYMOUS_SECRET);
+    if (!token || this.expired(token)) aclNotFound();
+    const roles = token.Roles.map((link) => this.store.roles.get(link.ID)).filter((role): role is AclRole => role !== undefined);
+    const policies = [...token.Policies, ...roles.flatMap((role) => role.Policies)]
       .map((link) => this.store.policies.get(link.ID))
       .filter((policy): policy is AclPolicy => policy !== undefined);
     return {
       management: Boolean(token.Management) || policies.some((p) => p.ID === GLOBAL_MANAGEMENT.ID),
       namespace: token.Namespace,
-      rules: mergeRules([...(token.Rules ? [this.rulesOf(token.Rules)] : []), ...policies.map((p) => this.rulesOf(p.Rules))]),
+      accessorId: token.AccessorID,
+      rules: mergeRules([
+        ...(token.Rules ? [this.rulesOf(token.Rules)] : []),
+        ...policies.map((p) => this.rulesOf(p.Rules)),
+        ...[token, ...roles].flatMap((holder) => this.identityRules(holder)),
+      ]),
     };
   }
 
   authorize(authorizer: Authorizer | undefined, namespace: string, resource: AclResource, access: Access): void {
     if (authorizer && !isAllowed(authorizer, namespace, resource, access)) {
-      throw new MeshHttpError(403, `Permission denied: ${describePermission(resource, access)}`);
+      const detail = this.settings.detailedDenials ? `: ${describePermission(authorizer.accessorId, resource, access)}` : "";
+      throw new MeshHttpError(403, `Permission denied${detail}`);
     }
   }
 
@@ -166,153 +233,434 @@ export class MeshAcl {
     return !authorizer || isAllowed(authorizer, namespace, resource, access);
   }
 
-  createPolicy(authorizer: Authorizer | undefined, input: PolicyInput): AclPolicy {
-    this.requireTokenApi(authorizer, "write");
-    this.checkName("Policy", input.Name, this.store.policies.all());
-    this.rulesOf(input.Rules ?? "");
-    const id = randomUUID();
-    return this.store.policies.put(id, { ID: id, Name: input.Name, Description: input.Description ?? "", Rules: input.Rules ?? "" });
+  // --- policies ---
+
+  listPolicies(authorizer: Authorizer | undefined): AclPolicyStub[] {
+    this.requireTokenApi(authorizer, "read");
+    return byId(this.store.policies.all()).map(({ Rules: _rules, ...stub }) => stub);
   }
 
   readPolicy(authorizer: Authorizer | undefined, id: string): AclPolicy {
     this.requireTokenApi(authorizer, "read");
-    return this.store.policies.get(id) ?? notFound("ACL policy not found");
+    return this.store.policies.get(id) ?? aclNotFound();
+  }
+
+  readPolicyByName(authorizer: Authorizer | undefined, name: string): AclPolicy {
+    this.requireTokenApi(authorizer, "read");
+    return this.store.policies.all().find((policy) => policy.Name === name) ?? aclNotFound();
+  }
+
+  createPolicy(authorizer: Authorizer | undefined, input: PolicyInput): AclPolicy {
+    this.requireTokenApiEnabled();
+    if (input.ID) badRequest("Cannot specify the ID when creating a new policy");
+    return this.setPolicy(authorizer, undefined, input);
+  }
+
+  updatePolicy(authorizer: Authorizer | undefined, id: string, input: PolicyInput): AclPolicy {
+    this.requireTokenApiEnabled();
+    if (input.ID && input.ID !== id) badRequest("Policy ID in URL and payload do not match");
+    return this.setPolicy(authorizer, id, input);
   }
 
   deletePolicy(authorizer: Authorizer | undefined, id: string): void {
     this.requireTokenApi(authorizer, "write");
-    if (id === GLOBAL_MANAGEMENT.ID) throw new MeshHttpError(400, "Delete of builtin global-management policy not allowed");
-    if (!this.store.policies.delete(id)) notFound("ACL policy not found");
+    // Deleting what does not exist succeeds (agent/consul/acl_endpoint.go PolicyDelete).
+    if (!this.store.policies.get(id)) return;
+    if (id === GLOBAL_MANAGEMENT.ID) refused("Delete operation not permitted on the builtin global-management policy");
+    this.store.policies.delete(id);
+  }
+
+  // --- roles ---
+
+  listRoles(authorizer: Authorizer | undefined, policyId: string | undefined): AclRole[] {
+    this.requireTokenApi(authorizer, "read");
+    const roles = this.store.roles.all().filter((role) => !policyId || role.Policies.some((link) => link.ID === policyId));
+    return byId(roles).map((role) => this.roleView(role));
+  }
+
+  /** A missing role is `404` with an empty body (agent/acl_endpoint.go ACLRoleRead). */
+  readRole(authorizer: Authorizer | undefined, id: string): AclRole {
+    this.requireTokenApi(authorizer, "read");
+    const role = this.store.roles.get(id) ?? roleNotFound();
+    return this.roleView(role);
+  }
+
+  readRoleByName(authorizer: Authorizer | undefined, name: string): AclRole {
+    this.requireTokenApi(authorizer, "read");
+    const role = this.store.roles.all().find((row) => row.Name === name) ?? roleNotFound();
+    return this.roleView(role);
   }
 
   createRole(authorizer: Authorizer | undefined, input: RoleInput): AclRole {
-    this.requireTokenApi(authorizer, "write");
-    this.checkName("Role", input.Name, this.store.roles.all());
-    const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
-    const id = randomUUID();
-    return this.store.roles.put(id, { ID: id, Name: input.Name, Description: input.Description ?? "", Policies: policies });
+    this.requireTokenApiEnabled();
+    if (input.ID) badRequest("Role ID in URL and payload do not match");
+    return this.setRole(authorizer, undefined, input);
   }
 
-  readRole(authorizer: Authorizer | undefined, id: string): AclRole {
-    this.requireTokenApi(authorizer, "read");
-    return this.store.roles.get(id) ?? notFound("ACL role not found");
+  updateRole(authorizer: Authorizer | undefined, id: string, input: RoleInput): AclRole {
+    this.requireTokenApiEnabled();
+    if (input.ID && input.ID !== id) badRequest("Role ID in URL and payload do not match");
+    return this.setRole(authorizer, id, input);
   }
 
   deleteRole(authorizer: Authorizer | undefined, id: string): void {
     this.requireTokenApi(authorizer, "write");
-    if (!this.store.roles.delete(id)) notFound("ACL role not found");
+    this.store.roles.delete(id); // a role that does not exist is deleted already
   }
 
-  createToken(authorizer: Authorizer | undefined, input: TokenInput, namespace: string): AclTokenView {
-    this.requireTokenApi(authorizer, "write");
-    if (input.Partition) {
-      const problem = checkPartitionName(input.Partition);
-      if (problem) throw new MeshHttpError(400, `Invalid Token: ${problem}`);
-      if (input.Partition !== "default") {
-        throw new MeshHttpError(400, `Invalid Token: partition ${JSON.stringify(input.Partition)} does not exist`);
-      }
-    }
-    if (input.Namespace) checkTokenNamespace(input.Namespace);
-    const policies = (input.Policies ?? []).map((link) => this.link("policy", link));
-    const roles = (input.Roles ?? []).map((link) => this.link("role", link));
-    const accessor = input.AccessorID ?? randomUUID();
-    if (this.store.tokens.get(accessor)) throw new MeshHttpError(400, "Invalid Token: AccessorID is already in use");
-    if (input.SecretID && this.store.tokens.getBy(input.SecretID) !== undefined) {
-      throw new MeshHttpError(400, "Invalid Token: SecretID is already in use");
-    }
-    // One moment for both: the expiration is the creation time plus the TTL, to the nanosecond.
-    const created = this.now();
-    return view(
-      this.putToken({
-        AccessorID: accessor,
-        SecretID: input.SecretID ?? randomUUID(),
-        Description: input.Description ?? "",
-        Policies: policies,
-        Roles: roles,
-        Local: input.Local ?? false,
-        Namespace: input.Namespace || namespace,
-        CreateTime: created.toISOString(),
-        ExpirationTime: this.expiration(input.ExpirationTTL, created),
-      }),
-    );
+  // --- tokens ---
+
+  listTokens(authorizer: Authorizer | undefined, filter: { policy?: string; role?: string; authMethod?: string }): AclTokenView[] {
+    this.requireTokenApi(authorizer, "read");
+    const given = [filter.policy, filter.role, filter.authMethod].filter(Boolean).length;
+    if (given > 1) refused("can only filter by one of policy, role, or authmethod at once");
+    const redact = !this.allows(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, "write");
+    const tokens = this.store.tokens.all().filter((token) => {
+      if (this.expired(token)) return false;
+      if (filter.policy) return token.Policies.some((link) => link.ID === filter.policy);
+      if (filter.role) return token.Roles.some((link) => link.ID === filter.role);
+      return !filter.authMethod; // no token here comes from an auth method
+    });
+    return byAccessor(tokens).map((token) => this.tokenView(token, redact));
   }
 
   readToken(authorizer: Authorizer | undefined, accessorId: string): AclTokenView {
     this.requireTokenApi(authorizer, "read");
     const token = this.store.tokens.get(accessorId);
-    if (!token || this.expired(token)) notFound("ACL not found");
-    return view(token);
+    if (!token || this.expired(token)) aclNotFound();
+    return this.tokenView(token, !this.allows(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, "write"));
+  }
+
+  /** The token of the request itself, by its secret: no permission needed (agent/acl_endpoint.go ACLTokenSelf). */
+  readTokenSelf(secret: string | undefined): AclTokenView {
+    this.requireTokenApiEnabled();
+    const token = secret ? this.store.tokens.getBy(secret) : undefined;
+    if (!token || this.expired(token)) aclNotFound();
+    return this.tokenView(token, false);
+  }
+
+  createToken(authorizer: Authorizer | undefined, input: TokenInput, namespace: string): AclTokenView {
+    this.requireTokenApiEnabled();
+    const ttl = this.ttlOf(input.ExpirationTTL);
+    this.requireAcl(authorizer, "write");
+    this.checkPartition(input.Partition);
+    if (input.Namespace) checkTokenNamespace(input.Namespace);
+    const accessor = input.AccessorID || randomUUID();
+    if (input.AccessorID) this.checkNewId("AccessorID", input.AccessorID);
+    const secret = input.SecretID || randomUUID();
+    if (input.SecretID) this.checkNewId("SecretID", input.SecretID);
+    // One moment for both: the expiration is the creation time plus the TTL, to the nanosecond.
+    const created = this.now();
+    let expiration: string | undefined;
+    if (ttl !== undefined) {
+      if (ttl < 0) refused(`Token Expiration TTL '${formatDuration(ttl)}' should be > 0`);
+      if (ttl > 0) expiration = this.checkedExpiration(created, new Date(created.getTime() + ttl / 1e6), ttl);
+    }
+    const fields = this.tokenFields(input, "token");
+    return this.tokenView(
+      this.putToken({
+        ...fields,
+        AccessorID: accessor,
+        SecretID: secret,
+        Description: input.Description ?? "",
+        Local: input.Local ?? false,
+        Namespace: input.Namespace || namespace,
+        CreateTime: created.toISOString(),
+        ExpirationTime: expiration,
+      }),
+      false,
+    );
+  }
+
+  updateToken(authorizer: Authorizer | undefined, accessorId: string, input: TokenInput): AclTokenView {
+    this.requireTokenApiEnabled();
+    if (input.AccessorID && input.AccessorID !== accessorId) badRequest("Token Accessor ID in URL and payload do not match");
+    const ttl = this.ttlOf(input.ExpirationTTL);
+    this.requireAcl(authorizer, "write");
+    this.checkPartition(input.Partition);
+    if (!UUID.test(accessorId)) refused("AccessorID is not a valid UUID");
+    if (input.SecretID && ROOT_SECRETS.has(input.SecretID)) throw new MeshHttpError(403, "Permission denied: Cannot modify root ACL");
+    const existing = this.store.tokens.get(accessorId);
+    if (!existing || this.expired(existing)) refused(`Cannot find token ${JSON.stringify(accessorId)}`);
+    if (input.SecretID && input.SecretID !== existing.SecretID) refused("Changing a tokens SecretID is not permitted");
+    if ((input.Local ?? false) !== existing.Local) refused(`cannot toggle local mode of ${accessorId}`);
+    if (ttl) refused(`Cannot change expiration time of ${accessorId}`);
+    const fields = this.tokenFields(input, "token");
+    // Updating through this API makes a legacy token a token of policies: its own rules go.
+    const { Rules: _rules, Management: _management, Legacy: _legacy, ...kept } = existing;
+    return this.tokenView(this.putToken({ ...kept, ...fields, Description: input.Description ?? "" }), false);
+  }
+
+  cloneToken(authorizer: Authorizer | undefined, accessorId: string, input: { Description?: string }): AclTokenView {
+    this.requireTokenApi(authorizer, "write");
+    const source = this.store.tokens.get(accessorId);
+    if (!source || this.expired(source)) aclNotFound();
+    if (source.Rules) refused("Cannot clone a legacy ACL with this endpoint");
+    const created = this.now();
+    if (source.ExpirationTime !== undefined) this.checkedExpiration(created, new Date(source.ExpirationTime));
+    const { Rules: _rules, Management: _management, Legacy: _legacy, CreateIndex: _c, ModifyIndex: _m, ...copied } = source;
+    return this.tokenView(
+      this.putToken({
+        ...copied,
+        AccessorID: randomUUID(),
+        SecretID: randomUUID(),
+        Description: input.Description || source.Description,
+        CreateTime: created.toISOString(),
+      }),
+      false,
+    );
   }
 
   deleteToken(authorizer: Authorizer | undefined, accessorId: string): void {
     this.requireTokenApi(authorizer, "write");
-    const token = this.store.tokens.get(accessorId) ?? notFound("ACL not found");
-    if (token.Management && token.SecretID === this.settings.managementToken) {
-      throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
-    }
+    if (!UUID.test(accessorId)) refused("Accessor ID is missing or an invalid UUID");
+    if (accessorId === ANONYMOUS_ID) refused("Delete operation not permitted on the anonymous token");
+    const token = this.store.tokens.get(accessorId);
+    if (!token) return; // nothing to do, and that is a success
+    if (authorizer?.accessorId === token.AccessorID) refused("Deletion of the request's authorization token is not permitted");
     this.store.tokens.delete(accessorId);
   }
 
+  // --- the legacy token API (agent/acl_endpoint_legacy.go, agent/consul/acl_endpoint_legacy.go) ---
+
+  /** Create or, for an ID that exists, update a legacy token (the RPC is one upsert). */
   createLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): { ID: string } {
     this.requireLegacy(authorizer);
-    if (input.Rules) this.rulesOf(input.Rules);
-    const secret = input.ID || randomUUID();
-    if (this.store.tokens.getBy(secret) !== undefined) throw new MeshHttpError(400, "ACL ID is already in use");
-    this.putToken({
-      AccessorID: randomUUID(),
-      SecretID: secret,
-      Description: input.Name ?? "",
-      Rules: input.Rules ?? "",
-      Management: input.Type === "management",
-    });
-    return { ID: secret };
+    return this.applyLegacy(input.ID || randomUUID(), input);
   }
 
-  /** The legacy read: an array with the token, or an empty array. */
-  legacyTokenInfo(authorizer: Authorizer | undefined, secret: string): LegacyToken[] {
+  updateLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): { ID: string } {
+    this.requireLegacyEnabled();
+    if (!input.ID) badRequest("ACL ID must be set");
     this.requireLegacy(authorizer);
+    return this.applyLegacy(input.ID, input);
+  }
+
+  /** A new legacy token with the name, type and rules of another; an unknown one is `403 Permission denied`. */
+  cloneLegacyToken(authorizer: Authorizer | undefined, secret: string): { ID: string } {
+    this.requireLegacyEnabled();
+    const [source] = this.legacyTokenInfo(authorizer, secret);
+    if (!source) throw new MeshHttpError(403, "Permission denied");
+    this.requireLegacy(authorizer);
+    return this.applyLegacy(randomUUID(), { Name: source.Name, Type: source.Type, Rules: source.Rules });
+  }
+
+  /** Every token the legacy API can show, sorted by accessor; needs acl:write. */
+  listLegacyTokens(authorizer: Authorizer | undefined): LegacyToken[] {
+    this.requireLegacy(authorizer);
+    return byAccessor(this.store.tokens.all().filter((token) => token.Legacy || token.Rules !== undefined)).map(legacyView);
+  }
+
+  /** The legacy read: an array with the token, or an empty array. Knowing the secret is the permission. */
+  legacyTokenInfo(_authorizer: Authorizer | undefined, secret: string): LegacyToken[] {
+    this.requireLegacyEnabled();
     const token = this.store.tokens.getBy(secret);
-    if (!token) return [];
-    const { Description, Rules, Management, CreateIndex, ModifyIndex } = token;
-    return [{ ID: secret, Name: Description, Type: Management ? "management" : "client", Rules: Rules ?? "", CreateIndex, ModifyIndex }];
+    if (!token || !(token.Legacy || token.Rules !== undefined)) return [];
+    return [legacyView(token)];
   }
 
   /** The legacy delete: succeeds whether or not the token exists. */
   destroyLegacyToken(authorizer: Authorizer | undefined, secret: string): void {
     this.requireLegacy(authorizer);
-    if (secret === this.settings.managementToken) throw new MeshHttpError(400, "Deletion of the initial management token is not allowed");
+    if (secret === ANONYMOUS_SECRET) throw new MeshHttpError(403, "Permission denied: Cannot delete anonymous token");
     const token = this.store.tokens.getBy(secret);
     if (token) this.store.tokens.delete(token.AccessorID);
   }
 
-  private requireLegacy(authorizer: Authorizer | undefined): void {
+  private applyLegacy(secret: string, input: LegacyTokenInput): { ID: string } {
+    const existing = this.store.tokens.getBy(secret);
+    if (existing && existing.Policies.length > 0) refused("Cannot use legacy endpoint to modify a non-legacy token");
+    if (ROOT_SECRETS.has(secret)) throw new MeshHttpError(403, "Permission denied: Cannot modify root ACL");
+    try {
+      if (input.Rules) parseAclRules(input.Rules);
+    } catch (error) {
+      if (error instanceof AclRulesError) refused(`ACL rule compilation failed: ${error.message}`);
+      throw error;
+    }
+    this.putToken({
+      ...(existing ?? {}),
+      AccessorID: existing?.AccessorID ?? randomUUID(),
+      SecretID: secret,
+      Description: input.Name ?? "",
+      Rules: input.Rules ?? "",
+      Management: (input.Type ?? "client") === "management",
+      Legacy: true,
+    });
+    return { ID: secret };
+  }
+
+  private setPolicy(authorizer: Authorizer | undefined, id: string | undefined, input: PolicyInput): AclPolicy {
+    this.requireAcl(authorizer, "write");
+    if (!input.Name) refused("Invalid Policy: no Name is set");
+    if (!POLICY_NAME.test(input.Name)) refused("Invalid Policy: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
+    const named = this.store.policies.all().find((row) => row.Name === input.Name);
+    let existing: AclPolicy | undefined;
+    if (id === undefined) {
+      if (named) refused(`Invalid Policy: A Policy with Name ${JSON.stringify(input.Name)} already exists`);
+    } else {
+      if (!UUID.test(id)) refused("Policy ID invalid UUID");
+      existing = this.store.policies.get(id) ?? refused(`cannot find policy ${id}`);
+      if (existing.Name !== input.Name && named) refused(`Invalid Policy: A policy with name ${JSON.stringify(input.Name)} already exists`);
+      if (id === GLOBAL_MANAGEMENT.ID) {
+        if (input.Datacenters !== undefined) refused("Changing the Datacenters of the builtin global-management policy is not permitted");
+        if ((input.Rules ?? "") !== existing.Rules) refused("Changing the Rules for the builtin global-management policy is not permitted");
+      }
+    }
+    try {
+      parseAclRules(input.Rules ?? "");
+    } catch (error) {
+      if (error instanceof AclRulesError) refused(error.message);
+      throw error;
+    }
+    const policyId = id ?? randomUUID();
+    return this.store.policies.put(policyId, {
+      ID: policyId,
+      Name: input.Name,
+      Description: input.Description ?? "",
+      Rules: input.Rules ?? "",
+      ...(input.Datacenters?.length ? { Datacenters: input.Datacenters } : {}),
+    });
+  }
+
+  private setRole(authorizer: Authorizer | undefined, id: string | undefined, input: RoleInput): AclRole {
+    this.requireAcl(authorizer, "write");
+    if (!input.Name) refused("Invalid Role: no Name is set");
+    if (!ROLE_NAME.test(input.Name)) refused("Invalid Role: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
+    const named = this.store.roles.all().find((row) => row.Name === input.Name);
+    let existing: AclRole | undefined;
+    if (id === undefined) {
+      if (named) refused(`Invalid Role: A Role with Name ${JSON.stringify(input.Name)} already exists`);
+    } else {
+      if (!UUID.test(id)) refused("Role ID invalid UUID");
+      existing = this.store.roles.get(id) ?? refused(`cannot find role ${id}`);
+      if (existing.Name !== input.Name && named) refused(`Invalid Role: A role with name ${JSON.stringify(input.Name)} already exists`);
+    }
+    const fields = this.tokenFields({ Policies: input.Policies, ServiceIdentities: input.ServiceIdentities, NodeIdentities: input.NodeIdentities }, "role");
+    const roleId = id ?? randomUUID();
+    const { Roles: _roles, ...linked } = fields;
+    return this.roleView(this.store.roles.put(roleId, { ID: roleId, Name: input.Name, Description: input.Description ?? "", ...linked }));
+  }
+
+  /** Links by ID or name made into links by ID (deduplicated), and identities checked and merged. */
+  private tokenFields(
+    input: Pick<TokenInput, "Policies" | "Roles" | "ServiceIdentities" | "NodeIdentities" | "Local">,
+    holder: "token" | "role",
+  ): Pick<AclTokenRecord, "Policies" | "Roles" | "ServiceIdentities" | "NodeIdentities"> {
+    const policies = dedupeLinks((input.Policies ?? []).map((link) => this.link("policy", link)));
+    const roles = dedupeLinks((input.Roles ?? []).map((link) => this.link("role", link)));
+    for (const identity of input.ServiceIdentities ?? []) {
+      if (!identity.ServiceName) refused(`Service identity is missing the service name field on this ${holder}`);
+      if (holder === "token" && input.Local && identity.Datacenters?.length) {
+        refused(`Service identity ${JSON.stringify(identity.ServiceName)} cannot specify a list of datacenters on a local token`);
+      }
+      if (!validIdentityName(identity.ServiceName)) {
+        refused(`Service identity ${JSON.stringify(identity.ServiceName)} has an invalid name. Only alphanumeric characters, '-' and '_' are allowed`);
+      }
+    }
+    for (const identity of input.NodeIdentities ?? []) {
+      if (!identity.NodeName) refused(`Node identity is missing the node name field on this ${holder}`);
+      if (!identity.Datacenter) refused(`Node identity is missing the datacenter field on this ${holder}`);
+      if (!validIdentityName(identity.NodeName)) refused("Node identity has an invalid name. Only alphanumeric characters, '-' and '_' are allowed");
+    }
+    const services = dedupeServiceIdentities(input.ServiceIdentities ?? []);
+    const nodes = dedupeNodeIdentities(input.NodeIdentities ?? []);
+    return {
+      Policies: policies,
+      Roles: roles,
+      ...(services.length ? { ServiceIdentities: services } : {}),
+      ...(nodes.length ? { NodeIdentities: nodes } : {}),
+    };
+  }
+
+  /** The rules a service or node identity stands for, where it applies (agent/structs/acl.go SyntheticPolicy). */
+  private identityRules(holder: { ServiceIdentities?: ServiceIdentity[]; NodeIdentities?: NodeIdentity[] }): AclRules[] {
+    const here = this.settings.datacenter;
+    const services = (holder.ServiceIdentities ?? [])
+      .filter((identity) => !identity.Datacenters?.length || identity.Datacenters.includes(here))
+      .map((identity): AclRules => ({
+        service: { [identity.ServiceName]: "write", [`${identity.ServiceName}-sidecar-proxy`]: "write" },
+        service_prefix: { "": "read" },
+      }));
+    const nodes = (holder.NodeIdentities ?? [])
+      .filter((identity) => identity.Datacenter === here)
+      .map((): AclRules => ({ service_prefix: { "": "read" } }));
+    return [...services, ...nodes];
+  }
+
+  private checkNewId(field: "AccessorID" | "SecretID", id: string): void {
+    if (!UUID.test(id)) refused(`Invalid Token: ${field} is not a valid UUID`);
+    if (this.store.tokens.get(id) || this.store.tokens.getBy(id)) refused(`Invalid Token: ${field} is already in use`);
+    if (id.startsWith(RESERVED_PREFIX)) refused(`Invalid Token: UUIDs with the prefix ${JSON.stringify(RESERVED_PREFIX)} are reserved`);
+  }
+
+  private checkPartition(partition: string | undefined): void {
+    if (!partition) return;
+    const problem = checkPartitionName(partition);
+    if (problem) badRequest(`Invalid Token: ${problem}`);
+    if (partition !== "default") badRequest(`Invalid Token: partition ${JSON.stringify(partition)} does not exist`);
+  }
+
+  /** ExpirationTTL in nanoseconds, decoded as the token's JSON decoder does (a duration string or a number). */
+  private ttlOf(raw: string | number | undefined): number | undefined {
+    if (raw === undefined) return undefined;
+    try {
+      return parseDuration(durationText(raw) as string);
+    } catch (error) {
+      if (error instanceof DurationError || error instanceof DurationInputError) badRequest(`Token decoding failed: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** An expiration within the server's bounds (1m to 24h from creation), as an ISO time. */
+  private checkedExpiration(created: Date, expires: Date, exactNs?: number): string {
+    const inNs = exactNs ?? (expires.getTime() - created.getTime()) * 1e6;
+    if (inNs < 0) refused("ExpirationTime cannot be before CreateTime");
+    if (inNs > MAX_TTL_NS) refused(`ExpirationTime cannot be more than 24h0m0s in the future (was ${formatDuration(inNs)})`);
+    if (inNs < MIN_TTL_NS) refused(`ExpirationTime cannot be less than 1m0s in the future (was ${formatDuration(inNs)})`);
+    return expires.toISOString();
+  }
+
+  private requireLegacyEnabled(): void {
     if (!this.settings.legacyApi) {
       throw new MeshHttpError(404, "The legacy ACL token API was removed in 1.11: use /v1/acl/token");
     }
-    this.requireAcl(authorizer, "write");
+    if (!this.enabled) throw new MeshHttpError(401, "ACL support disabled");
   }
 
-  /** The policies, roles and tokens API, which servers before 1.4 do not have. */
-  private requireTokenApi(authorizer: Authorizer | undefined, access: Access): void {
+  /** The legacy endpoints need acl:write and answer the legacy `Permission denied`. */
+  private requireLegacy(authorizer: Authorizer | undefined): void {
+    this.requireLegacyEnabled();
+    if (!this.allows(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, "write")) {
+      throw new MeshHttpError(403, "Permission denied");
+    }
+  }
+
+  /** The policies, roles and tokens API, which servers before 1.4 do not have; 401 while ACLs are off. */
+  private requireTokenApiEnabled(): void {
     if (!this.settings.tokenApi) {
       throw new MeshHttpError(404, "The ACL policy, role and token API exists from 1.4: use /v1/acl/create");
     }
+    if (!this.enabled) throw new MeshHttpError(401, "ACL support disabled");
+  }
+
+  private requireTokenApi(authorizer: Authorizer | undefined, access: Access): void {
+    this.requireTokenApiEnabled();
     this.requireAcl(authorizer, access);
   }
 
   private requireAcl(authorizer: Authorizer | undefined, access: Access): void {
-    if (!this.enabled) throw new MeshHttpError(401, "ACL support disabled");
     this.authorize(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, access);
   }
 
   private putToken(fields: Partial<AclTokenRecord> & Pick<AclTokenRecord, "AccessorID" | "SecretID">): AclTokenRecord {
+    const { CreateIndex: _c, ModifyIndex: _m, ...row } = fields;
     return this.store.tokens.put(fields.AccessorID, {
       Description: "",
       Policies: [],
       Roles: [],
       Local: false,
       CreateTime: this.now().toISOString(),
-      ...fields,
+      ...row,
       Namespace: fields.Namespace || DEFAULT_NAMESPACE,
     });
   }
@@ -335,42 +683,90 @@ export class MeshAcl {
     const table = kind === "policy" ? this.store.policies : this.store.roles;
     const found = link.ID ? table.get(link.ID) : table.all().find((row) => row.Name === link.Name);
     if (!found) {
-      const by = link.ID ? `ID "${link.ID}"` : `name "${link.Name ?? ""}"`;
-      throw new MeshHttpError(400, `No such ACL ${kind} with ${by}`);
+      const by = link.ID ? `ID ${JSON.stringify(link.ID)}` : `name ${JSON.stringify(link.Name ?? "")}`;
+      refused(`No such ACL ${kind} with ${by}`);
     }
     return { ID: found.ID, Name: found.Name };
   }
 
-  private checkName(kind: "Policy" | "Role", name: string, existing: { Name: string }[]): void {
-    if (!NAME.test(name)) throw new MeshHttpError(400, `Invalid ${kind}: invalid Name ${JSON.stringify(name)}`);
-    if (existing.some((row) => row.Name === name)) {
-      throw new MeshHttpError(400, `Invalid ${kind}: A ${kind} with Name ${JSON.stringify(name)} already exists`);
-    }
+  /** Links carry the current names of what they link; links to deleted objects are gone. */
+  private currentLinks(links: AclLink[], table: "policies" | "roles"): AclLink[] {
+    return links.flatMap((link) => {
+      const row = this.store[table].get(link.ID);
+      return row ? [{ ID: row.ID, Name: row.Name }] : [];
+    });
   }
 
-  private expiration(raw: string | number | undefined, created: Date): string | undefined {
-    if (!raw) return undefined;
-    let ns: number;
-    let ttl: string;
-    try {
-      ttl = durationText(raw) as string;
-      ns = parseDuration(ttl);
-    } catch (error) {
-      if (error instanceof DurationError || error instanceof DurationInputError) {
-        throw new MeshHttpError(400, `Invalid Token: ExpirationTTL: ${error.message}`);
-      }
-      throw error;
-    }
-    if (ns < MIN_TTL_NS || ns > MAX_TTL_NS) {
-      throw new MeshHttpError(400, `Invalid Token: ExpirationTTL must be between 1m0s and 24h0m0s, not ${ttl}`);
-    }
-    return new Date(created.getTime() + ns / 1e6).toISOString();
+  private roleView(role: AclRole): AclRole {
+    return { ...role, Policies: this.currentLinks(role.Policies, "policies") };
+  }
+
+  private tokenView(token: AclTokenRecord, redact: boolean): AclTokenView {
+    const { Rules: _rules, Management: _management, Legacy: _legacy, ...view } = token;
+    return {
+      ...view,
+      SecretID: redact ? REDACTED : token.SecretID,
+      Policies: this.currentLinks(token.Policies, "policies"),
+      Roles: this.currentLinks(token.Roles, "roles"),
+    };
   }
 
   /** Expired strictly after its expiration time, as `ExpirationTime.Before(now)` says (agent/structs/acl.go IsExpired). */
   private expired(token: AclTokenRecord): boolean {
     return token.ExpirationTime !== undefined && Date.parse(token.ExpirationTime) < this.now().getTime();
   }
+}
+
+function roleNotFound(): never {
+  throw new MeshHttpError(404, "");
+}
+
+function validIdentityName(name: string): boolean {
+  return name.length <= 256 && IDENTITY_NAME.test(name);
+}
+
+function dedupeLinks(links: AclLink[]): AclLink[] {
+  const seen = new Set<string>();
+  return links.filter((link) => !seen.has(link.ID) && seen.add(link.ID));
+}
+
+/** One identity per service; datacenters merged, and one that applies everywhere wins (dedupeServiceIdentities). */
+function dedupeServiceIdentities(identities: ServiceIdentity[]): ServiceIdentity[] {
+  const byName = new Map<string, ServiceIdentity>();
+  for (const identity of identities) {
+    const known = byName.get(identity.ServiceName);
+    if (!known) {
+      byName.set(identity.ServiceName, { ServiceName: identity.ServiceName, ...(identity.Datacenters?.length ? { Datacenters: [...identity.Datacenters] } : {}) });
+    } else if (!known.Datacenters || !identity.Datacenters?.length) {
+      delete known.Datacenters;
+    } else {
+      known.Datacenters = [...new Set([...known.Datacenters, ...identity.Datacenters])];
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.ServiceName < b.ServiceName ? -1 : a.ServiceName > b.ServiceName ? 1 : 0));
+}
+
+function dedupeNodeIdentities(identities: NodeIdentity[]): NodeIdentity[] {
+  const seen = new Set<string>();
+  return identities
+    .filter((identity) => {
+      const key = `${identity.NodeName}\u0000${identity.Datacenter}`;
+      return !seen.has(key) && seen.add(key);
+    })
+    .map(({ NodeName, Datacenter }) => ({ NodeName, Datacenter }));
+}
+
+function byId<T extends { ID: string }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) => (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
+}
+
+function byAccessor<T extends { AccessorID: string }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) => (a.AccessorID < b.AccessorID ? -1 : a.AccessorID > b.AccessorID ? 1 : 0));
+}
+
+function legacyView(token: AclTokenRecord): LegacyToken {
+  const { SecretID, Description, Rules, Management, CreateIndex, ModifyIndex } = token;
+  return { ID: SecretID, Name: Description, Type: Management ? "management" : "client", Rules: Rules ?? "", CreateIndex, ModifyIndex };
 }
 
 function checkTokenNamespace(namespace: string): void {
@@ -383,10 +779,3 @@ function sameFields(stored: object | undefined, fields: object): boolean {
   return Object.entries(fields).every(([key, value]) => JSON.stringify((stored as Record<string, unknown>)[key]) === JSON.stringify(value));
 }
 
-function notFound(message: string): never {
-  throw new MeshHttpError(404, message);
-}
-
-function view({ Rules: _rules, Management: _management, ...token }: AclTokenRecord): AclTokenView {
-  return token;
-}

@@ -7,11 +7,13 @@ import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
+import { DurationInputError, durationText } from "./domain/durations.ts";
+import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { checkBlockingParams, meshHandlers } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
 import { declaresBody, JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { tokenOf } from "./handlers/index.ts";
-import { checkPartitionName } from "./domain/names.ts";
+import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
 import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-entry-store.ts";
@@ -108,6 +110,13 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   const stages: Stage[] = [corsFromEnv()]; // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
   stages.push(async (req, res, next) => {
     canonicalConfigPath(req);
+    // A path no endpoint serves is the mux's 404, before the token or the body is looked at.
+    if (!routes.matchRequest(req) && !SERVED_METHODS.some((method) => routes.match(method, req.path))) return notFound(res);
+    // Then the endpoint's methods, before the token or the body (the agent's wrap checks them first).
+    const endpoint = routes.endpointMethods(req.path);
+    if (endpoint.length > 0 && !endpoint.includes(req.method) && !(req.method === "HEAD" && endpoint.includes("GET"))) {
+      throw new MeshHttpError(405, `method ${req.method} not allowed`);
+    }
     // Refuse before reading: an unknown token first (no byte of its body is read), then the size
     // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
     // lengths, members) before JSON.parse builds anything. The real system decodes every body as
@@ -120,6 +129,9 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
     const route = routes.matchRequest(req)?.route;
     if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
+    if (route) checkBodyDurations(route.operationId, req.body);
+    // Namespace and partition names, checked before the validator so a bad one gets the server's words.
+    if (route) checkNames(req, route.operationId);
     checkBlockingParams(req, res);
     // The validator lets a request without any body through; the real decoder fails on it first.
     if (route?.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
@@ -148,12 +160,23 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       }
       return handler(service, req, res);
     }),
-    (_req, res) => {
-      res.status(404).type("text/plain").send("404 page not found");
-    },
+    (_req, res) => notFound(res),
   );
-  answerWith(app, stages, renderError);
+  answerWith(app, stages, (error: unknown, req: Request, res: Response, next: NextFunction) => {
+    // As the agent's 405 (agent/http.go MethodNotAllowedError): the path's methods in Allow, joined by ",".
+    if ((error as { status?: number })?.status === 405 && !res.headersSent) {
+      res.set("Allow", routes.endpointMethods(req.path).join(","));
+    }
+    renderError(error, req, res, next);
+  });
   return { app, service, ...(data ? { data } : {}) };
+}
+
+const SERVED_METHODS = ["GET", "PUT", "POST", "DELETE"];
+
+/** What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error). */
+function notFound(res: Response): void {
+  res.status(404).set("X-Content-Type-Options", "nosniff").type("text/plain").send("404 page not found\n");
 }
 
 /** Applies start-up entries like writes, so a bad file fails the start with the entry named. */
@@ -180,6 +203,47 @@ function canonicalConfigPath(req: Request): void {
   if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
 }
 
+/**
+ * Durations outside configuration entries, parsed as the agent's decoders parse them, before the
+ * validator: a bad one is the decoder's 400 and words (the token's UnmarshalJSON, the discovery-chain
+ * request's mapstructure hook), not a pattern mismatch.
+ */
+const BODY_DURATIONS: Record<string, { field: string; prefix: string }> = {
+  createAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
+  updateAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
+  readDiscoveryChainWithOverrides: { field: "OverrideConnectTimeout", prefix: "Request decoding failed: OverrideConnectTimeout: " },
+};
+
+function checkBodyDurations(operationId: string, body: unknown): void {
+  const rule = BODY_DURATIONS[operationId];
+  if (!rule || typeof body !== "object" || body === null) return;
+  const value = (body as Record<string, unknown>)[rule.field];
+  if (typeof value !== "string" && typeof value !== "number") return;
+  try {
+    parseDuration(durationText(value) as string);
+  } catch (error) {
+    if (error instanceof DurationError || error instanceof DurationInputError) throw new MeshHttpError(400, rule.prefix + error.message);
+    throw error;
+  }
+}
+
+function checkNames(req: Request, operationId: string): void {
+  for (const ns of [req.query.ns, req.get("x-mesh-namespace")]) {
+    const problem = typeof ns === "string" && ns !== "" ? checkNamespaceName(ns) : undefined;
+    if (problem) throw new MeshHttpError(400, problem);
+  }
+  const body = (typeof req.body === "object" && req.body !== null ? req.body : {}) as Record<string, unknown>;
+  if (operationId === "applyConfigEntry" && typeof body.Namespace === "string" && body.Namespace !== "") {
+    const problem = checkNamespaceName(body.Namespace);
+    if (problem) throw new MeshHttpError(400, problem);
+  }
+  if (operationId === "createAclToken" || operationId === "updateAclToken") {
+    const namespace = typeof body.Namespace === "string" && body.Namespace !== "" ? checkNamespaceName(body.Namespace) : undefined;
+    const partition = typeof body.Partition === "string" && body.Partition !== "" ? checkPartitionName(body.Partition) : undefined;
+    if (namespace ?? partition) throw new MeshHttpError(400, `Invalid Token: ${namespace ?? partition}`);
+  }
+}
+
 /** A configuration entry as the agent decodes it (field spellings, durations), or its words for why not. */
 function decodedEntry(body: unknown): unknown {
   try {
@@ -193,7 +257,7 @@ function decodedEntry(body: unknown): unknown {
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   // A client that went away mid-request is not a failure of the server: nothing to log or answer.
   if (clientWentAway(error, req)) return;
-  const { status, message } = describeError(error, req.path);
+  const { status, message } = describeError(error, req.path, req.method);
   // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
   if (status >= 500 && status !== 503 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
   if (status === 503 && error instanceof StorageUnavailableError) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${error.message} (${error.code})`);
@@ -203,6 +267,11 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   // A body left unread (refused before reading it, or cut short) is not drained: the connection
   // closes after the answer (and a client waiting for 100 Continue is not kept waiting).
   if (declaresBody(req) && !req.readableEnded) res.set("Connection", "close");
+  // An answer with no body has no Content-Type, as Go writes a bare WriteHeader (a missing role).
+  if (message === "") {
+    res.status(status).end();
+    return;
+  }
   res.status(status).type("text/plain").send(message);
 }
 
@@ -236,7 +305,7 @@ function describeProblem({ location, field, message }: ValidationProblem): strin
   return where ? `${where} ${message}` : message;
 }
 
-function describeError(error: unknown, requestPath: string): { status: number; message: string } {
+function describeError(error: unknown, requestPath: string, method: string): { status: number; message: string } {
   if (error instanceof MeshHttpError) return { status: error.status, message: error.message };
   if (error instanceof StorageUnavailableError) return { status: 503, message: error.message };
   if (error instanceof JsonBodyError) {
@@ -253,6 +322,6 @@ function describeError(error: unknown, requestPath: string): { status: number; m
     const text = problems.map(describeProblem).join("; ");
     return { status, message: `Request decoding failed: ${text}` };
   }
-  if (status === 405) return { status, message: "method not allowed" };
+  if (status === 405) return { status, message: `method ${method} not allowed` };
   return { status, message: (error as Error)?.message ?? "internal error" };
 }

@@ -4,7 +4,7 @@ import type { RawAnswerFormat } from "../shared/bounds.ts";
 export class MeshHttpError extends Error {
   override name = "MeshHttpError";
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 500,
     message: string,
   ) {
     super(message);

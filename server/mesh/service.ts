@@ -62,6 +62,7 @@ export class MeshService {
       {
         ...settings,
         legacyApi: compareVersions(settings.version, "1.11.0") < 0,
+        detailedDenials: compareVersions(settings.version, "1.11.0") >= 0,
         tokenApi: compareVersions(settings.version, "1.4.0") >= 0,
       },
       aclStore,

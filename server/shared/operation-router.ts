@@ -106,6 +106,25 @@ export class RouteTable<R extends OperationRoute> {
     return methods.sort();
   }
 
+  /**
+   * The methods of the most specific routes that take this path (fewest parameters), as a mux that
+   * picks the endpoint by path first and checks the method second (Go's ServeMux) sees them:
+   * `/acl/token/self` is its own endpoint, not `/acl/token/:id`. Empty when no route takes the path.
+   */
+  endpointMethods(path: string): string[] {
+    let fewest = Infinity;
+    const methods = new Set<string>();
+    for (const [method, routes] of this.#byMethod) {
+      for (const { regexp, keys } of routes) {
+        if (!regexp.test(path) || keys.length > fewest) continue;
+        if (keys.length < fewest) methods.clear();
+        fewest = keys.length;
+        methods.add(method);
+      }
+    }
+    return [...methods].sort();
+  }
+
   /** The route of a method and an Express path, as the validator names the one it matched. */
   described(method: string, path: string): R | undefined {
     return this.#byKey.get(`${method.toUpperCase()} ${path}`);

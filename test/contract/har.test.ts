@@ -47,13 +47,30 @@ async function recordTraffic(baseUrl: string): Promise<Har> {
   await admin.GET("/acl/role/{id}", { params: { path: { id: role!.ID } } });
   const { data: token } = await admin.PUT("/acl/token", { body: { Roles: [{ ID: role!.ID }], ExpirationTTL: "1h" } });
   await admin.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: token!.AccessorID } } });
+  await admin.GET("/acl/policies");
+  await admin.GET("/acl/policy/name/{name}", { params: { path: { name: "web-reader" } } });
+  await admin.PUT("/acl/policy/{id}", { params: { path: { id: policy!.ID } }, body: { Name: "web-reader", Rules: 'service "web" { policy = "write" }' } });
+  await admin.PUT("/acl/policy/{id}", { params: { path: { id: "not-a-uuid" } }, body: { Name: "ghost" } }); // 500: Policy ID invalid UUID
+  await admin.GET("/acl/roles");
+  await admin.GET("/acl/role/name/{name}", { params: { path: { name: "readers" } } });
+  await admin.PUT("/acl/role/{id}", { params: { path: { id: role!.ID } }, body: { Name: "readers", ServiceIdentities: [{ ServiceName: "api" }] } });
+  await admin.GET("/acl/tokens");
+  await admin.GET("/acl/token/self");
+  await admin.PUT("/acl/token/{accessor_id}", { params: { path: { accessor_id: token!.AccessorID } }, body: { Description: "updated", Roles: [{ ID: role!.ID }] } });
+  const { data: copy } = await admin.PUT("/acl/token/{accessor_id}/clone", { params: { path: { accessor_id: token!.AccessorID } }, body: { Description: "copy" } });
+  await admin.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: copy!.AccessorID } } });
   await admin.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: token!.AccessorID } } });
   await admin.DELETE("/acl/role/{id}", { params: { path: { id: role!.ID } } });
   await admin.DELETE("/acl/policy/{id}", { params: { path: { id: policy!.ID } } });
-  await admin.GET("/acl/policy/{id}", { params: { path: { id: policy!.ID } } }); // 404
+  await admin.GET("/acl/policy/{id}", { params: { path: { id: policy!.ID } } }); // 403 ACL not found
+  await admin.GET("/acl/role/{id}", { params: { path: { id: role!.ID } } }); // 404, no body
 
   const { data: legacy } = await admin.PUT("/acl/create", { body: { Name: "legacy", Type: "client", Rules: "" } });
   await admin.GET("/acl/info/{id}", { params: { path: { id: legacy!.ID } } });
+  await admin.PUT("/acl/update", { body: { ID: legacy!.ID, Name: "legacy writer", Type: "client", Rules: 'service "web" { policy = "write" }' } });
+  const { data: legacyCopy } = await admin.PUT("/acl/clone/{id}", { params: { path: { id: legacy!.ID } } });
+  await admin.GET("/acl/list");
+  await admin.PUT("/acl/destroy/{id}", { params: { path: { id: legacyCopy!.ID } } });
   await admin.PUT("/acl/destroy/{id}", { params: { path: { id: legacy!.ID } } });
   await admin.GET("/agent/self");
   return recorder.har();
@@ -134,7 +151,7 @@ describe("hand-broken traffic, one violation of each kind", () => {
     {
       name: "undocumented response status",
       har: () => broken(is("GET", "/agent/self"), (e) => (e.response.status = 404)),
-      expected: { kind: "response-status", operationId: "readAgentSelf", pointer: "/response/status", reason: /status 404 is not documented \(documented: 200, 400, 403, 431, 503\)/ },
+      expected: { kind: "response-status", operationId: "readAgentSelf", pointer: "/response/status", reason: /status 404 is not documented \(documented: 200, 400, 403, 413, 431, 500, 503\)/ },
     },
     {
       name: "undocumented response content type",
@@ -200,7 +217,7 @@ describe("npm run validate", () => {
     const failed = run("mesh", bad);
     const index = har.log.entries.findIndex(is("GET", "/agent/self"));
     expect(failed.stdout).toContain(
-      `entry ${index} (GET ${mesh.baseUrl}/agent/self -> 418): readAgentSelf /response/status: status 418 is not documented (documented: 200, 400, 403, 431, 503) [response-status]`,
+      `entry ${index} (GET ${mesh.baseUrl}/agent/self -> 418): readAgentSelf /response/status: status 418 is not documented (documented: 200, 400, 403, 413, 431, 500, 503) [response-status]`,
     );
     expect(failed.stdout).toContain("1 violation(s) in 1 entries");
     expect(failed.status).toBe(1);

@@ -22,6 +22,8 @@ function run(opts: { uid: number; gpg: boolean; chromium: boolean; aptGet?: bool
   exe("id", `echo ${opts.uid}`);
   if (opts.gpg) exe("gpg", "exit 0");
   if (opts.chromium) exe("chromium", "exit 0");
+  // A python3 that can import the consul module (python3-consul2) or not.
+  exe("python3", opts.consul === false ? "exit 1" : "exit 0");
   if (opts.aptGet !== false) exe("apt-get", `echo "$@" >> ${bin}/apt-get.log`);
   if (opts.go !== false) exe("go", "exit 0");
   if (opts.goTfe !== false) mkdirSync(path.join(bin, "gocode/src/github.com/hashicorp/go-tfe"), { recursive: true });

@@ -39,3 +39,11 @@ export async function startMesh(options: MeshAppOptions = {}): Promise<RunningMe
       }),
   };
 }
+
+/** The anonymous token's AccessorID (agent/structs ACLTokenAnonymousID): what a request without a token acts as. */
+export const ANONYMOUS_ACCESSOR = "00000000-0000-0000-0000-000000000002";
+
+/** A refusal as a server from 1.11 on words it (acl.PermissionDeniedError). */
+export function denied(accessorId: string, permission: string, name?: string): string {
+  return `Permission denied: token with AccessorID '${accessorId}' lacks permission '${permission}'${name === undefined ? "" : ` on ${JSON.stringify(name)}`}`;
+}

@@ -2,7 +2,7 @@
 // that the tokens they create are honoured by the discovery-chain endpoint.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
-import { startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+import { ANONYMOUS_ACCESSOR, denied, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 let mesh: RunningMesh;
@@ -38,7 +38,7 @@ describe("ACLs on", () => {
   beforeEach(async () => {
     mesh = await startMesh({
       managementToken: MANAGEMENT,
-      tokens: [{ SecretID: "reader", Rules: 'service_prefix "" { policy = "read" }' }],
+      tokens: [{ AccessorID: "a4", SecretID: "reader", Rules: 'service_prefix "" { policy = "read" }' }],
     });
     root = mesh.clientWithToken(MANAGEMENT);
   });
@@ -50,26 +50,31 @@ describe("ACLs on", () => {
     expect(data).toEqual(created);
   });
 
-  it("refuses bad policies", async () => {
+  it("refuses bad policies: a name the schema forbids with 400, what the RPC layer refuses with 500", async () => {
     await policy("taken", "");
+    const bad = await root.PUT("/acl/policy", { body: { Name: "bad name", Rules: "" } });
+    expect(bad.response.status).toBe(400);
+    expect(bad.error).toMatch(/Name must match pattern/);
+    // agent/consul/acl_endpoint.go PolicySet returns these with fmt.Errorf; agent/http.go answers 500.
     for (const [body, message] of [
       [{ Name: "taken", Rules: "" }, 'Invalid Policy: A Policy with Name "taken" already exists'],
-      [{ Name: "bad name", Rules: "" }, /Name must match pattern/],
       [{ Name: "p1", Rules: 'service "web" { policy = "admin" }' }, 'Failed to parse ACL rules: invalid policy "admin" for service'],
       [{ Name: "p2", Rules: 'planet "earth" { policy = "read" }' }, 'Failed to parse ACL rules: unknown resource "planet" with a label'],
       [{ Name: "p3", Rules: "service {" }, /Failed to parse ACL rules: line 1/],
     ] as const) {
       const { response, error } = await root.PUT("/acl/policy", { body });
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(500);
       expect(error).toMatch(message);
     }
+    const list = await root.GET("/acl/policies");
+    expect(list.data!.map((p) => p.Name).sort()).toEqual(["global-management", "taken"]);
   });
 
   it("needs acl:write to write and acl:read to read", async () => {
     const reader = mesh.clientWithToken("reader");
     const write = await reader.PUT("/acl/policy", { body: { Name: "p", Rules: "" } });
     expect(write.response.status).toBe(403);
-    expect(write.error).toBe("Permission denied: token lacks permission 'acl:write'");
+    expect(write.error).toBe(denied("a4", "acl:write"));
     const anonymous = await mesh.client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: "x" } } });
     expect(anonymous.response.status).toBe(403);
   });
@@ -82,7 +87,7 @@ describe("ACLs on", () => {
     expect((await readChain(client, "web")).response.status).toBe(200);
     const refused = await readChain(client, "api");
     expect(refused.response.status).toBe(403);
-    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "api"`);
+    expect(refused.error).toBe(denied(issued.AccessorID, "service:read", "api"));
   });
 
   it("grants through roles, and deny wins over a broader grant", async () => {
@@ -113,8 +118,10 @@ describe("ACLs on", () => {
     const gone = await readChain(mesh.clientWithToken(issued.SecretID), "web");
     expect(gone.response.status).toBe(403);
     expect(gone.error).toBe("ACL not found");
+    // acl.ErrNotFound, which agent/http.go answers with 403.
     const again = await root.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: issued.AccessorID } } });
-    expect(again.response.status).toBe(404);
+    expect(again.response.status).toBe(403);
+    expect(again.error).toBe("ACL not found");
   });
 
   it("takes the permission away when the policy is deleted", async () => {
@@ -125,24 +132,37 @@ describe("ACLs on", () => {
     await root.DELETE("/acl/policy/{id}", { params: { path: { id: created.ID } } });
     const refused = await readChain(mesh.clientWithToken(issued.SecretID), "web");
     expect(refused.response.status).toBe(403);
-    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "web"`);
+    expect(refused.error).toBe(denied(issued.AccessorID, "service:read", "web"));
     const read = await root.GET("/acl/policy/{id}", { params: { path: { id: created.ID } } });
-    expect(read.response.status).toBe(404);
+    expect(read.response.status).toBe(403);
+    expect(read.error).toBe("ACL not found");
   });
 
   it("refuses unknown links, bad TTLs and protected deletes", async () => {
+    // agent/consul/acl_endpoint.go tokenSetInternal, PolicyDelete, TokenDelete: RPC errors, 500.
     const unknown = await root.PUT("/acl/token", { body: { Policies: [{ Name: "nope" }] } });
-    expect(unknown.error).toBe('No such ACL policy with name "nope"');
+    expect([unknown.response.status, unknown.error]).toEqual([500, 'No such ACL policy with name "nope"']);
     const short = await root.PUT("/acl/token", { body: { ExpirationTTL: "30s" } });
-    expect(short.error).toBe("Invalid Token: ExpirationTTL must be between 1m0s and 24h0m0s, not 30s");
+    expect([short.response.status, short.error]).toEqual([500, "ExpirationTime cannot be less than 1m0s in the future (was 30s)"]);
+    const long = await root.PUT("/acl/token", { body: { ExpirationTTL: "25h" } });
+    expect([long.response.status, long.error]).toEqual([500, "ExpirationTime cannot be more than 24h0m0s in the future (was 25h0m0s)"]);
+    const negative = await root.PUT("/acl/token", { body: { ExpirationTTL: "-5m" } });
+    expect([negative.response.status, negative.error]).toEqual([500, "Token Expiration TTL '-5m0s' should be > 0"]);
+    // The token's JSON decoder parses the TTL (structs.ACLToken UnmarshalJSON): a decoding error, 400.
     const bad = await root.PUT("/acl/token", { body: { ExpirationTTL: "soon" } });
-    expect(bad.error).toMatch(/ExpirationTTL: time: invalid duration "soon"/);
+    expect([bad.response.status, bad.error]).toEqual([400, 'Token decoding failed: time: invalid duration "soon"']);
     const builtin = await root.DELETE("/acl/policy/{id}", { params: { path: { id: "00000000-0000-0000-0000-000000000001" } } });
-    expect(builtin.response.status).toBe(400);
-    const initial = await root.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "00000000-0000-0000-0000-000000000002" } } });
-    expect(initial.response.status).toBe(400);
+    expect([builtin.response.status, builtin.error]).toEqual([500, "Delete operation not permitted on the builtin global-management policy"]);
+    const anonymous = await root.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "00000000-0000-0000-0000-000000000002" } } });
+    expect([anonymous.response.status, anonymous.error]).toEqual([500, "Delete operation not permitted on the anonymous token"]);
+    const self = (await root.GET("/acl/token/self")).data!;
+    const own = await root.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: self.AccessorID } } });
+    expect([own.response.status, own.error]).toEqual([500, "Deletion of the request's authorization token is not permitted"]);
+    const notUuid = await root.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "nope" } } });
+    expect([notUuid.response.status, notUuid.error]).toEqual([500, "Accessor ID is missing or an invalid UUID"]);
+    // Deleting what does not exist succeeds (PolicyDelete, RoleDelete, TokenDelete return nil).
     const missingRole = await root.DELETE("/acl/role/{id}", { params: { path: { id: "nope" } } });
-    expect(missingRole.response.status).toBe(404);
+    expect([missingRole.response.status, missingRole.data]).toEqual([200, true]);
   });
 
   it("expires a token after its TTL", async () => {
@@ -193,7 +213,8 @@ describe("the legacy token API", () => {
     const asManager = await mesh.clientWithToken(created.data!.ID).PUT("/acl/create", { body: { Type: "client", Rules: "" } });
     expect(asManager.response.status).toBe(200);
     const bad = await root.PUT("/acl/create", { body: { Type: "client", Rules: "service {" } });
-    expect(bad.response.status).toBe(400);
+    expect(bad.response.status).toBe(500);
+    expect(bad.error).toMatch(/^ACL rule compilation failed: Failed to parse ACL rules: line 1/);
   });
 
   it("is gone from 1.11 on", async () => {
@@ -213,7 +234,7 @@ describe("GET /agent/self", () => {
 
   it("needs agent:read on the node when ACLs are on", async () => {
     mesh = await startMesh({ managementToken: MANAGEMENT, tokens: [{ SecretID: "agent-reader", Rules: 'agent_prefix "mesh-" { policy = "read" }' }] });
-    expect((await mesh.client.GET("/agent/self")).error).toBe(`Permission denied: token lacks permission 'agent:read' on "mesh-server-1"`);
+    expect((await mesh.client.GET("/agent/self")).error).toBe(denied(ANONYMOUS_ACCESSOR, "agent:read", "mesh-server-1"));
     expect((await mesh.clientWithToken("agent-reader").GET("/agent/self")).response.status).toBe(200);
   });
 });

@@ -115,12 +115,17 @@ describe("merging several policies (policy_merger.go)", () => {
   });
 });
 
-describe("the permission-denied message (acl/errors.go)", () => {
-  it("names the resource, the access level and the resource's name", () => {
-    expect(describePermission({ type: "service", name: "web" }, "write")).toBe(`token lacks permission 'service:write' on "web"`);
-    expect(describePermission({ type: "agent", name: "node-1" }, "read")).toBe(`token lacks permission 'agent:read' on "node-1"`);
-    expect(describePermission({ type: "operator" }, "read")).toBe("token lacks permission 'operator:read'");
-    expect(describePermission({ type: "acl" }, "write")).toBe("token lacks permission 'acl:write'");
+describe("the permission-denied message (acl/errors.go PermissionDeniedError, 1.11 on)", () => {
+  const A = "6a1253d2-1785-24fd-91c2-f8e78c745511";
+  it("names the token's accessor, the resource, the access level and the resource's name", () => {
+    expect(describePermission(A, { type: "service", name: "web" }, "write")).toBe(`token with AccessorID '${A}' lacks permission 'service:write' on "web"`);
+    expect(describePermission(A, { type: "agent", name: "node-1" }, "read")).toBe(`token with AccessorID '${A}' lacks permission 'agent:read' on "node-1"`);
+    expect(describePermission(A, { type: "operator" }, "read")).toBe(`token with AccessorID '${A}' lacks permission 'operator:read'`);
+    expect(describePermission(A, { type: "acl" }, "write")).toBe(`token with AccessorID '${A}' lacks permission 'acl:write'`);
+  });
+
+  it("says 'provided token' when the accessor is not known, and quotes the name as Go's %q does", () => {
+    expect(describePermission(undefined, { type: "service", name: 'we"b' }, "read")).toBe(`provided token lacks permission 'service:read' on "we\\"b"`);
   });
 });
 

@@ -2,7 +2,7 @@
 // the right permission, presented as X-Mesh-Token or Authorization: Bearer.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMeshClient } from "../../generated/mesh/client.ts";
-import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+import { ANONYMOUS_ACCESSOR, denied, startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 const WEB_READER = "web-reader-secret";
@@ -38,7 +38,7 @@ describe("ACLs on", () => {
   it("refuses a request without a token as the anonymous token", async () => {
     const { response, error } = await readChain(mesh.client, "web");
     expect(response.status).toBe(403);
-    expect(error).toBe(`Permission denied: token lacks permission 'service:read' on "web"`);
+    expect(error).toBe(denied(ANONYMOUS_ACCESSOR, "service:read", "web"));
   });
 
   it("refuses an unknown token", async () => {
@@ -58,7 +58,7 @@ describe("ACLs on", () => {
     expect((await readChain(reader, "web")).response.status).toBe(200);
     const other = await readChain(reader, "api");
     expect(other.response.status).toBe(403);
-    expect(other.error).toBe(`Permission denied: token lacks permission 'service:read' on "api"`);
+    expect(other.error).toBe(denied("a1", "service:read", "api"));
   });
 
   it("needs service:write to write an entry and operator:write for proxy-defaults", async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DataDirectory } from "../../server/shared/data-dir.ts";
+import { MemoryAclStore } from "../../server/mesh/store/acl-store.ts";
 import { entryScript, killHard, startChildServer } from "../helpers/child-server.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
@@ -24,6 +25,33 @@ describe("in process: a second app on the same directory", () => {
     mesh = undefined;
   });
 
+  it("moves a management token stored under the anonymous token's accessor (before issue 24) to its own", async () => {
+    const dataDir = freshDir();
+    const data = DataDirectory.open(dataDir, "mesh");
+    const old = new MemoryAclStore(data);
+    old.tokens.put("00000000-0000-0000-0000-000000000002", {
+      AccessorID: "00000000-0000-0000-0000-000000000002", SecretID: MANAGEMENT, Description: "Initial management token",
+      Policies: [{ ID: "00000000-0000-0000-0000-000000000001", Name: "global-management" }], Roles: [], Local: false,
+      Namespace: "default", CreateTime: "2026-01-01T00:00:00.000Z", Management: true,
+    });
+    data.close();
+    mesh = await startMesh({ dataDir, managementToken: MANAGEMENT });
+    const self = (await mesh.clientWithToken(MANAGEMENT).GET("/acl/token/self")).data!;
+    expect(self.AccessorID).not.toBe("00000000-0000-0000-0000-000000000002");
+    expect(self.Description).toBe("Initial Management Token");
+    const { data: tokens } = await mesh.clientWithToken(MANAGEMENT).GET("/acl/tokens");
+    expect(tokens!.map((t) => [t.AccessorID === self.AccessorID ? "self" : t.AccessorID, t.SecretID])).toEqual(
+      expect.arrayContaining([["00000000-0000-0000-0000-000000000002", "anonymous"], ["self", MANAGEMENT]]),
+    );
+    expect(tokens).toHaveLength(2);
+    // A request without a token is the anonymous token again, not the management token.
+    expect((await mesh.client.GET("/acl/tokens")).response.status).toBe(403);
+    // And a restart keeps the accessor.
+    await mesh.close();
+    mesh = await startMesh({ dataDir, managementToken: MANAGEMENT });
+    expect((await mesh.clientWithToken(MANAGEMENT).GET("/acl/token/self")).data!.AccessorID).toBe(self.AccessorID);
+  });
+
   it("starts from what the first one acknowledged and continues its indexes", async () => {
     const dataDir = freshDir();
     mesh = await startMesh({ dataDir, managementToken: MANAGEMENT });
@@ -31,7 +59,7 @@ describe("in process: a second app on the same directory", () => {
     await admin.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } });
     await admin.PUT("/config", { body: { Kind: "service-resolver", Name: "web", ConnectTimeout: "7s" }, params: { query: { ns: "team-a" } } });
     const policy = (await admin.PUT("/acl/policy", { body: { Name: "readers", Rules: 'service_prefix "" { policy = "read" }' } })).data!;
-    const token = (await admin.PUT("/acl/token", { body: { Policies: [{ Name: "readers" }], SecretID: "reader-secret" } })).data!;
+    const token = (await admin.PUT("/acl/token", { body: { Policies: [{ Name: "readers" }], SecretID: "6f7c1a52-3d1e-4c3b-9a55-2f1e0d9c8b71" } })).data!;
     await mesh.close();
 
     mesh = await startMesh({ dataDir, managementToken: MANAGEMENT });
@@ -42,7 +70,7 @@ describe("in process: a second app on the same directory", () => {
     expect((await again.GET("/acl/policy/{id}", { params: { path: { id: policy.ID } } })).data).toEqual(policy);
     expect((await again.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: token.AccessorID } } })).data).toEqual(token);
     // The restored token works, and new writes continue the index.
-    const reader = mesh.clientWithToken("reader-secret");
+    const reader = mesh.clientWithToken("6f7c1a52-3d1e-4c3b-9a55-2f1e0d9c8b71");
     expect((await reader.GET("/discovery-chain/{service_name}", { params: { path: { service_name: "web" } } })).response.status).toBe(200);
     await again.PUT("/config", { body: { Kind: "service-defaults", Name: "api" } });
     expect((await again.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "api" } } })).data?.ModifyIndex).toBe(3);
@@ -123,7 +151,7 @@ describe("crash safety: kill -9 and a restart on MESH_DATA_DIR", () => {
     expect((await call(first, "DELETE", "/config/service-defaults/gone")).status).toBe(200);
     const policy = (await call(first, "PUT", "/acl/policy", { Name: "web-read", Rules: 'service "web" { policy = "read" }' })).body;
     const role = (await call(first, "PUT", "/acl/role", { Name: "readers", Policies: [{ ID: policy.ID }] })).body;
-    const token = (await call(first, "PUT", "/acl/token", { SecretID: "reader", Roles: [{ Name: "readers" }] })).body;
+    const token = (await call(first, "PUT", "/acl/token", { SecretID: "4e0f2b8a-91c7-4d2e-b3a6-7c5d8e9f0a12", Roles: [{ Name: "readers" }] })).body;
     const chain = (await call(first, "GET", "/discovery-chain/web")).body;
     const listed = (await call(first, "GET", "/config/service-defaults")).body;
 
@@ -140,7 +168,7 @@ describe("crash safety: kill -9 and a restart on MESH_DATA_DIR", () => {
     expect((await call(second, "GET", `/acl/policy/${policy.ID}`)).body).toEqual(policy);
     expect((await call(second, "GET", `/acl/role/${role.ID}`)).body).toEqual(role);
     expect((await call(second, "GET", `/acl/token/${token.AccessorID}`)).body).toEqual(token);
-    const asReader = await fetch(`${second.baseUrl}/discovery-chain/web`, { headers: { "X-Mesh-Token": "reader" } });
+    const asReader = await fetch(`${second.baseUrl}/discovery-chain/web`, { headers: { "X-Mesh-Token": "4e0f2b8a-91c7-4d2e-b3a6-7c5d8e9f0a12" } });
     expect(asReader.status).toBe(200);
     // The index goes on from where it was: 6 writes and a delete came before.
     expect(await call(second, "PUT", "/config", { Kind: "service-defaults", Name: "api" })).toEqual({ status: 200, body: true });

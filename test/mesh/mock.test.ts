@@ -67,12 +67,25 @@ describe("Prism mock of the mesh API", () => {
     await expectValid("/acl/token", "put", client.PUT("/acl/token", { body: { Policies: [{ Name: "web-reader" }] } }));
     await expectValid("/acl/token/{accessor_id}", "get", client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: "t" } } }));
     await expectValid("/acl/token/{accessor_id}", "delete", client.DELETE("/acl/token/{accessor_id}", { params: { path: { accessor_id: "t" } } }));
+    await expectValid("/acl/policies", "get", client.GET("/acl/policies"));
+    await expectValid("/acl/policy/name/{name}", "get", client.GET("/acl/policy/name/{name}", { params: { path: { name: "web-reader" } } }));
+    await expectValid("/acl/policy/{id}", "put", client.PUT("/acl/policy/{id}", { params: { path: { id: "p" } }, body: { Name: "web-reader" } }));
+    await expectValid("/acl/roles", "get", client.GET("/acl/roles"));
+    await expectValid("/acl/role/name/{name}", "get", client.GET("/acl/role/name/{name}", { params: { path: { name: "readers" } } }));
+    await expectValid("/acl/role/{id}", "put", client.PUT("/acl/role/{id}", { params: { path: { id: "r" } }, body: { Name: "readers" } }));
+    await expectValid("/acl/tokens", "get", client.GET("/acl/tokens"));
+    await expectValid("/acl/token/self", "get", client.GET("/acl/token/self"));
+    await expectValid("/acl/token/{accessor_id}", "put", client.PUT("/acl/token/{accessor_id}", { params: { path: { accessor_id: "t" } }, body: {} }));
+    await expectValid("/acl/token/{accessor_id}/clone", "put", client.PUT("/acl/token/{accessor_id}/clone", { params: { path: { accessor_id: "t" } }, body: {} }));
   });
 
   it("answers the legacy token and agent operations", async () => {
     await expectValid("/acl/create", "put", client.PUT("/acl/create", { body: { Type: "client", Rules: "" } }));
     await expectValid("/acl/info/{id}", "get", client.GET("/acl/info/{id}", { params: { path: { id: "t" } } }));
     await expectValid("/acl/destroy/{id}", "put", client.PUT("/acl/destroy/{id}", { params: { path: { id: "t" } } }));
+    await expectValid("/acl/update", "put", client.PUT("/acl/update", { body: { ID: "t", Type: "client" } }));
+    await expectValid("/acl/clone/{id}", "put", client.PUT("/acl/clone/{id}", { params: { path: { id: "t" } } }));
+    await expectValid("/acl/list", "get", client.GET("/acl/list"));
     await expectValid("/agent/self", "get", client.GET("/agent/self"));
   });
 
@@ -85,6 +98,9 @@ describe("Prism mock of the mesh API", () => {
       "deleteAclToken", "deleteConfigEntry", "listConfigEntries", "readAclPolicy", "readAclRole", "readAclToken",
       "readConfigEntry", "readDiscoveryChain", "readDiscoveryChainWithOverrides",
       "createLegacyAclToken", "destroyLegacyAclToken", "readAgentSelf", "readLegacyAclToken",
+      "listAclPolicies", "readAclPolicyByName", "updateAclPolicy", "listAclRoles", "readAclRoleByName", "updateAclRole",
+      "listAclTokens", "readAclTokenSelf", "updateAclToken", "cloneAclToken",
+      "listLegacyAclTokens", "updateLegacyAclToken", "cloneLegacyAclToken",
     ].sort());
   });
 

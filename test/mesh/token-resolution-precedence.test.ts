@@ -15,7 +15,7 @@ const START = Date.parse("2026-01-01T00:00:00.000Z");
 
 function setup(declared: ConstructorParameters<typeof MeshAcl>[0]["tokens"] = []) {
   let now = START;
-  const acl = new MeshAcl({ managementToken: ROOT, tokens: declared, legacyApi: false, tokenApi: true }, new MemoryAclStore(), () => new Date(now));
+  const acl = new MeshAcl({ managementToken: ROOT, tokens: declared, legacyApi: false, tokenApi: true, datacenter: "dc1" }, new MemoryAclStore(), () => new Date(now));
   const root = acl.resolve(ROOT);
   return {
     acl,
@@ -38,14 +38,15 @@ const notFound = (run: () => unknown) => {
 
 describe("resolving a token", () => {
   it("with ACLs off there is no authorizer: nothing is checked", () => {
-    const acl = new MeshAcl({ tokens: [], legacyApi: false, tokenApi: true });
+    const acl = new MeshAcl({ tokens: [], legacyApi: false, tokenApi: true, datacenter: "dc1" });
     expect(acl.resolve("anything")).toBeUndefined();
     expect(acl.resolve(undefined)).toBeUndefined();
   });
 
   it("no token is the anonymous token, which may do nothing; an unknown one is not found", () => {
     const { acl, can } = setup();
-    expect(acl.resolve(undefined)).toEqual({ management: false, namespace: "default", rules: {} });
+    // The anonymous token (agent/structs ACLTokenAnonymousID), with no policies.
+    expect(acl.resolve(undefined)).toEqual({ management: false, namespace: "default", accessorId: "00000000-0000-0000-0000-000000000002", rules: {} });
     expect(can(undefined, "web")).toBe(false);
     expect(notFound(() => acl.resolve("nope"))).toEqual({ status: 403, message: "ACL not found" });
   });
@@ -61,13 +62,13 @@ describe("resolving a token", () => {
     const reader = acl.createPolicy(root, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
     const writer = acl.createPolicy(root, { Name: "api-writer", Rules: 'service "api" { policy = "write" }' });
     const role = acl.createRole(root, { Name: "api", Policies: [{ ID: writer.ID }] });
-    const token = acl.createToken(root, { SecretID: "t1", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
-    expect(token.SecretID).toBe("t1");
-    expect(can("t1", "web")).toBe(true);
-    expect(can("t1", "web", "write")).toBe(false);
-    expect(can("t1", "api", "write")).toBe(true);
-    expect(can("t1", "db")).toBe(false);
-    expect(acl.resolve("t1")).toMatchObject({ management: false });
+    const token = acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000001", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
+    expect(token.SecretID).toBe("11111111-0000-4000-8000-000000000001");
+    expect(can("11111111-0000-4000-8000-000000000001", "web")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000001", "web", "write")).toBe(false);
+    expect(can("11111111-0000-4000-8000-000000000001", "api", "write")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000001", "db")).toBe(false);
+    expect(acl.resolve("11111111-0000-4000-8000-000000000001")).toMatchObject({ management: false });
   });
 
   it("reads policies and roles at request time: a deleted role or policy grants nothing any more", () => {
@@ -75,20 +76,20 @@ describe("resolving a token", () => {
     const writer = acl.createPolicy(root, { Name: "api-writer", Rules: 'service "api" { policy = "write" }' });
     const reader = acl.createPolicy(root, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
     const role = acl.createRole(root, { Name: "api", Policies: [{ ID: writer.ID }] });
-    acl.createToken(root, { SecretID: "t1", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
+    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000001", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
     acl.deleteRole(root, role.ID);
-    expect(can("t1", "api", "write")).toBe(false);
-    expect(can("t1", "web")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000001", "api", "write")).toBe(false);
+    expect(can("11111111-0000-4000-8000-000000000001", "web")).toBe(true);
     acl.deletePolicy(root, reader.ID);
-    expect(can("t1", "web")).toBe(false);
+    expect(can("11111111-0000-4000-8000-000000000001", "web")).toBe(false);
   });
 
   it("the built-in global-management policy, directly or through a role, makes a management token", () => {
     const { acl, root } = setup();
-    acl.createToken(root, { SecretID: "direct", Policies: [{ Name: "global-management" }] }, "default");
+    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000002", Policies: [{ Name: "global-management" }] }, "default");
     const role = acl.createRole(root, { Name: "admins", Policies: [{ Name: "global-management" }] });
-    acl.createToken(root, { SecretID: "via-role", Roles: [{ ID: role.ID }] }, "default");
-    for (const secret of ["direct", "via-role"]) {
+    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000003", Roles: [{ ID: role.ID }] }, "default");
+    for (const secret of ["11111111-0000-4000-8000-000000000002", "11111111-0000-4000-8000-000000000003"]) {
       const authorizer = acl.resolve(secret)!;
       expect(authorizer.management).toBe(true);
       expect(isAllowed(authorizer, "team-b", { type: "operator" }, "write")).toBe(true);
@@ -108,31 +109,31 @@ describe("resolving a token", () => {
   it("a token is in its namespace: its rules do not apply in another", () => {
     const { acl, root, can } = setup();
     const writer = acl.createPolicy(root, { Name: "all", Rules: 'service_prefix "" { policy = "write" }' });
-    acl.createToken(root, { SecretID: "team-a", Namespace: "team-a", Policies: [{ ID: writer.ID }] }, "default");
-    expect(can("team-a", "web", "write", "team-a")).toBe(true);
-    expect(can("team-a", "web", "read", "default")).toBe(false);
+    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000004", Namespace: "team-a", Policies: [{ ID: writer.ID }] }, "default");
+    expect(can("11111111-0000-4000-8000-000000000004", "web", "write", "team-a")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000004", "web", "read", "default")).toBe(false);
   });
 });
 
 describe("expiry (ExpirationTTL)", () => {
   it("a token works until its expiration time and is not found after it", () => {
     const { acl, root, advance, can } = setup();
-    const token = acl.createToken(root, { SecretID: "short", ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
+    const token = acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000005", ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
     expect(token.ExpirationTime).toBe("2026-01-01T00:01:00.000Z");
     advance(59_000);
-    expect(can("short", "web")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000005", "web")).toBe(true);
     // At its exact expiration time it still works: expired means ExpirationTime.Before(now).
     advance(1_000);
-    expect(can("short", "web")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000005", "web")).toBe(true);
     advance(1);
-    expect(notFound(() => acl.resolve("short"))).toEqual({ status: 403, message: "ACL not found" });
+    expect(notFound(() => acl.resolve("11111111-0000-4000-8000-000000000005"))).toEqual({ status: 403, message: "ACL not found" });
   });
 
   it("a token without an expiration time does not expire", () => {
     const { acl, root, advance, can } = setup();
-    acl.createToken(root, { SecretID: "forever", Policies: [{ Name: "global-management" }] }, "default");
+    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000006", Policies: [{ Name: "global-management" }] }, "default");
     advance(100 * 365 * 24 * 3600 * 1000);
-    expect(can("forever", "web")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000006", "web")).toBe(true);
   });
 });
 
@@ -140,7 +141,7 @@ describe("a token's expiration time", () => {
   it("is its creation time plus the TTL exactly, however the clock moves while it is created (Consul: CreateTime.Add(TTL))", () => {
     let now = START;
     // A clock that moves a millisecond every time it is read.
-    const acl = new MeshAcl({ managementToken: ROOT, tokens: [], legacyApi: false, tokenApi: true }, new MemoryAclStore(), () => new Date(now++));
+    const acl = new MeshAcl({ managementToken: ROOT, tokens: [], legacyApi: false, tokenApi: true, datacenter: "dc1" }, new MemoryAclStore(), () => new Date(now++));
     const issued = acl.createToken(acl.resolve(ROOT), { ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
     expect(Date.parse(issued.ExpirationTime!) - Date.parse(issued.CreateTime)).toBe(60_000);
   });

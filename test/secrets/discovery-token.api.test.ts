@@ -320,7 +320,7 @@ describe("creds: tokens from the backend", () => {
     expect((await readChain(issued, "web")).response.status).toBe(200);
     const refused = await readChain(issued, "api");
     expect(refused.response.status).toBe(403);
-    expect(refused.error).toBe(`Permission denied: token lacks permission 'service:read' on "api"`);
+    expect(refused.error).toBe(`Permission denied: token with AccessorID '${data!.data.accessor}' lacks permission 'service:read' on "api"`);
 
     // The backend holds the token with the role's policy and a description naming role and requester.
     const stored = await current.clientWithToken(MANAGEMENT).GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: data!.data.accessor! } } });
@@ -387,7 +387,7 @@ describe("creds: tokens from the backend", () => {
     const refused = await creds("ghost");
     expect(refused.response.status).toBe(502);
     expect(refused.error).toEqual({
-      errors: [`the discovery backend at http://${address(current)} refused to create the token (PUT /v1/acl/token): 400 No such ACL policy with name "no-such-policy"`],
+      errors: [`the discovery backend at http://${address(current)} refused to create the token (PUT /v1/acl/token): 500 No such ACL policy with name "no-such-policy"`],
     });
     expect((await writeRole("web-reader", { policies: "web-reader" })).response.status).toBe(204);
     await current.close();

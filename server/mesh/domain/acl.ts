@@ -24,14 +24,18 @@ export interface Authorizer {
   management: boolean;
   namespace: string;
   rules: AclRules;
+  /** The AccessorID of the request's token (a token may not delete itself). */
+  accessorId?: string;
 }
 
 export type AclResource = { type: LabeledKind; name: string } | { type: "operator" } | { type: "acl" };
 
-export function describePermission(resource: AclResource, access: Access): string {
+/** What the token lacks, in the words of acl.PermissionDeniedError (its ResourceID quoted as Go's %q). */
+export function describePermission(accessorId: string | undefined, resource: AclResource, access: Access): string {
+  const token = accessorId ? `token with AccessorID '${accessorId}'` : "provided token";
   return "name" in resource
-    ? `token lacks permission '${resource.type}:${access}' on "${resource.name}"`
-    : `token lacks permission '${resource.type}:${access}'`;
+    ? `${token} lacks permission '${resource.type}:${access}' on ${JSON.stringify(resource.name)}`
+    : `${token} lacks permission '${resource.type}:${access}'`;
 }
 
 export function isAllowed(authorizer: Authorizer, namespace: string, resource: AclResource, access: Access): boolean {

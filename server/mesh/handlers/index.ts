@@ -50,15 +50,27 @@ export const meshHandlers = {
     res.json(cas === undefined ? {} : deleted);
   },
 
+  listAclPolicies: (service, req, res) => {
+    res.json(service.acl.listPolicies(callerOf(service, req).authorizer));
+  },
   createAclPolicy: (service, req, res) => {
     res.json(service.acl.createPolicy(callerOf(service, req).authorizer, req.body as PolicyInput));
   },
   readAclPolicy: (service, req, res) => {
     res.json(service.acl.readPolicy(callerOf(service, req).authorizer, String(req.params.id)));
   },
+  readAclPolicyByName: (service, req, res) => {
+    res.json(service.acl.readPolicyByName(callerOf(service, req).authorizer, String(req.params.name)));
+  },
+  updateAclPolicy: (service, req, res) => {
+    res.json(service.acl.updatePolicy(callerOf(service, req).authorizer, String(req.params.id), req.body as PolicyInput));
+  },
   deleteAclPolicy: (service, req, res) => {
     service.acl.deletePolicy(callerOf(service, req).authorizer, String(req.params.id));
     res.json(true);
+  },
+  listAclRoles: (service, req, res) => {
+    res.json(service.acl.listRoles(callerOf(service, req).authorizer, queryString(req, "policy")));
   },
   createAclRole: (service, req, res) => {
     res.json(service.acl.createRole(callerOf(service, req).authorizer, req.body as RoleInput));
@@ -66,23 +78,52 @@ export const meshHandlers = {
   readAclRole: (service, req, res) => {
     res.json(service.acl.readRole(callerOf(service, req).authorizer, String(req.params.id)));
   },
+  readAclRoleByName: (service, req, res) => {
+    res.json(service.acl.readRoleByName(callerOf(service, req).authorizer, String(req.params.name)));
+  },
+  updateAclRole: (service, req, res) => {
+    res.json(service.acl.updateRole(callerOf(service, req).authorizer, String(req.params.id), req.body as RoleInput));
+  },
   deleteAclRole: (service, req, res) => {
     service.acl.deleteRole(callerOf(service, req).authorizer, String(req.params.id));
     res.json(true);
+  },
+  listAclTokens: (service, req, res) => {
+    const filter = { policy: queryString(req, "policy"), role: queryString(req, "role"), authMethod: queryString(req, "authmethod") };
+    res.json(service.acl.listTokens(callerOf(service, req).authorizer, filter));
   },
   createAclToken: (service, req, res) => {
     const caller = callerOf(service, req);
     res.json(service.acl.createToken(caller.authorizer, req.body as TokenInput, caller.namespace));
   },
+  readAclTokenSelf: (service, req, res) => {
+    res.json(service.acl.readTokenSelf(tokenOf(req)));
+  },
   readAclToken: (service, req, res) => {
     res.json(service.acl.readToken(callerOf(service, req).authorizer, String(req.params.accessor_id)));
+  },
+  updateAclToken: (service, req, res) => {
+    res.json(service.acl.updateToken(callerOf(service, req).authorizer, String(req.params.accessor_id), req.body as TokenInput));
+  },
+  cloneAclToken: (service, req, res) => {
+    const body = (req.body ?? {}) as { Description?: string };
+    res.json(service.acl.cloneToken(callerOf(service, req).authorizer, String(req.params.accessor_id), body));
   },
   deleteAclToken: (service, req, res) => {
     service.acl.deleteToken(callerOf(service, req).authorizer, String(req.params.accessor_id));
     res.json(true);
   },
+  listLegacyAclTokens: (service, req, res) => {
+    res.json(service.acl.listLegacyTokens(callerOf(service, req).authorizer));
+  },
   createLegacyAclToken: (service, req, res) => {
-    res.json(service.acl.createLegacyToken(callerOf(service, req).authorizer, req.body as LegacyTokenInput));
+    res.json(service.acl.createLegacyToken(callerOf(service, req).authorizer, (req.body ?? {}) as LegacyTokenInput));
+  },
+  updateLegacyAclToken: (service, req, res) => {
+    res.json(service.acl.updateLegacyToken(callerOf(service, req).authorizer, (req.body ?? {}) as LegacyTokenInput));
+  },
+  cloneLegacyAclToken: (service, req, res) => {
+    res.json(service.acl.cloneLegacyToken(callerOf(service, req).authorizer, String(req.params.id)));
   },
   readLegacyAclToken: (service, req, res) => {
     res.json(service.acl.legacyTokenInfo(callerOf(service, req).authorizer, String(req.params.id)));

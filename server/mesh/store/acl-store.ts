@@ -7,12 +7,26 @@ export interface AclLink {
   Name: string;
 }
 
+/** A service identity: write on the service and its sidecar proxy, read on every service. */
+export interface ServiceIdentity {
+  ServiceName: string;
+  /** Where it applies; every datacenter when absent or empty. */
+  Datacenters?: string[];
+}
+
+/** A node identity: write on the node, read on every service, in one datacenter. */
+export interface NodeIdentity {
+  NodeName: string;
+  Datacenter: string;
+}
+
 export interface AclPolicy {
   ID: string;
   Name: string;
   Description: string;
   /** The rules as written (HCL or JSON). */
   Rules: string;
+  Datacenters?: string[];
   CreateIndex: number;
   ModifyIndex: number;
 }
@@ -22,6 +36,8 @@ export interface AclRole {
   Name: string;
   Description: string;
   Policies: AclLink[];
+  ServiceIdentities?: ServiceIdentity[];
+  NodeIdentities?: NodeIdentity[];
   CreateIndex: number;
   ModifyIndex: number;
 }
@@ -32,12 +48,16 @@ export interface AclTokenRecord {
   Description: string;
   Policies: AclLink[];
   Roles: AclLink[];
+  ServiceIdentities?: ServiceIdentity[];
+  NodeIdentities?: NodeIdentity[];
   Local: boolean;
   Namespace: string;
   CreateTime: string;
   ExpirationTime?: string;
-  /** Rules of the token itself (tokens declared in MESH_ACL_FILE). */
+  /** Rules of the token itself: legacy tokens and tokens declared in MESH_ACL_FILE. */
   Rules?: string;
+  /** A token of the legacy API (or one the legacy API lists: the anonymous and initial management tokens). */
+  Legacy?: boolean;
   /** The management token: every permission. */
   Management?: boolean;
   CreateIndex: number;
