@@ -102,7 +102,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   loadEntries(service, options.entries ?? []);
 
   const bundle = loadBundle("mesh");
-  const app = serviceApp();
+  // JSON answers as the agent writes them: exactly application/json (json.Marshal, no newline).
+  const app = serviceApp({ jsonCharset: false });
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
   // Everything the real agent checks before the request reaches its endpoint, in its order, in

@@ -10,9 +10,9 @@ beforeEach(async () => {
 afterEach(() => mesh.close());
 
 describe("content types", () => {
-  it("answers JSON as application/json", async () => {
+  it("answers JSON as exactly application/json, as the agent writes it", async () => {
     const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`);
-    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(response.headers.get("content-type")).toBe("application/json");
     expect((await response.json()).Chain.ServiceName).toBe("web");
   });
 
