@@ -874,7 +874,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -917,7 +918,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -976,7 +978,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -1006,7 +1009,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -2954,7 +2958,8 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The id of a performance secondary (the `id` its activation token was generated for).
+         * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+         *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
          * @example us-east-1
          */
         PerformanceSecondaryId: string;
@@ -4177,7 +4182,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4224,7 +4230,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4265,7 +4272,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4301,7 +4309,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4348,7 +4357,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4389,7 +4399,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4425,7 +4436,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];
@@ -4463,7 +4475,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of a performance secondary (the `id` its activation token was generated for).
+                 * @description The id of a performance secondary (the `id` its activation token was generated for). One path
+                 *     segment: it holds no `/` (`%2F` is a `/` too) and is not `.` or `..`.
                  * @example us-east-1
                  */
                 id: components["parameters"]["PerformanceSecondaryId"];

@@ -363,7 +363,13 @@ export function mutationsOf(doc: OpenApiDoc, request: GeneratedRequest): Mutatio
     // On the wire every parameter is text: only a non-string schema has a "wrong type".
     if (types.length && !types.includes("string") && !types.includes("array")) set("not-a-" + types.join("-or-"), "wrong type");
     if (Array.isArray(schema.enum) || "const" in schema) set("NOT-IN-ENUM", "value outside the enum");
-    if (typeof schema.pattern === "string") set(location === "header" ? "~~~" : "~ \u0000 ~", "value not matching the pattern");
+    if (typeof schema.pattern === "string") {
+      // A value the pattern refuses that is still one path segment (a pattern that only refuses `/`
+      // cannot be broken in a path: such a value names another path).
+      const pattern = new RegExp(schema.pattern, "u");
+      const breaking = (location === "header" ? ["~~~"] : ["~ \u0000 ~", "~~~"]).find((v) => !pattern.test(v));
+      if (breaking !== undefined) set(breaking, "value not matching the pattern");
+    }
     if (location === "query" && p.raw.allowEmptyValue !== true) set("", "empty value");
   }
   mutations.push({

@@ -53,7 +53,10 @@ for (const server of REFERENCE_SERVERS) {
           problems.push(...checker.checkRequest(matched, wire).map((v) => `${where}: the example breaks its description at ${v.pointer}: ${v.reason}`));
           const response = await send(running.baseUrl, wire);
           sent++;
-          if (response.status >= 500) problems.push(`${where}: ${response.status} ${(response.body ?? "").slice(0, 200)}`);
+          // A service that answers some requests with a described 5xx, as its real service does (the
+          // mesh: an update of an ACL object the example's id names, which a fresh server has not),
+          // may do so here; its own walker (test/mesh/examples.test.ts) runs them with their ids.
+          if (response.status >= 500 && !server.describedServerErrors) problems.push(`${where}: ${response.status} ${(response.body ?? "").slice(0, 200)}`);
           problems.push(...checker.checkResponse(operation, response).map((v) => `${where}: answer ${response.status} at ${v.pointer}: ${v.reason}`));
         }
       }

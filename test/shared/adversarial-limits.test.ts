@@ -159,7 +159,8 @@ describe("the limits of npm start (one process, 1,024 descriptors)", () => {
         await anonymous.closed;
         const refusal = parse(anonymous.received().slice("HTTP/1.1 100 Continue\r\n\r\n".length));
         expect(refusal.status).toBe(403);
-        expect(refusal.body).toBe(`Permission denied: token lacks permission 'service:write' on "continued"`);
+        // The agent's words from 1.11 on (npm start reports 1.16.0): the anonymous token's accessor and the permission.
+        expect(refusal.body).toBe(`Permission denied: token with AccessorID '00000000-0000-0000-0000-000000000002' lacks permission 'service:write' on "continued"`);
       }
       // With its token the client is invited, sends its body, and the write is done.
       const conversation = await open(portOf(s));
