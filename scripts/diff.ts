@@ -8,7 +8,7 @@
 // (BREAKING_BASE=<ref> overrides it), and a baseline this clone does not have passes with a note.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { APIS } from "./apis.ts";
+import { APIS, PROJECT_ROOT } from "./apis.ts";
 import { checkBreaking } from "./contract/breaking.ts";
 
 const args = process.argv.slice(2);
@@ -21,7 +21,7 @@ if ((!ref && !auto) || args.includes("--help")) {
   process.exit(2);
 }
 
-const result = await checkBreaking({ root: path.resolve(import.meta.dirname, ".."), apis: APIS.map((a) => a.name), ref, auto });
+const result = await checkBreaking({ root: PROJECT_ROOT, apis: APIS.map((a) => a.name), roots: Object.fromEntries(APIS.map((a) => [a.name, a.root])), ref, auto });
 const json = JSON.stringify({ baseline: result.baseline, results: result.results }, null, 2) + "\n";
 const write = (file: string | undefined, text: string) => {
   if (!file) return;

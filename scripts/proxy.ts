@@ -3,12 +3,9 @@
 // (same paths, same base path), the proxy forwards to <upstream-url> (base path included) and
 // prints every exchange, with each way the request or the response breaks the description
 // (scripts/contract/proxy.ts). Ctrl-C prints a summary; the exit status is 1 if anything broke it.
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { APIS } from "./apis.ts";
+import { APIS, readBundle } from "./apis.ts";
 import { formatExchange, startValidatingProxy } from "./contract/proxy.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -37,7 +34,8 @@ try {
   console.error(`proxy: ${upstream} is not an http(s) URL\n${usage}`);
   process.exit(2);
 }
-const port = portText === undefined ? api.serverPort + 1000 : Number(portText);
+// Default: the reference server's port + 1000 (9500 for 8500); any free port for an API served elsewhere.
+const port = portText === undefined ? (api.hasReferenceServer ? api.serverPort + 1000 : 0) : Number(portText);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`proxy: --port ${portText}: not a port number`);
   process.exit(2);
@@ -45,7 +43,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 
 let exchanges = 0;
 let broken = 0;
-const doc = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8"));
+const doc = readBundle(api);
 try {
   const proxy = await startValidatingProxy(
     {

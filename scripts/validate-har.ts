@@ -3,11 +3,9 @@
 // prints each violation (entry, operationId, JSON pointer, reason). Exit 1 on any violation, 2 on
 // bad input. --allow-unknown-query: query parameters the description does not name are no violation.
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { APIS } from "./apis.ts";
+import { APIS, readBundle } from "./apis.ts";
 import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const basePathFlag = args.indexOf("--base-path");
 const basePathOverride = basePathFlag >= 0 ? args.splice(basePathFlag, 2)[1] : undefined;
@@ -28,7 +26,7 @@ try {
   console.error(`cannot read ${harFile}: ${(error as Error).message}`);
   process.exit(2);
 }
-const bundle = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8"));
+const bundle = readBundle(api);
 const basePath = basePathOverride ?? api.basePath;
 const report = validateHar(bundle, har, { basePath, unknownQueryParameters: allowFlag >= 0 ? "allow" : "refuse" });
 

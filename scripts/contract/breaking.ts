@@ -19,8 +19,10 @@ const REDOCLY = path.resolve(import.meta.dirname, "..", "..", "node_modules", ".
 export interface BreakingCheckOptions {
   /** Repository (and project) root. */
   root: string;
-  /** API names: openapi/<api>/openapi.yaml each. */
+  /** API names: openapi/<api>/openapi.yaml each, unless `roots` names another file. */
   apis: string[];
+  /** Root description of an API, relative to the project root (redocly.yaml's `root`), when not openapi/<api>/openapi.yaml. */
+  roots?: Record<string, string>;
   /** The baseline; with `auto`, undefined means "choose it" (see autoBaseline). */
   ref?: string;
   /** CI mode: a baseline that cannot be had is reported and passes. */
@@ -37,7 +39,8 @@ export interface BreakingCheckResult {
   results: ApiDiff[];
 }
 
-const entry = (api: string) => path.join(DESCRIPTIONS, api, "openapi.yaml");
+let roots: Record<string, string> = {};
+const entry = (api: string) => roots[api] ?? path.join(DESCRIPTIONS, api, "openapi.yaml");
 
 /**
  * Bundles the descriptions found under each side's root with one Redocly run. The bundling
@@ -74,7 +77,8 @@ export async function bundleSides(projectRoot: string, sides: Record<string, str
   return out;
 }
 
-export async function checkBreaking({ root, apis, ref, auto }: BreakingCheckOptions): Promise<BreakingCheckResult> {
+export async function checkBreaking({ root, apis, ref, auto, roots: given = {} }: BreakingCheckOptions): Promise<BreakingCheckResult> {
+  roots = given;
   const fail = (exitCode: number, lines: string[]): BreakingCheckResult => ({ exitCode, lines, markdown: "", results: [] });
   let commit: string | undefined;
   let why: string;
@@ -99,7 +103,8 @@ export async function checkBreaking({ root, apis, ref, auto }: BreakingCheckOpti
   let bundles: Record<string, Record<string, unknown>>;
   try {
     const before = path.join(work, "before");
-    materialize(root, commit, DESCRIPTIONS, before);
+    // The descriptions' folders at the baseline (openapi/, and any other folder a root lives in).
+    for (const dir of new Set([DESCRIPTIONS, ...apis.map((api) => entry(api).split(/[\\/]/)[0]!)])) materialize(root, commit, dir, before);
     bundles = await bundleSides(root, { before, after: root }, apis, work);
   } catch (error) {
     return fail(2, [(error as Error).message]);

@@ -3,12 +3,13 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { APIS, type ApiInfo } from "../apis.ts";
+import { APIS, PROJECT_ROOT, readBundle, type ApiInfo } from "../apis.ts";
+import { redoclyCommand } from "../project.ts";
 import { operationsOf, type OpenApiDoc } from "../contract/document.ts";
 import { SAMPLE_LANGUAGES, withCodeSamples } from "./code-samples.ts";
 import { indexPage } from "./index-page.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
+const root = PROJECT_ROOT;
 
 /** Redoc options: show only our two sample languages (Redoc would otherwise generate nine more). */
 export const REDOC_OPTIONS = { codeSamples: { languages: SAMPLE_LANGUAGES } };
@@ -34,7 +35,7 @@ export async function buildDocs({ outDir = path.join(root, "dist", "docs"), apis
   mkdirSync(path.join(outDir, "openapi"), { recursive: true });
   const pages = await Promise.all(
     apis.map(async (api): Promise<BuiltPage> => {
-      const bundle = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8")) as OpenApiDoc;
+      const bundle = readBundle<OpenApiDoc>(api);
       const doc = withCodeSamples(bundle, api);
       const docPath = path.join(outDir, "openapi", `${api.name}.json`);
       writeFileSync(docPath, JSON.stringify(doc, null, 2) + "\n");
@@ -84,11 +85,8 @@ export function withPageChrome(html: string): string {
 /** Runs the Redocly CLI quietly; its output is only shown when it fails. */
 function redocly(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(root, "node_modules", ".bin", "redocly"), args, {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-    });
+    const command = redoclyCommand(args);
+    const child = spawn(command.command, command.args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: command.env });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));
