@@ -6,16 +6,26 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
+/** The toolkit's own folder: this repository, or the installed package (which ships its three APIs). */
+export const TOOLKIT_ROOT = path.resolve(import.meta.dirname, "..");
+
 /**
  * The project's root: the folder of TOOLKIT_CONFIG (a redocly.yaml) when set, else the nearest
- * folder from the working directory up that holds a redocly.yaml, else the working directory.
+ * folder from the working directory up that holds a redocly.yaml, else the toolkit's own (its three
+ * APIs: the installed CLI mocks, validates and checks them from an empty folder).
  */
 export function projectRoot(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
   if (env.TOOLKIT_CONFIG) return path.dirname(path.resolve(cwd, env.TOOLKIT_CONFIG));
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, "redocly.yaml"))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(cwd);
+    if (path.dirname(dir) === dir) return TOOLKIT_ROOT;
   }
+}
+
+/** Where commands write what they make (dist/docs, dist/workflows): the project, or the working directory when the project is the toolkit's own. */
+export function outputRoot(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  const root = projectRoot(env, cwd);
+  return root === TOOLKIT_ROOT && !path.resolve(cwd).startsWith(TOOLKIT_ROOT) ? path.resolve(cwd) : root;
 }
 
 /** The project's configuration file: TOOLKIT_CONFIG, or redocly.yaml at the project root. */

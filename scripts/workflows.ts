@@ -16,7 +16,7 @@ import { decodeToken } from "../server/secrets/replication/domain/otp.ts";
 import { APIS, PROJECT_ROOT, readBundle } from "./apis.ts";
 import type { OpenApiDoc } from "./contract/document.ts";
 import { startMock } from "./mock/start.ts";
-import { redoclyCommand } from "./project.ts";
+import { outputRoot, redoclyCommand } from "./project.ts";
 import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
 import { REFERENCE_SERVERS } from "./contract/reference-servers.ts";
 import { failureReport, workflowResults } from "./workflows-report.ts";
@@ -155,7 +155,7 @@ try {
 }
 
 // Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows/<file>.har
-const harDir = path.join(root, "dist", "workflows");
+const harDir = path.join(outputRoot(), "dist", "workflows");
 rmSync(harDir, { recursive: true, force: true });
 mkdirSync(harDir, { recursive: true });
 // One respect run per file (respect records a HAR file for one workflow file at a time), against

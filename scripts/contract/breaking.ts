@@ -11,10 +11,10 @@ import { promisify } from "node:util";
 import YAML from "yaml";
 import { diffApi, formatApiDiff, formatMarkdown, type ApiDiff } from "./diff.ts";
 import { autoBaseline, materialize, resolveCommit } from "./git.ts";
+import { redoclyCommand } from "../project.ts";
 
 /** The folder holding the descriptions, openapi/<api>/openapi.yaml each. */
 export const DESCRIPTIONS = "openapi";
-const REDOCLY = path.resolve(import.meta.dirname, "..", "..", "node_modules", ".bin", "redocly");
 
 export interface BreakingCheckOptions {
   /** Repository (and project) root. */
@@ -61,11 +61,8 @@ export async function bundleSides(projectRoot: string, sides: Record<string, str
   if (!Object.keys(entries).length) return out;
   writeFileSync(path.join(work, "redocly.yaml"), YAML.stringify({ ...config, apis: entries }));
   try {
-    await promisify(execFile)(REDOCLY, ["bundle", "--config", path.join(work, "redocly.yaml")], {
-      cwd: work,
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const redocly = redoclyCommand(["bundle", "--config", path.join(work, "redocly.yaml")]);
+    await promisify(execFile)(redocly.command, redocly.args, { cwd: work, env: redocly.env, maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {
     const stderr = String((error as { stderr?: string }).stderr ?? error).split("\n").filter((l) => l.trim() && !/[║═╔╗╚╝]/.test(l));
     throw new Error(`bundling the descriptions failed:\n${stderr.slice(-15).join("\n")}`);

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { APIS, PROJECT_ROOT, readBundle, type ApiInfo } from "../apis.ts";
-import { redoclyCommand } from "../project.ts";
+import { outputRoot, redoclyCommand } from "../project.ts";
 import { operationsOf, type OpenApiDoc } from "../contract/document.ts";
 import { SAMPLE_LANGUAGES, withCodeSamples } from "./code-samples.ts";
 import { indexPage } from "./index-page.ts";
@@ -29,7 +29,7 @@ export interface DocsBuild {
   milliseconds: number;
 }
 
-export async function buildDocs({ outDir = path.join(root, "dist", "docs"), apis = APIS } = {}): Promise<DocsBuild> {
+export async function buildDocs({ outDir = path.join(outputRoot(), "dist", "docs"), apis = APIS } = {}): Promise<DocsBuild> {
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(path.join(outDir, "openapi"), { recursive: true });
