@@ -38,7 +38,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe("the packed toolkit", () => {
+describe("the packed toolkit", { timeout: 120_000 }, () => {
   it("is JavaScript only, with a bin, a shrinkwrap and the toolkit's own APIs", async () => {
     const listing = await run("tar", ["-tzf", tarball], { cwd: work });
     const files = listing.stdout.split("\n").filter(Boolean);
