@@ -145,7 +145,7 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   });
 
   // The dependencies: every package the bundle imports, and the tools it runs (Redocly, Prism).
-  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli"]);
+  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", "rapidoc"]);
   for (const output of Object.values(result.metafile.outputs)) for (const i of output.imports) if (i.external && packageOf(i.path)) imported.add(packageOf(i.path)!);
   const versions = { ...rootPackage.devDependencies, ...rootPackage.dependencies };
   const dependencies = Object.fromEntries(

@@ -26,6 +26,8 @@ export interface ApiInfo {
   clientFactory: string;
   /** Whether this toolkit has a stateful reference server for it (`npm start`, `serve`). */
   hasReferenceServer: boolean;
+  /** The servers the published reference (and its try-it console) lists, when configured (x-toolkit.servers). */
+  docsServers?: { url: string; description?: string }[];
 }
 
 /** The APIs this toolkit implements (server/<api>/): every other API gets the description-only tools. */
@@ -36,7 +38,7 @@ const MOCK_PORT_BASE = 4000;
 
 interface Entry {
   root?: string;
-  "x-toolkit"?: { mockPort?: number };
+  "x-toolkit"?: { mockPort?: number; servers?: { url: string; description?: string }[] };
 }
 
 const camel = (name: string) => name.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep, c: string) => c.toUpperCase());
@@ -92,6 +94,7 @@ export function readApis(file = configFile()): ApiInfo[] {
       mockPort,
       clientFactory: `create${camel(name)}Client`,
       hasReferenceServer: REFERENCE_SERVER_APIS.includes(name),
+      ...(Array.isArray(entry["x-toolkit"]?.servers) ? { docsServers: entry["x-toolkit"].servers } : {}),
     };
   });
 }

@@ -1,5 +1,6 @@
-// Builds the docs site: for every API a docs bundle (the generated bundle plus code samples) and a
-// self-contained Redoc page, then the index page. The committed bundles are only read.
+// Builds the docs site: for every API a docs bundle (the generated bundle plus code samples, with the
+// configured servers), a self-contained Redoc page and a try-it page (scripts/docs/try-it.ts), then
+// the index page. The committed bundles are only read.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -8,6 +9,7 @@ import { outputRoot, redoclyCommand } from "../project.ts";
 import { operationsOf, type OpenApiDoc } from "../contract/document.ts";
 import { SAMPLE_LANGUAGES, withCodeSamples } from "./code-samples.ts";
 import { indexPage } from "./index-page.ts";
+import { configuredServers, copyConsoleAssets, tryItPage, withServers } from "./try-it.ts";
 
 const root = PROJECT_ROOT;
 
@@ -33,10 +35,11 @@ export async function buildDocs({ outDir = path.join(outputRoot(), "dist", "docs
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(path.join(outDir, "openapi"), { recursive: true });
+  const consoleScript = copyConsoleAssets(outDir);
   const pages = await Promise.all(
     apis.map(async (api): Promise<BuiltPage> => {
       const bundle = readBundle<OpenApiDoc>(api);
-      const doc = withCodeSamples(bundle, api);
+      const doc = withServers(withCodeSamples(bundle, api), configuredServers(api));
       const docPath = path.join(outDir, "openapi", `${api.name}.json`);
       writeFileSync(docPath, JSON.stringify(doc, null, 2) + "\n");
       const file = `${api.name}.html`;
@@ -54,6 +57,7 @@ export async function buildDocs({ outDir = path.join(outputRoot(), "dist", "docs
       ]);
       const page = path.join(outDir, file);
       writeFileSync(page, withPageChrome(readFileSync(page, "utf8")));
+      writeFileSync(path.join(outDir, `${api.name}-try.html`), tryItPage(api, doc, consoleScript));
       return { api, file, doc, operations: operationsOf(doc).length };
     }),
   );

@@ -124,6 +124,7 @@ function apiSection(api: ApiInfo, doc: OpenApiDoc): string {
   return `    <section id="${api.name}">
       <h2><a href="${api.name}.html">${escapeHtml(api.title)}</a></h2>
       <p>${summary ? inline(summary) : "Not described yet."} <a href="${api.name}.html">Reference</a> (${operations} operation${operations === 1 ? "" : "s"}),
+      <a href="${api.name}-try.html">try it</a> (send requests from this page),
       <a href="openapi/${api.name}.json">description with code samples</a> (JSON).</p>
       <dl>
         <dt>${api.hasReferenceServer ? "Reference server" : "Server"}</dt>
