@@ -71,6 +71,11 @@ function locate(packages: Record<string, LockEntry>, from: string, name: string)
   }
 }
 
+/** The npm registry's tarball URL of a package version: .../@scope/name/-/name-1.0.0.tgz */
+export function registryTarball(name: string, version: string): string {
+  return `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${version}.tgz`;
+}
+
 /** The part of a package-lock.json that `dependencies` need, transitively, as an npm-shrinkwrap.json. */
 export function shrinkwrapFor(lock: { packages: Record<string, LockEntry> }, rootEntry: LockEntry): object {
   const packages: Record<string, LockEntry> = {};
@@ -88,6 +93,9 @@ export function shrinkwrapFor(lock: { packages: Record<string, LockEntry> }, roo
       const { dev, devOptional, ...entry } = lock.packages[at]!;
       void dev;
       void devOptional;
+      // npm leaves `resolved` out of a lock entry now and then; a lock without it makes npm ci ask the
+      // registry where the tarball is. The registry's address for it, as npm itself writes it.
+      if (!entry.resolved && !entry.link && entry.version && entry.integrity) entry.resolved = registryTarball(at.slice(at.lastIndexOf("node_modules/") + "node_modules/".length), entry.version);
       packages[at] = entry;
       queue.push([at, { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }]);
     }

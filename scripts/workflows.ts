@@ -160,8 +160,10 @@ rmSync(harDir, { recursive: true, force: true });
 mkdirSync(harDir, { recursive: true });
 // One respect run per file (respect records a HAR file for one workflow file at a time), against
 // servers started for the file: a flow may change a server for good (a DR failover demotes one).
-for (const file of files) {
+for (const [n, file] of files.entries()) {
   const running: Instance[] = [];
+  // Progress on stderr: each file takes seconds (servers, then respect).
+  console.error(`workflows: ${file} (${n + 1} of ${files.length})...`);
   try {
     for (const source of sources.get(file)!) running.push(await start(source));
     if (verbose) for (const r of running) console.log(`${file}: ${r.source.name} (${r.source.api}) on ${r.baseUrl}`);

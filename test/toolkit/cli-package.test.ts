@@ -133,10 +133,35 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     expect(lint.stdout.trim()).toBe("mesh: 0 errors, 0 warnings");
   });
 
-  it("diff: a folder that is not a git repository is said so", async () => {
+  it("diff: two description files, Markdown for a pull request; a git ref where there is no repository is said so", async () => {
+    const bundle = JSON.parse(readFileSync(path.join(work, "toolkit", "generated", "mesh", "openapi.json"), "utf8"));
+    writeFileSync(path.join(empty, "before.json"), JSON.stringify(bundle));
+    delete bundle.paths["/agent/self"];
+    writeFileSync(path.join(empty, "after.json"), JSON.stringify(bundle));
+    const diff2 = await cli(["diff", "before.json", "after.json", "--api=mesh", "--markdown"]);
+    expect(diff2.code, diff2.output).toBe(1);
+    expect(diff2.stdout).toContain("**Fails**: mesh (1 breaking change without a major version bump).");
+    expect(diff2.stdout).toContain("`operation-removed`");
     const diff = await cli(["diff", "HEAD"]);
     expect(diff.code).toBe(2);
     expect(diff.output).toContain("HEAD is not in this clone");
+  });
+
+  it("proxy --record: the file validate reads back", async () => {
+    const port = await freePort();
+    const file = path.join(empty, "recorded.har");
+    const proxy = await start(bin, ["proxy", "mesh", meshUrl, "--port", String(port), "--record", file], { cwd: empty, ready: /validating proxy on/ });
+    running.push(proxy);
+    expect((await fetch(`http://127.0.0.1:${port}/v1/agent/self`)).status).toBe(200);
+    for (let i = 0; i < 50 && !(existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 1); i++) await new Promise((r) => setTimeout(r, 20));
+    const validate = await cli(["validate", "mesh", "recorded.har"]);
+    expect(validate.code, validate.output).toBe(0);
+    expect(validate.stdout).toContain("mesh: 1 entries checked");
+  });
+
+  it("docs: the try-it console is in the package's output too", () => {
+    expect(existsSync(path.join(empty, "dist", "docs", "mesh-try.html"))).toBe(true);
+    expect(existsSync(path.join(empty, "dist", "docs", "assets", "rapidoc-min.js"))).toBe(true);
   });
 
   it("workflows: the toolkit's own, against servers it starts", async () => {
