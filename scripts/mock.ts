@@ -1,14 +1,17 @@
-// `npm run mock`: every API's mock (scripts/mock/start.ts: the truthful front, Prism behind it) on
-// its port from scripts/apis.ts, overridden by <API>_MOCK_PORT (e.g. MESH_MOCK_PORT), with readable
+// `npm run mock [-- <api>...]`: every API's mock (or those named; scripts/mock/start.ts: the truthful
+// front, Prism behind it) on its port from redocly.yaml (scripts/apis.ts), overridden by <API>_MOCK_PORT (e.g. MESH_MOCK_PORT), with readable
 // logs prefixed by the API's name: one line per request and the problems found. MOCK_LOG=raw prints
 // Prism's own log instead. The environment is checked first, and a port in use is named with its
-// variable. Ctrl-C stops them all; if one Prism stops on its own, the others are stopped too.
+// variable. Once every mock listens, one "Ready" line lists them all. Ctrl-C stops them all; if one
+// Prism stops on its own, the others are stopped too.
 import { createServer, isIP } from "node:net";
-import { APIS } from "./apis.ts";
+import { APIS as ALL_APIS, readBundle } from "./apis.ts";
 import { operationsOf, type OpenApiDoc } from "./contract/document.ts";
 import { prismLogFormatter } from "./mock/prism-log.ts";
 import { startMock, type RunningMock } from "./mock/start.ts";
-import { loadBundle } from "../server/shared/openapi.ts";
+
+const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const APIS = names.length ? ALL_APIS.filter((a) => names.includes(a.name)) : ALL_APIS;
 
 const raw = process.env.MOCK_LOG === "raw";
 const portVariable = (api: string) => `${api.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`;
@@ -51,6 +54,11 @@ function listenProblem(error: NodeJS.ErrnoException, host: string, port: number,
 }
 
 async function main(): Promise<void> {
+  const unknown = names.filter((n) => !ALL_APIS.some((a) => a.name === n));
+  if (unknown.length) {
+    console.error(`mock: no API ${unknown.join(", ")} in redocly.yaml (APIs: ${ALL_APIS.map((a) => a.name).join(", ")})`);
+    process.exit(2);
+  }
   const problems = mockEnvironmentProblems(process.env);
   if (problems.length) {
     for (const p of problems) console.error(`mock: ${p}`);
@@ -64,6 +72,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const running: RunningMock[] = [];
+  const urls = new Map<string, string>();
+  console.log(`mock: starting ${APIS.map((a) => a.name).join(", ")} (Prism takes a few seconds)...`);
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -91,7 +101,8 @@ async function main(): Promise<void> {
           onFrontLine: print,
         });
         running.push(mock);
-        const operations = operationsOf(loadBundle(api.name) as OpenApiDoc).length;
+        urls.set(api.name, mock.url);
+        const operations = operationsOf(readBundle<OpenApiDoc>(api)).length;
         print(`${api.title}: listening on ${mock.url} (${operations} operations)`);
         void mock.exited.then(({ code, signal }) => {
           if (stopping) return;
@@ -110,7 +121,9 @@ async function main(): Promise<void> {
   if (failed.length) {
     for (const f of failed) console.error(`mock: ${(f.reason as Error).message}`);
     await stop(2);
+    return;
   }
+  console.log(`Ready: ${APIS.map((a) => `${a.name} ${urls.get(a.name)}`).join(", ")} (Ctrl-C stops)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("scripts/mock.ts")) await main();

@@ -1,14 +1,16 @@
-// npm run proxy -- <api> <upstream-url> [--port N] [--host H] [--allow-unknown-query] [--violations-only]
+// npm run proxy -- <api> <upstream-url> [--port N] [--host H] [--allow-unknown-query] [--violations-only] [--record FILE.har]
 // A validating proxy in front of a real implementation of one of the APIs: clients call the proxy
 // (same paths, same base path), the proxy forwards to <upstream-url> (base path included) and
 // prints every exchange, with each way the request or the response breaks the description
-// (scripts/contract/proxy.ts). Ctrl-C prints a summary; the exit status is 1 if anything broke it.
-import { readFileSync } from "node:fs";
+// (scripts/contract/proxy.ts). --record FILE.har writes every exchange that passed through to a HAR
+// file, kept up to date as they come (`npm run validate -- <api> FILE.har` reads it back). Ctrl-C
+// prints a summary; the exit status is 1 if anything broke it.
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { APIS } from "./apis.ts";
-import { formatExchange, startValidatingProxy } from "./contract/proxy.ts";
+import type { HarEntry } from "./contract/har.ts";
+import { APIS, readBundle } from "./apis.ts";
+import { formatExchange, harOf, startValidatingProxy } from "./contract/proxy.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(name);
@@ -23,9 +25,10 @@ const portText = flag("--port");
 const host = flag("--host") ?? "127.0.0.1";
 const allowUnknownQuery = has("--allow-unknown-query");
 const violationsOnly = has("--violations-only");
+const record = flag("--record");
 const [apiName, upstream] = args;
 const api = APIS.find((a) => a.name === apiName);
-const usage = `usage: npm run proxy -- <${APIS.map((a) => a.name).join("|")}> <upstream-url> [--port N] [--host H] [--allow-unknown-query] [--violations-only]`;
+const usage = `usage: npm run proxy -- <${APIS.map((a) => a.name).join("|")}> <upstream-url> [--port N] [--host H] [--allow-unknown-query] [--violations-only] [--record FILE.har]`;
 if (!api || !upstream) {
   console.error(usage);
   process.exit(2);
@@ -37,7 +40,8 @@ try {
   console.error(`proxy: ${upstream} is not an http(s) URL\n${usage}`);
   process.exit(2);
 }
-const port = portText === undefined ? api.serverPort + 1000 : Number(portText);
+// Default: the reference server's port + 1000 (9500 for 8500); any free port for an API served elsewhere.
+const port = portText === undefined ? (api.hasReferenceServer ? api.serverPort + 1000 : 0) : Number(portText);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`proxy: --port ${portText}: not a port number`);
   process.exit(2);
@@ -45,7 +49,23 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 
 let exchanges = 0;
 let broken = 0;
-const doc = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8"));
+const recorded: HarEntry[] = [];
+/** The whole file again, written aside and renamed: a reader never sees half of it. */
+const writeRecord = () => {
+  if (!record) return;
+  mkdirSync(path.dirname(path.resolve(record)), { recursive: true });
+  writeFileSync(`${record}.tmp`, JSON.stringify(harOf(recorded), null, 2) + "\n");
+  renameSync(`${record}.tmp`, record);
+};
+if (record) {
+  try {
+    writeRecord();
+  } catch (error) {
+    console.error(`proxy: --record ${record}: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+const doc = readBundle(api);
 try {
   const proxy = await startValidatingProxy(
     {
@@ -56,6 +76,10 @@ try {
       onExchange(e) {
         exchanges++;
         if (e.violations.length) broken++;
+        if (record) {
+          recorded.push(e.entry);
+          writeRecord();
+        }
         if (!violationsOnly || e.violations.length) for (const line of formatExchange(e)) console.log(line);
       },
     },
@@ -65,7 +89,7 @@ try {
   console.log(`${api.title}: validating proxy on ${proxy.url} → ${upstream} (checked against generated/${api.name}/openapi.json). Ctrl-C stops.`);
   const stop = async () => {
     await proxy.close();
-    console.log(`${exchanges} exchange(s), ${broken} breaking the description`);
+    console.log(`${exchanges} exchange(s), ${broken} breaking the description${record ? `; recorded in ${record}` : ""}`);
     process.exit(broken ? 1 : 0);
   };
   process.once("SIGINT", () => void stop());

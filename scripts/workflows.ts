@@ -3,7 +3,9 @@
 // description of the file (several of one API when the file names several, e.g. `secrets` and
 // `secretsDr`) and the workflow utilities (workflows/utilities.openapi.yaml) when it names them,
 // runs `redocly respect` on the file against them, then checks the traffic respect recorded
-// (dist/workflows/<file>.har) against each description. Against a deployment, run respect directly: see docs/workflows.md.
+// (dist/workflows/<file>.har) against each description. An API of redocly.yaml that has no
+// reference server here is served by its mock (scripts/mock/start.ts) for its workflows. Against a
+// deployment, run respect directly: see docs/workflows.md.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
@@ -11,13 +13,15 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parse } from "yaml";
 import { decodeToken } from "../server/secrets/replication/domain/otp.ts";
-import { APIS } from "./apis.ts";
+import { APIS, PROJECT_ROOT, readBundle } from "./apis.ts";
 import type { OpenApiDoc } from "./contract/document.ts";
+import { startMock } from "./mock/start.ts";
+import { outputRoot, redoclyCommand } from "./project.ts";
 import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
 import { REFERENCE_SERVERS } from "./contract/reference-servers.ts";
 import { failureReport, workflowResults } from "./workflows-report.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = PROJECT_ROOT;
 const args = process.argv.slice(2);
 const chosen = args.filter((a) => a.endsWith(".arazzo.yaml"));
 const passThrough = args.filter((a) => !a.endsWith(".arazzo.yaml"));
@@ -30,7 +34,7 @@ function findWorkflows(dir: string): string[] {
   });
 }
 
-const files = chosen.length ? chosen : findWorkflows(path.join(root, "workflows")).sort();
+const files = chosen.length ? chosen : existsSync(path.join(root, "workflows")) ? findWorkflows(path.join(root, "workflows")).sort() : [];
 if (!files.length) {
   console.error("no workflows/**/*.arazzo.yaml");
   process.exit(2);
@@ -39,7 +43,7 @@ if (!files.length) {
 interface Source {
   /** The source description's name: `--server <name>=<url>`. */
   name: string;
-  /** The API of scripts/apis.ts it describes, or "utilities" (workflows/utilities.openapi.yaml, served here). */
+  /** The API of redocly.yaml it describes, or "utilities" (workflows/utilities.openapi.yaml, served here). */
   api: string;
 }
 
@@ -59,9 +63,8 @@ function sourcesOf(file: string): Source[] {
     .map(({ name, url }) => {
       if (path.resolve(root, path.dirname(file), url) === UTILITIES) return { name, api: "utilities" };
       const api = /^\.\.\/generated\/([^/]+)\/openapi\.json$/.exec(url)?.[1];
-      if (!api || !APIS.some((a) => a.name === api)) throw new Error(`${file}: source description "${name}" points at ${url}, not at the bundle of an API of scripts/apis.ts`);
+      if (!api || !APIS.some((a) => a.name === api)) throw new Error(`${file}: source description "${name}" points at ${url}, not at the bundle of an API of redocly.yaml`);
       if (name !== api && !new RegExp(`^${camel(api)}[A-Z]`).test(name)) throw new Error(`${file}: source description "${name}" of ${api} is named neither ${api} nor ${camel(api)}<Role>`);
-      if (!REFERENCE_SERVERS.some((s) => s.api === api)) throw new Error(`no reference server for ${api} in scripts/contract/reference-servers.ts: add one to run its workflows`);
       return { name, api };
     });
 }
@@ -87,14 +90,19 @@ async function start(source: Source): Promise<Instance> {
     const running = await serveUtilities();
     return { source, ...running, inputs: {}, description: () => parse(readFileSync(UTILITIES, "utf8")) as OpenApiDoc, refusesUnknownQueryParameters: false };
   }
-  const server = REFERENCE_SERVERS.find((s) => s.api === source.api)!;
+  const server = REFERENCE_SERVERS.find((s) => s.api === source.api);
+  if (!server) {
+    // No reference server: the API's mock answers, from the description's examples.
+    const mock = await startMock(source.api, { port: 0 });
+    return { source, baseUrl: mock.url, inputs: {}, description: () => readBundle<OpenApiDoc>({ name: source.api }), refusesUnknownQueryParameters: false, close: () => mock.close() };
+  }
   const running = await server.start();
   return {
     source,
     baseUrl: running.baseUrl,
     // The fixed inputs of its entry, then those known once it runs (addresses, key shares).
     inputs: inputsOf(source, { ...server.workflowInputs, ...running.workflowInputs }),
-    description: () => server.description?.() ?? (JSON.parse(readFileSync(path.join(root, "generated", source.api, "openapi.json"), "utf8")) as OpenApiDoc),
+    description: () => server.description?.() ?? readBundle<OpenApiDoc>({ name: source.api }),
     refusesUnknownQueryParameters: server.refusesUnknownQueryParameters,
     close: () => running.close(),
   };
@@ -147,13 +155,15 @@ try {
 }
 
 // Kept for a look afterwards (dist/ is not committed): npm run validate -- <api> dist/workflows/<file>.har
-const harDir = path.join(root, "dist", "workflows");
+const harDir = path.join(outputRoot(), "dist", "workflows");
 rmSync(harDir, { recursive: true, force: true });
 mkdirSync(harDir, { recursive: true });
 // One respect run per file (respect records a HAR file for one workflow file at a time), against
 // servers started for the file: a flow may change a server for good (a DR failover demotes one).
-for (const file of files) {
+for (const [n, file] of files.entries()) {
   const running: Instance[] = [];
+  // Progress on stderr: each file takes seconds (servers, then respect).
+  console.error(`workflows: ${file} (${n + 1} of ${files.length})...`);
   try {
     for (const source of sources.get(file)!) running.push(await start(source));
     if (verbose) for (const r of running) console.log(`${file}: ${r.source.name} (${r.source.api}) on ${r.baseUrl}`);
@@ -212,15 +222,8 @@ process.exit(status);
  * meanwhile. Its output is kept and printed by the caller only when it is needed.
  */
 function runRespect(file: string, servers: Record<string, string>, inputs: Record<string, string>, harFile: string, jsonFile: string): Promise<{ code: number; output: string }> {
-  const respect = spawn(
-    path.join(root, "node_modules", ".bin", "redocly"),
-    ["respect", file, "--server", JSON.stringify(servers), "--input", JSON.stringify(inputs), "--har-output", harFile, "--json-output", jsonFile, ...passThrough],
-    {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-    },
-  );
+  const command = redoclyCommand(["respect", file, "--server", JSON.stringify(servers), "--input", JSON.stringify(inputs), "--har-output", harFile, "--json-output", jsonFile, ...passThrough]);
+  const respect = spawn(command.command, command.args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: command.env });
   let output = "";
   respect.stdout.on("data", (chunk: Buffer) => (output += chunk));
   respect.stderr.on("data", (chunk: Buffer) => (output += chunk));

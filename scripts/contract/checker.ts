@@ -239,7 +239,8 @@ export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): 
       const reason = `content type ${actual || "(none)"} is not documented (documented: ${Object.keys(content).join(", ") || "no body"})`;
       return [violation(operation, "response-content-type", "/response/headers/content-type", reason)];
     }
-    if (!isObject(content[key]) || content[key].schema === undefined) return [];
+    // A body that is not decoded (binary, forms) has no value to check its schema against.
+    if (body === undefined || !isObject(content[key]) || content[key].schema === undefined) return [];
     return schemaViolations(operation, "response-body", pointer(found.at, "content", key, "schema"), body, "/response/body");
   }
 

@@ -827,8 +827,9 @@ export function formatMarkdown(results: ApiDiff[], baseline?: string): string {
   const lines = [
     `## Breaking-change check${baseline ? ` against \`${baseline}\`` : ""}`,
     "",
+    // The reasons are said once, in each API's section; the verdict line only names the APIs.
     failed.length
-      ? `**Fails**: ${failed.map((r) => `${r.api} (${r.verdict.reason})`).join("; ")}.`
+      ? `**Fails**: ${failed.map((r) => `${r.api} (${r.verdict.breaking} breaking change${r.verdict.breaking === 1 ? "" : "s"} without a major version bump)`).join("; ")}.`
       : "**Passes**: no breaking change without a major version bump.",
     "",
     "| API | version | breaking | other | needs | verdict |",
@@ -843,7 +844,11 @@ export function formatMarkdown(results: ApiDiff[], baseline?: string): string {
   }
   for (const { api, changes, verdict: v } of results) {
     if (!changes.length) continue;
-    lines.push("", `### ${api}`, "", `${versionSentence(v)}.${v.fails ? ` **${v.reason}.**` : ""}`, "");
+    const sentence = versionSentence(v);
+    // The version sentence already says what was needed and what was made ("info.version is still
+    // 1.0.0", "... is a minor bump"); only a version that is not semver needs the reason spelled out.
+    const verdictText = !v.fails ? "" : v.made === "not semver" && v.reason ? ` **${v.reason}.**` : " **Fails.**";
+    lines.push("", `### ${api}`, "", `${sentence}.${verdictText}`, "");
     lines.push("| | change | operation | what | where |", "|---|---|---|---|---|");
     for (const c of sortChanges(changes)) {
       const where = `\`${c.pointer}\`${c.definedIn ? ` (defined in \`${c.definedIn}\`)` : ""}`;

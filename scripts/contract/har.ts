@@ -1,7 +1,7 @@
 // Traffic validation: HAR 1.2 entries checked against a bundle with the contract checker, and a
 // fetch wrapper that records HAR entries (tests record real traffic with it).
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
-import type { OpenApiDoc } from "./document.ts";
+import { HTTP_METHODS, type OpenApiDoc } from "./document.ts";
 
 export interface HarHeader {
   name: string;
@@ -50,20 +50,73 @@ export interface HarViolation extends Violation {
 
 export interface HarReport {
   checked: number;
-  /** Entries whose URL is outside the base path. */
+  /** Entries that are not the API's (outside the base path, or matching none of its paths). */
   skipped: number;
+  /** Up to 10 of the skipped entries, "GET /v1/other": what was left out, to catch a wrong base path. */
+  unmatched: string[];
   violations: HarViolation[];
 }
 
-/** Checks every entry whose URL path is under basePath ("/v1"; "" or "/" for all). */
-export function validateHar(doc: OpenApiDoc, har: Har, options: { basePath: string } & CheckerOptions): HarReport {
+/** The path part of a server URL, its variables as templates: "https://{host}/api/{v}/" -> "/api/{v}". */
+export function serverPathOf(url: string): string {
+  const withoutOrigin = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "");
+  return withoutOrigin.replace(/[?#].*$/, "").replace(/\/+$/, "");
+}
+
+/** A base path template as a regular expression matching it at the start of a path. */
+function baseRegExp(base: string): RegExp {
+  const source = base
+    .split(/(\{[^}]+\})/)
+    .map((part) => (/^\{[^}]+\}$/.test(part) ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${source}(?=/|$)`);
+}
+
+export interface HarOptions extends CheckerOptions {
+  /**
+   * Given: every entry under this base path ("/v1", "/api/{version}"; "" for all) is the API's, and
+   * one that matches none of its operations is a violation. Not given: an entry is the API's when its
+   * whole path matches one of the description's server paths followed by one of its path templates
+   * (or a path template alone: the mock serves them without a base path); the others are skipped.
+   */
+  basePath?: string;
+}
+
+/** Checks the API's entries of a HAR file against its description. */
+export function validateHar(doc: OpenApiDoc, har: Har, options: HarOptions): HarReport {
   const checker = contractChecker(doc, options);
-  const basePath = options.basePath.replace(/\/+$/, "");
-  const report: HarReport = { checked: 0, skipped: 0, violations: [] };
+  const explicit = options.basePath === undefined ? undefined : options.basePath.replace(/\/+$/, "");
+  const servers = Array.isArray(doc.servers) ? (doc.servers as { url?: unknown }[]) : [];
+  const bases = [...new Set([...servers.map((s) => (typeof s.url === "string" ? serverPathOf(s.url) : "")), ""])]
+    .sort((a, b) => b.length - a.length)
+    .map((base) => ({ base, regexp: baseRegExp(base) }));
+  const documentedPath = (path: string) => HTTP_METHODS.some((m) => checker.match(m, path));
+
+  /** The base path the entry is under, or undefined when it is not the API's. */
+  function baseOf(pathname: string): string | undefined {
+    if (explicit !== undefined) return explicit === "" || baseRegExp(explicit).test(pathname) ? (baseRegExp(explicit).exec(pathname)?.[0] ?? "") : undefined;
+    for (const { regexp } of bases) {
+      const found = regexp.exec(pathname);
+      if (found && documentedPath(pathname.slice(found[0].length) || "/")) return found[0];
+    }
+    return undefined;
+  }
+
+  const report: HarReport = { checked: 0, skipped: 0, unmatched: [], violations: [] };
   (har.log?.entries ?? []).forEach((entry, index) => {
-    const exchange = exchangeOf(entry, basePath);
+    let pathname: string;
+    try {
+      pathname = new URL(entry.request.url).pathname;
+    } catch {
+      report.skipped++;
+      return;
+    }
+    const base = baseOf(pathname);
+    const exchange = base === undefined ? undefined : exchangeOf(entry, base);
     if (!exchange) {
       report.skipped++;
+      const line = `${entry.request.method} ${pathname}`;
+      if (report.unmatched.length < 10 && !report.unmatched.includes(line)) report.unmatched.push(line);
       return;
     }
     report.checked++;

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
 import type { OpenApiDoc } from "./document.ts";
+import type { Har, HarEntry } from "./har.ts";
 
 export interface Exchange {
   method: string;
@@ -15,6 +16,51 @@ export interface Exchange {
   status: number;
   violations: Violation[];
   milliseconds: number;
+  /** The exchange as a HAR 1.2 entry, as the client saw it (the proxy's URL): `proxy --record`. */
+  entry: HarEntry;
+}
+
+const harHeaders = (headers: Record<string, string | string[] | undefined>) =>
+  Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: v }))));
+
+/** A HAR 1.2 entry of one exchange; the body is kept as text (base64 when it is not UTF-8). */
+function harEntry(started: Date, milliseconds: number, method: string, url: URL, req: IncomingMessage, body: Buffer, status: number, statusText: string, headers: Record<string, string>, payload: Buffer): HarEntry {
+  const text = payload.toString("utf8");
+  const binary = !Buffer.from(text, "utf8").equals(payload);
+  const requestType = req.headers["content-type"];
+  return {
+    startedDateTime: started.toISOString(),
+    time: milliseconds,
+    request: {
+      method,
+      url: url.href,
+      httpVersion: `HTTP/${req.httpVersion}`,
+      headers: harHeaders(req.headers),
+      queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
+      cookies: [],
+      headersSize: -1,
+      bodySize: body.length,
+      ...(body.length ? { postData: { mimeType: typeof requestType === "string" ? requestType : "", text: body.toString("utf8") } } : {}),
+    },
+    response: {
+      status,
+      statusText,
+      httpVersion: "HTTP/1.1",
+      headers: harHeaders(headers),
+      cookies: [],
+      content: { size: payload.length, mimeType: headers["content-type"] ?? "", text: binary ? payload.toString("base64") : text, ...(binary ? { encoding: "base64" } : {}) },
+      redirectURL: headers.location ?? "",
+      headersSize: -1,
+      bodySize: payload.length,
+    },
+    cache: {},
+    timings: { send: 0, wait: milliseconds, receive: 0 },
+  };
+}
+
+/** The HAR file of recorded entries (what `proxy --record` writes and `validate` reads). */
+export function harOf(entries: HarEntry[]): Har {
+  return { log: { version: "1.2", creator: { name: "contract-toolkit proxy", version: "1" }, entries } };
 }
 
 export interface ProxyOptions extends CheckerOptions {
@@ -35,6 +81,7 @@ export function validatingProxy(options: ProxyOptions) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    const startedAt = new Date();
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -46,7 +93,7 @@ export function validatingProxy(options: ProxyOptions) {
       chunks.push(chunk);
     }
     const body = Buffer.concat(chunks);
-    const url = new URL(req.url ?? "/", "http://proxy");
+    const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "proxy"}`);
     const method = (req.method ?? "GET").toUpperCase();
     const below = url.pathname.startsWith(options.basePath + "/") ? url.pathname.slice(options.basePath.length) : undefined;
     if (below === undefined) {
@@ -58,6 +105,7 @@ export function validatingProxy(options: ProxyOptions) {
 
     let answer: WireResponse;
     let payload: Buffer;
+    let statusText = "";
     try {
       const response = await fetch(upstream + below + url.search, {
         method,
@@ -66,12 +114,16 @@ export function validatingProxy(options: ProxyOptions) {
         redirect: "manual",
       });
       payload = Buffer.from(await response.arrayBuffer());
+      statusText = response.statusText;
       const responseHeaders: Record<string, string> = {};
       response.headers.forEach((value, name) => (responseHeaders[name] = value));
       answer = { status: response.status, headers: responseHeaders, body: payload.toString("utf8") };
     } catch (error) {
-      res.writeHead(502, { "Content-Type": "text/plain" }).end(`the proxy could not reach ${upstream}: ${(error as Error).message}`);
-      options.onExchange({ method, url: url.pathname + url.search, status: 502, violations: [], milliseconds: performance.now() - started });
+      const text = `the proxy could not reach ${upstream}: ${(error as Error).message}`;
+      res.writeHead(502, { "Content-Type": "text/plain" }).end(text);
+      const milliseconds = performance.now() - started;
+      const entry = harEntry(startedAt, milliseconds, method, url, req, body, 502, "Bad Gateway", { "content-type": "text/plain" }, Buffer.from(text));
+      options.onExchange({ method, url: url.pathname + url.search, status: 502, violations: [], milliseconds, entry });
       return;
     }
     const forwarded: Record<string, string> = {};
@@ -86,7 +138,15 @@ export function validatingProxy(options: ProxyOptions) {
       headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
       body: body.toString("utf8"),
     };
-    options.onExchange({ method, url: url.pathname + url.search, status: answer.status, violations: checker.checkExchange(request, answer), milliseconds: performance.now() - started });
+    const milliseconds = performance.now() - started;
+    options.onExchange({
+      method,
+      url: url.pathname + url.search,
+      status: answer.status,
+      violations: checker.checkExchange(request, answer),
+      milliseconds,
+      entry: harEntry(startedAt, milliseconds, method, url, req, body, answer.status, statusText, answer.headers, payload),
+    });
   };
 }
 

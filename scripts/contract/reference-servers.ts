@@ -23,7 +23,7 @@ export interface RunningReferenceServer {
 }
 
 export interface ReferenceServer {
-  /** The API's name in scripts/apis.ts (its bundle is generated/<api>/openapi.json). */
+  /** The API's name in redocly.yaml (its bundle is generated/<api>/openapi.json). */
   api: string;
   /** Starts the server on 127.0.0.1, any free port. */
   start(): Promise<RunningReferenceServer>;
@@ -101,6 +101,23 @@ export function jsonErrorsEnvelope(mediaType: string, isItem: (item: unknown) =>
     } catch {
       return ["the error body is not JSON"];
     }
+  };
+}
+
+/**
+ * The profile of an API this toolkit has no server for: no default credentials (give them with
+ * --header), unknown query parameters ignored (OpenAPI lets a server do so), and an error answer
+ * judged by the description alone: it must have a body (its status, media type and schema are
+ * checked against the description with every other answer).
+ */
+export function describedProfile(api: string): ReferenceServer {
+  return {
+    api,
+    start: () => Promise.reject(new Error(`${api} has no reference server in this toolkit: give a server's URL`)),
+    refusesUnknownQueryParameters: false,
+    headers: {},
+    workflowInputs: {},
+    errorEnvelope: (response) => (response.body?.trim() ? [] : ["the error body is empty"]),
   };
 }
 

@@ -1,14 +1,17 @@
-// Builds the docs site: for every API a docs bundle (the generated bundle plus code samples) and a
-// self-contained Redoc page, then the index page. The committed bundles are only read.
+// Builds the docs site: for every API a docs bundle (the generated bundle plus code samples, with the
+// configured servers), a self-contained Redoc page and a try-it page (scripts/docs/try-it.ts), then
+// the index page. The committed bundles are only read.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { APIS, type ApiInfo } from "../apis.ts";
+import { APIS, PROJECT_ROOT, readBundle, type ApiInfo } from "../apis.ts";
+import { outputRoot, redoclyCommand } from "../project.ts";
 import { operationsOf, type OpenApiDoc } from "../contract/document.ts";
 import { SAMPLE_LANGUAGES, withCodeSamples } from "./code-samples.ts";
 import { indexPage } from "./index-page.ts";
+import { configuredServers, copyConsoleAssets, tryItPage, withServers } from "./try-it.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
+const root = PROJECT_ROOT;
 
 /** Redoc options: show only our two sample languages (Redoc would otherwise generate nine more). */
 export const REDOC_OPTIONS = { codeSamples: { languages: SAMPLE_LANGUAGES } };
@@ -28,14 +31,15 @@ export interface DocsBuild {
   milliseconds: number;
 }
 
-export async function buildDocs({ outDir = path.join(root, "dist", "docs"), apis = APIS } = {}): Promise<DocsBuild> {
+export async function buildDocs({ outDir = path.join(outputRoot(), "dist", "docs"), apis = APIS } = {}): Promise<DocsBuild> {
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(path.join(outDir, "openapi"), { recursive: true });
+  const consoleScript = copyConsoleAssets(outDir);
   const pages = await Promise.all(
     apis.map(async (api): Promise<BuiltPage> => {
-      const bundle = JSON.parse(readFileSync(path.join(root, "generated", api.name, "openapi.json"), "utf8")) as OpenApiDoc;
-      const doc = withCodeSamples(bundle, api);
+      const bundle = readBundle<OpenApiDoc>(api);
+      const doc = withServers(withCodeSamples(bundle, api), configuredServers(api));
       const docPath = path.join(outDir, "openapi", `${api.name}.json`);
       writeFileSync(docPath, JSON.stringify(doc, null, 2) + "\n");
       const file = `${api.name}.html`;
@@ -53,6 +57,7 @@ export async function buildDocs({ outDir = path.join(root, "dist", "docs"), apis
       ]);
       const page = path.join(outDir, file);
       writeFileSync(page, withPageChrome(readFileSync(page, "utf8")));
+      writeFileSync(path.join(outDir, `${api.name}-try.html`), tryItPage(api, doc, consoleScript));
       return { api, file, doc, operations: operationsOf(doc).length };
     }),
   );
@@ -84,11 +89,8 @@ export function withPageChrome(html: string): string {
 /** Runs the Redocly CLI quietly; its output is only shown when it fails. */
 function redocly(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(root, "node_modules", ".bin", "redocly"), args, {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
-    });
+    const command = redoclyCommand(args);
+    const child = spawn(command.command, command.args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: command.env });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));

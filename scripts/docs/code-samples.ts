@@ -18,9 +18,10 @@ export const SAMPLE_LANGUAGES = [
   { lang: "TypeScript", label: "TypeScript" },
 ] as const;
 
-/** The reference server's base URL, the one the generated client defaults to. */
+/** The base URL the samples call: the reference server on this machine, or the description's first server. */
 export function baseUrlOf(api: ApiInfo): string {
-  return `http://127.0.0.1:${api.serverPort}${api.basePath}`;
+  const local = !api.serverUrl || /^https?:\/\/(127\.0\.0\.1|localhost)[:/]/.test(api.serverUrl + "/");
+  return local ? `http://127.0.0.1:${api.serverPort}${api.basePath}` : api.serverUrl;
 }
 
 /** The environment variable the samples read the token from: MESH_TOKEN, ORG_PLATFORM_TOKEN... */

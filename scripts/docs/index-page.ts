@@ -124,10 +124,11 @@ function apiSection(api: ApiInfo, doc: OpenApiDoc): string {
   return `    <section id="${api.name}">
       <h2><a href="${api.name}.html">${escapeHtml(api.title)}</a></h2>
       <p>${summary ? inline(summary) : "Not described yet."} <a href="${api.name}.html">Reference</a> (${operations} operation${operations === 1 ? "" : "s"}),
+      <a href="${api.name}-try.html">try it</a> (send requests from this page),
       <a href="openapi/${api.name}.json">description with code samples</a> (JSON).</p>
       <dl>
-        <dt>Reference server</dt>
-        <dd><code>${baseUrlOf(api)}</code> (<code>npm start</code>)</dd>
+        <dt>${api.hasReferenceServer ? "Reference server" : "Server"}</dt>
+        <dd><code>${baseUrlOf(api)}</code> (${api.hasReferenceServer ? "<code>npm start</code>" : "from the description"})</dd>
         <dt>Prism mock</dt>
         <dd><code>http://127.0.0.1:${api.mockPort}</code> (<code>npm run mock</code>; the same paths, without the <code>${escapeHtml(api.basePath)}</code> prefix)</dd>
         <dt>Authentication</dt>

@@ -4,14 +4,12 @@
 import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
-import path from "node:path";
 import { createInterface } from "node:readline";
-import { loadBundle } from "../../server/shared/openapi.ts";
+import { bundlePath, readBundle } from "../apis.ts";
 import type { OpenApiDoc } from "../contract/document.ts";
+import { toolCommand } from "../project.ts";
+import { describedErrorsProfile } from "./described-errors.ts";
 import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
-
-const root = path.resolve(import.meta.dirname, "..", "..");
-const prismBin = path.join(root, "node_modules", ".bin", "prism");
 
 export interface RunningMock {
   /** http://host:port, the mock's public address (no base path: Prism serves the paths as described). */
@@ -43,10 +41,11 @@ export interface MockOptions {
 }
 
 export async function startMock(api: string, options: MockOptions = {}): Promise<RunningMock> {
-  const profile = MOCK_PROFILES[api];
-  if (!profile) throw new Error(`no mock profile for ${api}`);
+  const doc = readBundle<OpenApiDoc>({ name: api });
+  // This toolkit's APIs have a profile written from their servers; any other answers in the envelope its description documents.
+  const profile = MOCK_PROFILES[api] ?? describedErrorsProfile(doc);
   const internalPort = await freePort();
-  const handler = mockFront({ doc: loadBundle(api) as OpenApiDoc, profile, upstream: `http://127.0.0.1:${internalPort}`, log: options.onFrontLine });
+  const handler = mockFront({ doc, profile, upstream: `http://127.0.0.1:${internalPort}`, log: options.onFrontLine });
   // The port is taken at once (a port in use fails before Prism starts); requests wait for Prism.
   let prismReady!: () => void;
   const ready = new Promise<void>((resolve) => (prismReady = resolve));
@@ -57,7 +56,8 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   const { address, port } = front.address() as AddressInfo;
   const closeFront = () => new Promise<void>((resolve) => { front.closeAllConnections(); front.close(() => resolve()); });
 
-  const child = spawn(prismBin, ["mock", "--host", "127.0.0.1", "--port", String(internalPort), path.join(root, "generated", api, "openapi.json")], {
+  const [node, prism] = toolCommand("@stoplight/prism-cli", "prism");
+  const child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), bundlePath({ name: api })], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let closing = false;

@@ -148,3 +148,20 @@ describe("responses", () => {
     expect(pointersOf(get("/pets/1"), answer(200, undefined, ""))).toEqual(["/response/body: status 200 documents a body and there is none"]);
   });
 });
+
+describe("binary bodies", () => {
+  const binary: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {
+      "/qr": { get: { operationId: "getQr", responses: { "200": { description: "ok", content: { "image/png": { schema: { type: "string", format: "binary" } } } } } } },
+    },
+  };
+  const request: WireRequest = { method: "GET", path: "/qr", query: [], rawQuery: "", headers: {} };
+
+  it("are not checked against their schema (they are not decoded), but their media type is", () => {
+    const checker = contractChecker(binary);
+    expect(checker.checkExchange(request, { status: 200, headers: { "content-type": "image/png" }, body: "\x89PNG..." })).toEqual([]);
+    expect(checker.checkExchange(request, { status: 200, headers: { "content-type": "image/gif" }, body: "GIF89a" }).map((v) => v.pointer)).toEqual(["/response/headers/content-type"]);
+  });
+});

@@ -342,7 +342,7 @@ describe("verdict and report", () => {
     expect(markdown.split("\n")).toEqual([
       "## Breaking-change check against `0123456789ab`",
       "",
-      "**Fails**: mesh (info.version is still 1.0.0).",
+      "**Fails**: mesh (1 breaking change without a major version bump).",
       "",
       "| API | version | breaking | other | needs | verdict |",
       "|---|---|---|---|---|---|",
@@ -351,7 +351,7 @@ describe("verdict and report", () => {
       "",
       "### mesh",
       "",
-      "needs a major version bump (breaking changes), at least 2.0.0; info.version is still 1.0.0. **info.version is still 1.0.0.**",
+      "needs a major version bump (breaking changes), at least 2.0.0; info.version is still 1.0.0. **Fails.**",
       "",
       "| | change | operation | what | where |",
       "|---|---|---|---|---|",
@@ -359,6 +359,10 @@ describe("verdict and report", () => {
       '| ok | `response-property-added` | PUT /items/{id} (putItem) | new field "Extra" | `/paths/~1items~1{id}/put/responses/200/content/application~1json/schema/properties/Extra` (defined in `#/components/schemas/Item/properties/Extra`) |',
       "",
     ]);
+    // Each reason once: no line repeats "info.version is still".
+    expect(markdown.match(/info\.version is still/g)).toHaveLength(1);
+    const minor = formatMarkdown([diffApi("mesh", before, { ...grown, info: { ...grown.info, version: "1.1.0" } })]);
+    expect(minor.match(/is a minor bump/g)).toHaveLength(1);
   });
 });
 

@@ -227,7 +227,58 @@ describe("npm run validate", () => {
     const clean = path.join(scratch, "clean.har");
     writeFileSync(clean, JSON.stringify(har));
     const result = run("mesh", clean, "--base-path", "/api/v2");
-    expect(result.stderr).toContain("is under /api/v2: wrong API or --base-path?");
+    expect(result.stderr).toContain("is an exchange of mesh (outside /api/v2: PUT /v1/config, ");
+    expect(result.stderr).toContain("wrong API or --base-path?");
     expect(result.status).toBe(2);
+    // Another API's traffic: none of it matches a mesh path template.
+    const secrets = structuredClone(har);
+    for (const e of secrets.log.entries) e.request.url = e.request.url.replace(/\/v1\/.*$/, "/v1/sys/rekey/init");
+    writeFileSync(clean, JSON.stringify(secrets));
+    const other = run("mesh", clean);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toContain("(matching no operation of the description: PUT /v1/sys/rekey/init, GET /v1/sys/rekey/init");
+  });
+});
+
+describe("which entries are the API's: whole path templates", () => {
+  const entryAt = (url: string, method = "GET"): HarEntry => {
+    const copy = structuredClone(har.log.entries.find(is("GET", "/agent/self", 200))!);
+    copy.request.url = url;
+    copy.request.method = method;
+    return copy;
+  };
+  const origin = () => new URL(mesh.baseUrl).origin;
+
+  it("without a base path: the description's server paths, each followed by a path template", () => {
+    const report = validateHar(bundle, har, {});
+    expect(report).toMatchObject({ checked: har.log.entries.length, skipped: 0, violations: [] });
+  });
+
+  it("skips another API's traffic under the same /v1 and anything else, and names it", () => {
+    const mixed = structuredClone(har);
+    mixed.log.entries.push(entryAt(`${origin()}/v1/sys/rekey/init`), entryAt(`${origin()}/favicon.ico`), entryAt(`${origin()}/v1`));
+    const report = validateHar(bundle, mixed, {});
+    expect(report).toMatchObject({ checked: har.log.entries.length, skipped: 3, violations: [] });
+    expect(report.unmatched).toEqual(["GET /v1/sys/rekey/init", "GET /favicon.ico", "GET /v1"]);
+    // With --base-path everything under it is the API's: the prefix rule, stricter.
+    const strict = validateHar(bundle, mixed, { basePath: "/v1" });
+    expect(strict.violations.map((v) => v.reason)).toEqual([expect.stringMatching(/no operation is documented for GET \/sys\/rekey\/init/), expect.stringMatching(/no operation is documented for GET \//)]);
+  });
+
+  it("a documented path with an undocumented method is the API's, and a violation", () => {
+    const wrong = { log: { ...har.log, entries: [entryAt(`${origin()}/v1/agent/self`, "DELETE")] } };
+    const report = validateHar(bundle, wrong, {});
+    expect(report.checked).toBe(1);
+    expect(report.violations).toMatchObject([{ kind: "undocumented-operation" }]);
+  });
+
+  it("takes the mock's paths (no base path) and server paths with variables", () => {
+    const mock = { log: { ...har.log, entries: [entryAt("http://127.0.0.1:4030/agent/self")] } };
+    expect(validateHar(bundle, mock, {})).toMatchObject({ checked: 1, skipped: 0, violations: [] });
+    const templated = { ...bundle, servers: [{ url: "https://{host}/gateway/{stage}/v1", variables: { host: { default: "x" }, stage: { default: "prod" } } }] };
+    const gateway = { log: { ...har.log, entries: [entryAt("https://mesh.example.com/gateway/blue/v1/agent/self"), entryAt("https://mesh.example.com/gateway/v1/agent/self")] } };
+    const report = validateHar(templated, gateway, {});
+    expect(report).toMatchObject({ checked: 1, skipped: 1, violations: [] });
+    expect(validateHar(bundle, gateway, { basePath: "/gateway/{stage}/v1" })).toMatchObject({ checked: 1, skipped: 1 });
   });
 });

@@ -1,12 +1,19 @@
 // The validating proxy (npm run proxy): forwards to a real implementation unchanged and reports
 // every request and response that breaks the description, as it happens.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatExchange, startValidatingProxy, type Exchange } from "../../scripts/contract/proxy.ts";
 import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+import { validateHar, type Har } from "../../scripts/contract/har.ts";
+import { freePort, run, start } from "../helpers/run.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
 
 const mesh = REFERENCE_SERVERS.find((s) => s.api === "mesh")!;
 let server: RunningReferenceServer;
@@ -76,5 +83,55 @@ describe("validating proxy", () => {
     const { url, seen } = await proxyTo("http://127.0.0.1:1/v1");
     expect((await fetch(`${url}/discovery-chain/web`)).status).toBe(502);
     expect(seen[0]!.status).toBe(502);
+  });
+});
+
+describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
+  it("writes what passed through, as the client saw it, in a form validate reads back", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "proxy-record-"));
+    const file = path.join(dir, "recorded.har");
+    const port = await freePort();
+    const proxy = await start("npx", ["tsx", "scripts/proxy.ts", "mesh", server.baseUrl, "--port", String(port), "--record", file], { cwd: root, ready: /validating proxy on/ });
+    try {
+      const base = `http://127.0.0.1:${port}/v1`;
+      expect((await fetch(`${base}/discovery-chain/web`, { headers: { "X-Mesh-Token": "contract-tests-management-token" } })).status).toBe(200);
+      const put = await fetch(`${base}/config`, { method: "PUT", headers: { "Content-Type": "application/json", "X-Mesh-Token": "contract-tests-management-token" }, body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: "htp" }) });
+      expect(put.status).toBe(400);
+      // Kept up to date as exchanges come (each just after its answer went out): readable before the proxy stops.
+      const read = () => JSON.parse(readFileSync(file, "utf8")) as Har;
+      for (let i = 0; i < 50 && read().log.entries.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      const har = read();
+      expect(har.log.entries.map((e) => [e.request.method, e.request.url, e.response.status])).toEqual([
+        ["GET", `${base}/discovery-chain/web`, 200],
+        ["PUT", `${base}/config`, 400],
+      ]);
+      expect(har.log.entries[1]!.request.postData?.text).toContain('"Protocol":"htp"');
+      expect(JSON.parse(har.log.entries[0]!.response.content.text!).Chain.ServiceName).toBe("web");
+      // The proxy saw the bad PUT; validate, reading the file back, sees it too.
+      const report = validateHar(loadBundle("mesh") as OpenApiDoc, har, {});
+      expect(report.checked).toBe(2);
+      expect(report.violations.map((v) => v.pointer)).toEqual(["/request/body/Protocol"]);
+      const validate = await run("npx", ["tsx", "scripts/validate-har.ts", "mesh", file], { cwd: root });
+      expect(validate.code).toBe(1);
+      expect(validate.stdout).toContain("mesh: 2 entries checked against generated/mesh/openapi.json: 1 violation(s) in 1 entries");
+    } finally {
+      await proxy.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(proxy.output()).toContain(`2 exchange(s), 1 breaking the description; recorded in ${file}`);
+  });
+
+  it("says so when the file cannot be written", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "proxy-record-"));
+    // A folder that is a file.
+    const file = path.join(dir, "a-file", "x.har");
+    writeFileSync(path.join(dir, "a-file"), "");
+    try {
+      const result = await run("npx", ["tsx", "scripts/proxy.ts", "mesh", "http://127.0.0.1:1/v1", "--port", "0", "--record", file], { cwd: root });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`proxy: --record ${file}:`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

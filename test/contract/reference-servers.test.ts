@@ -1,12 +1,17 @@
-// The table of reference servers: every entry names an API of scripts/apis.ts, starts, and answers
+// The table of reference servers: every entry names an API of redocly.yaml, starts, and answers
 // under its base path; the error envelopes the property test judges refusals by.
 import { describe, expect, it } from "vitest";
-import { APIS } from "../../scripts/apis.ts";
+import { APIS, REFERENCE_SERVER_APIS } from "../../scripts/apis.ts";
 import { jsonErrorsEnvelope, plainTextEnvelope, REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
 
 describe("reference servers", () => {
+  it("are the APIs the registry says have one", () => {
+    expect(REFERENCE_SERVERS.map((s) => s.api).sort()).toEqual([...REFERENCE_SERVER_APIS].sort());
+    expect(APIS.filter((a) => a.hasReferenceServer).map((a) => a.name).sort()).toEqual([...REFERENCE_SERVER_APIS].sort());
+  });
+
   for (const server of REFERENCE_SERVERS) {
-    it(`${server.api}: an API of scripts/apis.ts, served in-process under its base path`, async () => {
+    it(`${server.api}: an API of redocly.yaml, served in-process under its base path`, async () => {
       const api = APIS.find((a) => a.name === server.api);
       expect(api).toBeDefined();
       const running = await server.start();

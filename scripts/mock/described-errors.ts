@@ -1,0 +1,129 @@
+// The mock's error envelope for an API this toolkit has no profile for (any description added with
+// `npm run add-api`): a refused request is answered with the error response the description
+// documents for it (the operation's 400, 422, 4XX or default; 404, 405, 401 found anywhere in the
+// description), its media type and a body built from its schema with the message in the field
+// meant for it (detail, message, error...). A body that breaks the schema gives way to the
+// response's own example. With nothing documented, an RFC 9457 problem document. Pure: no I/O.
+import { contractChecker } from "../contract/checker.ts";
+import { deref, isObject, operationsOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { describeViolation, unmatchedPrefer, type MockAnswer, type MockProfile, type MockRefusal } from "./front.ts";
+
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 415: "Unsupported Media Type", 422: "Unprocessable Content" };
+/** Where a message goes, most specific first. */
+const MESSAGE_FIELDS = ["detail", "message", "error_description", "errorMessage", "error", "msg", "reason", "description", "title"];
+
+/** A value of the schema with `message` in its message field and `status` in its status field. */
+export function errorBody(doc: OpenApiDoc, schema: unknown, message: string, status: number, depth = 0): Json {
+  const s = deref<JsonObject>(doc, schema).value;
+  if (!isObject(s) || depth > 8) return message;
+  if ("const" in s) return s.const!;
+  if (Array.isArray(s.allOf)) {
+    const parts = s.allOf.map((part) => errorBody(doc, part, message, status, depth + 1));
+    return parts.every(isObject) ? Object.assign({}, ...parts) : parts[0]!;
+  }
+  for (const key of ["oneOf", "anyOf"] as const) if (Array.isArray(s[key]) && s[key].length) return errorBody(doc, s[key][0], message, status, depth + 1);
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (types.includes("object") || isObject(s.properties)) {
+    const properties = isObject(s.properties) ? s.properties : {};
+    const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
+    const names = Object.keys(properties);
+    const messageField = MESSAGE_FIELDS.find((f) => names.includes(f) && typeOf(doc, properties[f]) === "string");
+    const out: JsonObject = {};
+    for (const name of names) {
+      const property = deref<JsonObject>(doc, properties[name]).value;
+      if (name === messageField) out[name] = message;
+      else if (/^(status|code|status_?code)$/i.test(name) && ["integer", "number"].includes(typeOf(doc, property) ?? "")) out[name] = status;
+      else if (/^(status|code)$/i.test(name) && typeOf(doc, property) === "string" && !Array.isArray(property.enum)) out[name] = String(status);
+      else if (name === "title" && typeOf(doc, property) === "string") out[name] = STATUS_TEXT[status] ?? `HTTP ${status}`;
+      else if (required.has(name) || "example" in property || Array.isArray(property.examples)) out[name] = sampleOf(doc, property, message, status, depth + 1);
+    }
+    return out;
+  }
+  if (types.includes("array")) return [errorBody(doc, s.items ?? { type: "string" }, message, status, depth + 1)];
+  return sampleOf(doc, s, message, status, depth);
+}
+
+function typeOf(doc: OpenApiDoc, schema: unknown): string | undefined {
+  const s = deref<JsonObject>(doc, schema).value;
+  if (!isObject(s)) return undefined;
+  const t = Array.isArray(s.type) ? s.type.find((x) => x !== "null") : s.type;
+  return typeof t === "string" ? t : isObject(s.properties) ? "object" : undefined;
+}
+
+function sampleOf(doc: OpenApiDoc, schema: JsonObject, message: string, status: number, depth: number): Json {
+  if ("example" in schema) return schema.example!;
+  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0]!;
+  if ("default" in schema) return schema.default!;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0]!;
+  switch (typeOf(doc, schema)) {
+    case "integer":
+    case "number":
+      return typeof schema.minimum === "number" ? schema.minimum : 0;
+    case "boolean":
+      return false;
+    case "object":
+    case "array":
+      return errorBody(doc, schema, message, status, depth);
+    case "string":
+      return schema.format === "uri" || schema.format === "uri-reference" ? "about:blank" : message;
+    default:
+      return null;
+  }
+}
+
+/** The response an operation documents for a status: exactly, then its class (4XX), then default. */
+function documentedResponse(doc: OpenApiDoc, operation: Operation | undefined, statuses: number[]): { status: number; response: JsonObject } | undefined {
+  const candidates = operation ? [operation] : operationsOf(doc);
+  for (const status of statuses) {
+    for (const op of candidates) {
+      const responses = isObject(op.operation.responses) ? op.operation.responses : {};
+      for (const key of [String(status), `${String(status)[0]}XX`, ...(operation ? ["default"] : [])]) {
+        if (key in responses) return { status, response: deref<JsonObject>(doc, responses[key]).value };
+      }
+    }
+  }
+  return undefined;
+}
+
+export function problemDocument(status: number, detail: string): MockAnswer {
+  return { status, contentType: "application/problem+json", body: JSON.stringify({ type: "about:blank", title: STATUS_TEXT[status] ?? `HTTP ${status}`, status, detail }) };
+}
+
+/** The answer for a refusal, in the envelope the description documents. */
+export function describedErrorAnswer(doc: OpenApiDoc, operation: Operation | undefined, statuses: number[], message: string, checker = contractChecker(doc)): MockAnswer {
+  const found = documentedResponse(doc, operation, statuses);
+  const content = found && isObject(found.response.content) ? found.response.content : undefined;
+  const mediaType = content ? Object.keys(content)[0] : undefined;
+  if (!found || !content || !mediaType) return problemDocument(found?.status ?? statuses[0]!, message);
+  const media = isObject(content[mediaType]) ? (content[mediaType] as JsonObject) : {};
+  const json = /json/i.test(mediaType);
+  let body: Json = errorBody(doc, media.schema ?? { type: "string" }, message, found.status);
+  // A body that breaks its own schema (a pattern, a format) gives way to the response's example.
+  if (operation && json) {
+    const problems = checker.checkResponseValue(operation, found.status, mediaType, body);
+    const examples = isObject(media.examples) ? Object.values(media.examples).map((e) => deref<JsonObject>(doc, e).value.value) : [];
+    const example = "example" in media ? media.example : examples.find((e) => e !== undefined);
+    if (problems.length && example !== undefined) body = example as Json;
+  }
+  const text = json ? JSON.stringify(body) : typeof body === "string" ? body : JSON.stringify(body);
+  return { status: found.status, contentType: mediaType, body: text };
+}
+
+/** A mock profile for any description: its documented errors, lenient where OpenAPI lets a server be. */
+export function describedErrorsProfile(doc: OpenApiDoc): MockProfile {
+  const checker = contractChecker(doc);
+  return {
+    // OpenAPI lets a server ignore query parameters it does not describe; most do.
+    refusesUnknownQuery: false,
+    bodyIsAlwaysJson: false,
+    putIsPost: false,
+    render(r: MockRefusal): MockAnswer {
+      if (r.kind === "not-found" || r.kind === "not-a-list") return describedErrorAnswer(doc, undefined, [404], `no operation at ${r.path}`);
+      if (r.kind === "unmatched-prefer") return describedErrorAnswer(doc, undefined, [r.status], unmatchedPrefer(r.prefer));
+      if (r.kind === "method-not-allowed") return describedErrorAnswer(doc, undefined, [405], `${r.method} is not allowed on ${r.path}`);
+      if (r.kind === "unauthenticated") return describedErrorAnswer(doc, undefined, [401, 403], "credentials are required");
+      const message = r.violations.map(describeViolation).join("; ");
+      return describedErrorAnswer(doc, r.operation, [400, 422], message, checker);
+    },
+  };
+}

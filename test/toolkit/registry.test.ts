@@ -1,0 +1,124 @@
+// The registry of APIs (redocly.yaml's `apis:`) and what an API with only a description gets from
+// it: derived settings, and the mock's errors in the envelope its description documents.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { APIS, readApis } from "../../scripts/apis.ts";
+import { operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
+import { describedErrorsProfile, errorBody } from "../../scripts/mock/described-errors.ts";
+import { projectRoot } from "../../scripts/project.ts";
+
+const work = mkdtempSync(path.join(tmpdir(), "registry-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function project(config: string, files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(work, "p-"));
+  writeFileSync(path.join(dir, "redocly.yaml"), config);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe("readApis", () => {
+  it("reads this repository's three APIs, in redocly.yaml's order, with their settings", () => {
+    expect(APIS.map((a) => [a.name, a.redoclyName, a.basePath, a.serverPort, a.mockPort, a.clientFactory, a.hasReferenceServer])).toEqual([
+      ["org-platform", "org-platform@v2", "/api/v2", 8080, 4010, "createOrgPlatformClient", true],
+      ["secrets", "secrets@v1", "/v1", 8200, 4020, "createSecretsClient", true],
+      ["mesh", "mesh@v1", "/v1", 8500, 4030, "createMeshClient", true],
+    ]);
+  });
+
+  it("derives an added API's settings from its description, and gives it the next free mock port", () => {
+    const dir = project(
+      "apis:\n  a@v1:\n    root: openapi/a/openapi.yaml\n    x-toolkit:\n      mockPort: 4010\n  pet-store@v2:\n    root: openapi/pet-store/openapi.yaml\n  bare@v1:\n    root: bare.yaml\n",
+      {
+        "openapi/a/openapi.yaml": "openapi: 3.1.0\ninfo: { title: A, version: 1.0.0 }\nservers: [{ url: 'http://127.0.0.1:8080/a' }]\npaths: {}\n",
+        "openapi/pet-store/openapi.yaml":
+          "openapi: 3.1.0\ninfo: { title: Pet Store, version: 2.0.0 }\nservers:\n  - url: 'https://{region}.pets.example.com/api/v2/'\n    variables: { region: { default: eu } }\npaths: {}\n",
+        "bare.yaml": "openapi: 3.1.0\ninfo: { title: Bare, version: 0.1.0 }\npaths: {}\n",
+      },
+    );
+    const [a, pets, bare] = readApis(path.join(dir, "redocly.yaml"));
+    expect(a).toMatchObject({ name: "a", mockPort: 4010, serverPort: 8080, basePath: "/a" });
+    expect(pets).toMatchObject({
+      name: "pet-store",
+      root: path.join("openapi", "pet-store", "openapi.yaml"),
+      title: "Pet Store",
+      serverUrl: "https://eu.pets.example.com/api/v2",
+      basePath: "/api/v2",
+      serverPort: 443,
+      mockPort: 4020,
+      clientFactory: "createPetStoreClient",
+      hasReferenceServer: false,
+    });
+    expect(bare).toMatchObject({ name: "bare", serverUrl: "", basePath: "", mockPort: 4030, title: "Bare" });
+  });
+
+  it("says which entry is wrong, in a sentence", () => {
+    const missing = project("apis:\n  gone@v1:\n    root: openapi/gone/openapi.yaml\n", {});
+    expect(() => readApis(path.join(missing, "redocly.yaml"))).toThrow("redocly.yaml: apis.gone@v1: openapi/gone/openapi.yaml does not exist");
+    const rootless = project("apis:\n  x@v1: {}\n", {});
+    expect(() => readApis(path.join(rootless, "redocly.yaml"))).toThrow("apis.x@v1 has no root");
+    expect(() => readApis(path.join(work, "nowhere", "redocly.yaml"))).toThrow("does not exist: the list of APIs is redocly.yaml's `apis:`");
+  });
+
+  it("finds the project from a subfolder, or from TOOLKIT_CONFIG", () => {
+    const dir = project("apis: {}\n", { "deep/er/x.txt": "" });
+    expect(projectRoot({}, path.join(dir, "deep", "er"))).toBe(dir);
+    expect(projectRoot({ TOOLKIT_CONFIG: path.join(dir, "redocly.yaml") }, "/")).toBe(dir);
+  });
+});
+
+const museumLike: OpenApiDoc = {
+  openapi: "3.1.0",
+  info: { title: "T", version: "1" },
+  paths: {
+    "/things/{id}": {
+      get: {
+        operationId: "getThing",
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+        responses: {
+          "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } },
+          "400": { $ref: "#/components/responses/BadRequest" },
+          "404": { description: "none", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        },
+      },
+    },
+  },
+  components: {
+    responses: { BadRequest: { description: "bad", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Error" } } } } },
+    schemas: { Error: { type: "object", required: ["type"], properties: { type: { type: "string", example: "object" }, title: { type: "string" } } } },
+  },
+};
+
+describe("the mock's errors for an API without a profile", () => {
+  const profile = describedErrorsProfile(museumLike);
+  const operation = operationsOf(museumLike)[0]!;
+
+  it("answers a bad request with the operation's documented 400, the message in its text field", () => {
+    const answer = profile.render({ kind: "invalid", operation, violations: [{ kind: "request-parameter", operation: operation.label, pointer: "/request/path/id", reason: "must be integer" }] });
+    expect(answer.status).toBe(400);
+    expect(answer.contentType).toBe("application/problem+json");
+    expect(JSON.parse(answer.body)).toEqual({ type: "object", title: 'path parameter "id" must be integer' });
+  });
+
+  it("answers an unknown path with the 404 the description documents somewhere", () => {
+    expect(profile.render({ kind: "not-found", path: "/nope" })).toMatchObject({ status: 404, contentType: "application/problem+json" });
+  });
+
+  it("falls back to an RFC 9457 problem document when nothing is documented", () => {
+    const answer = profile.render({ kind: "unauthenticated" });
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body)).toEqual({ type: "about:blank", title: "Unauthorized", status: 401, detail: "credentials are required" });
+  });
+
+  it("puts the message where the schema means it to go", () => {
+    const doc: OpenApiDoc = { paths: {} };
+    expect(errorBody(doc, { type: "object", required: ["code", "message"], properties: { code: { type: "integer" }, message: { type: "string" } } }, "m", 422)).toEqual({ code: 422, message: "m" });
+    expect(errorBody(doc, { type: "object", properties: { errors: { type: "array", items: { type: "string" } } }, required: ["errors"] }, "m", 400)).toEqual({ errors: ["m"] });
+    expect(errorBody(doc, { type: "string" }, "m", 400)).toBe("m");
+  });
+});
