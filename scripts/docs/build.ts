@@ -71,17 +71,21 @@ export const INDEX_LINK_TEXT = "← All APIs";
 /**
  * What Redoc's page lacks: a way back to the index, and code samples that stay readable next to the
  * copy button (at 1280-1400 px the first line ran under it and long lines were cut off): lines wrap,
- * and the block keeps the button's width free on the right.
+ * and the block keeps the button's width free on the right. The way back is a bar above the page, in
+ * the flow: a link pinned over the page covered the right panel's language switcher at 1340 px and
+ * the title at 390 px.
  */
 export function withPageChrome(html: string): string {
   const style = `<style id="toolkit-page-chrome">
-  .toolkit-index-link { position: fixed; top: 12px; right: 20px; z-index: 1000; padding: 4px 12px; border-radius: 999px;
-    background: #fff; border: 1px solid #d0d7de; font: 14px/1.5 system-ui, sans-serif; color: #1a5fb4; text-decoration: none; }
-  .toolkit-index-link:hover { text-decoration: underline; }
+  .toolkit-index-bar { display: block; margin: 0; padding: 6px 20px; background: #fff; border-bottom: 1px solid #d0d7de;
+    font: 14px/1.5 system-ui, sans-serif; }
+  .toolkit-index-link { color: #1a5fb4; text-decoration: none; }
+  .toolkit-index-link:hover, .toolkit-index-link:focus { text-decoration: underline; }
+  @media (max-width: 600px) { h1 { font-size: 1.75rem !important; line-height: 1.25 !important; } }
   [data-component-name="CodeBlock/CodeBlockContainer"] { white-space: pre-wrap !important; overflow-wrap: anywhere; padding-right: 3.25rem !important; }
   [data-component-name="CodeBlock/CodeBlockContainer"] code { white-space: pre-wrap !important; }
 </style>`;
-  const link = `<a class="toolkit-index-link" href="index.html">${INDEX_LINK_TEXT}</a>`;
+  const link = `<nav class="toolkit-index-bar" aria-label="All API references"><a class="toolkit-index-link" href="index.html">${INDEX_LINK_TEXT}</a></nav>`;
   if (!html.includes("</head>") || !/<body[^>]*>/.test(html)) throw new Error("the docs page has no <head> or <body> to add the index link to");
   return html.replace("</head>", `${style}\n</head>`).replace(/<body[^>]*>/, (body) => `${body}\n${link}`);
 }

@@ -309,3 +309,46 @@ describe.each(APIS.map((api) => [api.name, api] as const))("docs page of %s", (n
     expect(problems).toEqual([]);
   });
 });
+
+describe("the way back to the index, at a desktop and a phone width", () => {
+  it("covers neither the right panel's controls at 1340 px nor the title at 390 px", { timeout: 90_000 }, async () => {
+    const { page, problems, close } = await open(`${APIS[0]!.name}.html`);
+    await waitForRedoc(page);
+    const back = page.getByRole("link", { name: INDEX_LINK_TEXT, exact: true });
+    for (const width of [1340, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const overlaps = await back.evaluate((link) => {
+        const box = link.getBoundingClientRect();
+        const apart = (r: DOMRect) => r.right <= box.left || r.left >= box.right || r.bottom <= box.top || r.top >= box.bottom;
+        // Everything a reader may read or press at the top of the page: the title, buttons, tabs, links.
+        const targets = [...document.querySelectorAll("h1, h2, button, [role=tab], a, input")].filter((e) => e !== link && !link.contains(e));
+        return targets
+          .map((e) => ({ e, r: e.getBoundingClientRect() }))
+          .filter(({ r }) => r.width > 0 && r.height > 0 && !apart(r))
+          .map(({ e }) => `${e.tagName.toLowerCase()} ${(e.textContent ?? "").trim().slice(0, 40)}`);
+      });
+      expect(overlaps, `at ${width} px`).toEqual([]);
+      // The title fits the page, and no word of it is broken across lines.
+      const title = await page.locator("h1").first().evaluate((h) => {
+        const broken: string[] = [];
+        const text = h.firstChild;
+        if (text?.nodeType === Node.TEXT_NODE) {
+          const range = document.createRange();
+          for (const match of (text.textContent ?? "").matchAll(/\S+/g)) {
+            range.setStart(text, match.index!);
+            range.setEnd(text, match.index! + match[0].length);
+            if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(match[0]);
+          }
+        }
+        return { right: h.getBoundingClientRect().right, scroll: h.scrollWidth > h.clientWidth + 1, broken };
+      });
+      expect(title.right, `title at ${width} px`).toBeLessThanOrEqual(width);
+      expect(title.scroll, `title at ${width} px`).toBe(false);
+      expect(title.broken, `title at ${width} px`).toEqual([]);
+      await page.screenshot({ path: path.join(screenshots, `index-link-${width}.png`) });
+    }
+    await close();
+    expect(problems).toEqual([]);
+  });
+});
