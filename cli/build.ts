@@ -104,6 +104,25 @@ export function shrinkwrapFor(lock: { packages: Record<string, LockEntry> }, roo
   return { name: rootEntry.name, version: rootEntry.version, lockfileVersion: 3, requires: true, packages: { "": rootEntry, ...sorted } };
 }
 
+/** The packages patched under patches/ (`<name>+<version>.patch`), shipped inside the package. */
+const PATCHED_PACKAGES = readdirSync(path.join(root, "patches"))
+  .filter((file) => file.endsWith(".patch"))
+  .map((file) => file.slice(0, file.lastIndexOf("+")).replace(/\+/g, "/"));
+
+/** A shrinkwrap whose bundled packages (and what lies inside them) are marked as coming from the tarball. */
+export function withBundled(shrinkwrap: object, bundled: readonly string[]): object {
+  const { packages } = shrinkwrap as { packages: Record<string, LockEntry> };
+  for (const [at, entry] of Object.entries(packages)) {
+    if (bundled.some((name) => at === `node_modules/${name}` || at.startsWith(`node_modules/${name}/`))) {
+      const { resolved, integrity, ...rest } = entry;
+      void resolved;
+      void integrity;
+      packages[at] = { ...rest, inBundle: true };
+    }
+  }
+  return shrinkwrap;
+}
+
 /** Package names of bare imports (node:* and relative ones aside). */
 function packageOf(specifier: string): string | undefined {
   if (specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("node:")) return undefined;
@@ -173,6 +192,13 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   copyTree(path.join(root, "workflows"), path.join(outDir, "workflows"), (f) => /\.(arazzo|openapi)\.yaml$/.test(f) && !f.includes(`${path.sep}fixtures${path.sep}`));
   copyTree(path.join(root, "server"), path.join(outDir, "server"), (f) => f.endsWith(".json"));
   cpSync(path.join(root, "cli", "README.md"), path.join(outDir, "README.md"));
+  // Libraries this repository fixes under patches/ go inside the package as patched here: an
+  // installed toolkit gets them from its tarball (npm 11 runs no dependency's install script, so
+  // patch-package could not apply the patches there).
+  for (const name of PATCHED_PACKAGES) {
+    // What runs: the JavaScript, not the type declarations and source maps (the package is JavaScript only).
+    cpSync(path.join(root, "node_modules", name), path.join(outDir, "node_modules", name), { recursive: true, filter: (source) => !/\.(d\.ts|map)$/.test(source) });
+  }
 
   const manifest = {
     name: PACKAGE_NAME,
@@ -184,11 +210,12 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
     engines: rootPackage.engines,
     files: ["bin", "dist", "generated", "openapi", "server", "workflows", "redocly.yaml", "README.md", "npm-shrinkwrap.json"],
     dependencies,
+    bundleDependencies: PATCHED_PACKAGES.filter((name) => name in dependencies),
   };
   writeFileSync(path.join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
   const rootEntry = { name: PACKAGE_NAME, version: rootPackage.version, dependencies, bin: manifest.bin, engines: manifest.engines } as LockEntry;
-  writeFileSync(path.join(outDir, "npm-shrinkwrap.json"), JSON.stringify(shrinkwrapFor(lock, rootEntry), null, 2) + "\n");
+  writeFileSync(path.join(outDir, "npm-shrinkwrap.json"), JSON.stringify(withBundled(shrinkwrapFor(lock, rootEntry), manifest.bundleDependencies), null, 2) + "\n");
   return outDir;
 }
 
@@ -211,7 +238,11 @@ export function offlineInstallKit(tarball: string, into: string): string {
   const shrinkwrap = JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/npm-shrinkwrap.json"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })) as {
     packages: Record<string, LockEntry>;
   };
-  const { "": toolkit, ...dependencies } = shrinkwrap.packages;
+  const { "": toolkit, ...all } = shrinkwrap.packages;
+  // Hoisted to the kit's root, but for what the toolkit's tarball brings itself (its bundled packages).
+  const dependencies = Object.fromEntries(
+    Object.entries(all).map(([at, entry]) => [entry.inBundle ? `node_modules/${PACKAGE_NAME}/${at}` : at, entry]),
+  );
   const spec = `file:${path.relative(into, tarball).split(path.sep).join("/")}`;
   const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
   writeFileSync(path.join(into, "package.json"), JSON.stringify({ name: "toolkit-offline-install", private: true, dependencies: { [PACKAGE_NAME]: spec } }, null, 2) + "\n");

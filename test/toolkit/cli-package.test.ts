@@ -47,6 +47,8 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     expect(files).toContain("package/npm-shrinkwrap.json");
     expect(files).toContain("package/generated/mesh/openapi.json");
     expect(files).toContain("package/redocly.yaml");
+    // The libraries fixed under patches/, as patched here.
+    expect(files).toContain("package/node_modules/express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js");
     // Nothing to compile when it runs.
     expect(files.filter((f) => f.endsWith(".ts"))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(work, "toolkit", "package.json"), "utf8"));
@@ -82,6 +84,15 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
   it("serve: the reference servers answer", async () => {
     const self = await fetch(`${meshUrl}/agent/self`);
     expect(self.status).toBe(200);
+  });
+
+  it("serve: with the repository's fixed libraries (an empty include= is no include, as go-tfe sends it)", async () => {
+    const orgUrl = /org-platform .*(http:\/\/127\.0\.0\.1:\d+\/api\/v2)/.exec(serve!.output())![1]!;
+    const teams = await fetch(`${orgUrl}/organizations/acme/teams?include=`, { headers: { Authorization: "Bearer alice.atlasv1.dev-user-token" } });
+    expect(teams.status).toBe(200);
+    // The package carries the patched library itself, marked as bundled in its shrinkwrap.
+    const manifest = JSON.parse(readFileSync(path.join(work, "install", "node_modules", "@contract-first", "toolkit", "package.json"), "utf8")) as { bundleDependencies?: string[] };
+    expect(manifest.bundleDependencies).toEqual(["express-openapi-validator"]);
   });
 
   it("mock: a Ready line, and the mock answers", async () => {
