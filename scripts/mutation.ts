@@ -139,6 +139,22 @@ export const GUARD_MODULES: GuardModule[] = [
     tests: ["test/org-platform/domain.test.ts", "test/org-platform/access-precedence.test.ts"],
   },
   {
+    // What a request acts on, authorized from its path before its input is read.
+    name: "org-authorize",
+    mutate: "server/org-platform/service.ts",
+    functions: [/^\s+authorize\(caller/],
+    tests: ["test/org-platform/authorize.test.ts"],
+    // The route gives every parameter its path names; an absent one would name no resource, and so
+    // would any other default: "" and "Stryker was here!" both answer the same 404.
+    equivalent: ["organization_name", "oauth_client_id", "team_id"].map((name) => ({
+      mutator: "StringLiteral",
+      original: '""',
+      replacement: '"Stryker was here!"',
+      line: `params.${name} ?? ""`,
+      why: "an absent path parameter names no resource: any default that names none answers the same 404",
+    })),
+  },
+  {
     name: "replication-filter",
     mutate: "server/secrets/replication/domain/filter.ts",
     tests: ["test/secrets/replication-domain.test.ts", "test/secrets/replication-filter-precedence.test.ts"],
