@@ -270,3 +270,19 @@ export async function sequentialLatency(count: number, request: () => Promise<Re
 
 /** "ok" when a figure meets its target, "MISSED" otherwise. */
 export const verdict = (met: boolean) => (met ? "ok" : "**MISSED**");
+
+export interface Ports {
+  org: number;
+  secrets: number;
+  mesh: number;
+}
+
+/** The three servers' ports, from what `npm start` printed. */
+export function portsOf(output: string): Ports {
+  const port = (pattern: RegExp) => Number(pattern.exec(output)?.[1]);
+  return {
+    org: port(/^org-platform.*http:\/\/127\.0\.0\.1:(\d+)/m),
+    secrets: port(/^secrets.*http:\/\/127\.0\.0\.1:(\d+)/m),
+    mesh: port(/^mesh.*http:\/\/127\.0\.0\.1:(\d+)/m),
+  };
+}

@@ -8,7 +8,7 @@
 // the legitimate 300 connections from one address fit and the silent ones pass their share.
 import { connect, type Socket } from "node:net";
 import autocannon from "autocannon";
-import { int, mb, ms, progress, QUICK, report, rssOf, startChild, table, verdict, type Child } from "./lib.ts";
+import { int, mb, ms, portsOf, progress, QUICK, report, rssOf, startChild, table, verdict, type Child, type Ports } from "./lib.ts";
 import { ORG_TOKEN, SECRETS_TOKEN } from "./worlds.ts";
 
 const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? (QUICK ? 5 : 60));
@@ -18,21 +18,6 @@ const SLOW = "127.0.0.3";
 const EXPECTING = "127.0.0.4";
 const OVERSIZED = "127.0.0.5";
 const TEAM = "team-Mx7kRb2tYq9hWn5C";
-
-interface Ports {
-  org: number;
-  secrets: number;
-  mesh: number;
-}
-
-function portsOf(output: string): Ports {
-  const port = (pattern: RegExp) => Number(pattern.exec(output)?.[1]);
-  return {
-    org: port(/^org-platform.*http:\/\/127\.0\.0\.1:(\d+)/m),
-    secrets: port(/^secrets.*http:\/\/127\.0\.0\.1:(\d+)/m),
-    mesh: port(/^mesh.*http:\/\/127\.0\.0\.1:(\d+)/m),
-  };
-}
 
 /** Mixed reads and writes on each API: every connection alternates a read and a write. */
 function legitimate(ports: Ports): Array<{ api: string; run: () => ReturnType<typeof autocannon> }> {

@@ -3,23 +3,8 @@
 // one client sends maximum-size bodies.
 import { request } from "node:http";
 import autocannon from "autocannon";
-import { int, load, mb, ms, progress, report, rssOf, SECONDS, startChild, table, verdict, type Child, type LoadResult } from "./lib.ts";
+import { int, load, mb, ms, portsOf, progress, report, rssOf, SECONDS, startChild, table, verdict, type Child, type LoadResult } from "./lib.ts";
 import { BIG_TEAM, ORG_TOKEN, SECRETS_TOKEN } from "./worlds.ts";
-
-interface Ports {
-  org: number;
-  secrets: number;
-  mesh: number;
-}
-
-function portsOf(output: string): Ports {
-  const port = (pattern: RegExp) => Number(pattern.exec(output)?.[1]);
-  return {
-    org: port(/^org-platform.*http:\/\/127\.0\.0\.1:(\d+)/m),
-    secrets: port(/^secrets.*http:\/\/127\.0\.0\.1:(\d+)/m),
-    mesh: port(/^mesh.*http:\/\/127\.0\.0\.1:(\d+)/m),
-  };
-}
 
 /** A role write of about 20 KB (200 policy ARNs), so that anything kept per write shows. */
 const BIG_ROLE = JSON.stringify({
