@@ -3,49 +3,25 @@
 // no calls for configuration entries, discovery chains or the 1.4+ token API). The only shim is a
 // proxy that renames the client's token header (X-Consul-Token -> X-Mesh-Token) and the server's
 // index headers back (X-Mesh-* -> X-Consul-*). Each case names the real source it follows.
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import Consul from "consul";
 import { afterEach, describe, expect, it } from "vitest";
+import { startConsulShim, type ConsulShim } from "../helpers/consul-shim.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 
 let mesh: RunningMesh | undefined;
-let proxy: Server | undefined;
+let proxy: ConsulShim | undefined;
 afterEach(async () => {
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
+  await proxy?.close();
   await mesh?.close();
   mesh = proxy = undefined;
 });
 
-/** The header-renaming shim in front of the mesh server; returns its port. */
-async function shim(target: URL): Promise<number> {
-  proxy = createServer((req, res) => {
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
-    if (headers["x-consul-token"] !== undefined) {
-      headers["x-mesh-token"] = headers["x-consul-token"];
-      delete headers["x-consul-token"];
-    }
-    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (value !== undefined) out[name.replace(/^x-mesh-/, "x-consul-")] = value;
-      }
-      res.writeHead(answer.statusCode ?? 502, out);
-      answer.pipe(res);
-    });
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => proxy!.listen(0, "127.0.0.1", resolve));
-  return (proxy.address() as AddressInfo).port;
-}
-
 async function consulFor(options: Parameters<typeof startMesh>[0], token?: string) {
   mesh = await startMesh(options);
-  const port = await shim(new URL(mesh.baseUrl));
-  return new Consul({ host: "127.0.0.1", port, ...(token ? { defaults: { token } } : {}) });
+  proxy = await startConsulShim(mesh.baseUrl);
+  return new Consul({ host: "127.0.0.1", port: proxy.port, ...(token ? { defaults: { token } } : {}) });
 }
 
 describe("agent.self (agent/agent_endpoint.go AgentSelf; api/agent.go Self)", () => {
@@ -58,7 +34,7 @@ describe("agent.self (agent/agent_endpoint.go AgentSelf; api/agent.go Self)", ()
   it("refuses a token without agent:read with 403 Permission denied (acl.ErrPermissionDenied)", async () => {
     const consul = await consulFor({ managementToken: MANAGEMENT }, "unknown-to-acls-but-sent");
     await expect(consul.agent.self()).rejects.toMatchObject({ statusCode: 403, message: "ACL not found" });
-    const anonymous = new Consul({ host: "127.0.0.1", port: (proxy!.address() as AddressInfo).port });
+    const anonymous = new Consul({ host: "127.0.0.1", port: proxy!.port });
     // From 1.11 the refusal names the anonymous token's accessor; papi (the client's HTTP layer) takes a
     // text body as the message only under 80 characters, so the client says "forbidden".
     await expect(anonymous.agent.self()).rejects.toMatchObject({ statusCode: 403, message: "forbidden" });
@@ -66,7 +42,7 @@ describe("agent.self (agent/agent_endpoint.go AgentSelf; api/agent.go Self)", ()
 
   it("before 1.11 the refusal is the bare Permission denied", async () => {
     await consulFor({ managementToken: MANAGEMENT, version: "1.10.12" });
-    const anonymous = new Consul({ host: "127.0.0.1", port: (proxy!.address() as AddressInfo).port });
+    const anonymous = new Consul({ host: "127.0.0.1", port: proxy!.port });
     await expect(anonymous.agent.self()).rejects.toMatchObject({ statusCode: 403, message: "Permission denied" });
   });
 });
@@ -96,7 +72,7 @@ describe("legacy ACL tokens (agent/acl_endpoint_legacy.go ACLCreate, ACLGet, ACL
     const consul = await consulFor({ version: "1.10.0", managementToken: MANAGEMENT }, MANAGEMENT);
     const created = (await consul.acl.legacy.create({ name: "ops", type: "management" })) as { ID: string };
     expect(await consul.acl.legacy.info(created.ID)).toMatchObject({ Name: "ops", Type: "management", Rules: "" });
-    const asOps = new Consul({ host: "127.0.0.1", port: (proxy!.address() as AddressInfo).port, defaults: { token: created.ID } });
+    const asOps = new Consul({ host: "127.0.0.1", port: proxy!.port, defaults: { token: created.ID } });
     expect(((await asOps.agent.self()) as { Config: { Version: string } }).Config.Version).toBe("1.10.0");
   });
 
