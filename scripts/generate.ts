@@ -24,8 +24,57 @@ async function generate(api: ApiInfo): Promise<void> {
   // Properties with a default stay optional in the types: clients may leave them out.
   const ast = await openapiTS(bundle, { alphabetize: false, defaultNonNullable: false });
   writeFileSync(path.join(outDir, "schema.ts"), HEADER + astToString(ast));
+  writeFileSync(path.join(outDir, "operations.ts"), operationTableSource(bundle));
   writeFileSync(path.join(outDir, "client.ts"), clientSource(api, ".ts", bundle));
   writeClientPackage(api);
+}
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+interface BundleOperation {
+  operationId?: string;
+  requestBody?: { required?: boolean; content?: Record<string, unknown> };
+  responses?: Record<string, unknown>;
+}
+
+/**
+ * The operation table (operations.ts): every operationId with its method, path template, whether
+ * it requires a body, and its documented statuses, checked by `satisfies` against the generated
+ * types, so the table and schema.ts cannot name different operations. Handlers are typed from
+ * schema.ts (server/shared/contract.ts); servers route by this table.
+ */
+function operationTableSource(bundle: { paths: Record<string, Record<string, BundleOperation>> }): string {
+  const rows: string[] = [];
+  for (const [template, item] of Object.entries(bundle.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation?.operationId) continue;
+      const statuses = Object.keys(operation.responses ?? {}).filter((s) => /^\d{3}$/.test(s)).map(Number);
+      const mediaTypes = Object.keys(operation.requestBody?.content ?? {});
+      rows.push(
+        `  ${JSON.stringify(operation.operationId)}: { method: ${JSON.stringify(method)}, path: ${JSON.stringify(template)}, ` +
+          `bodyRequired: ${operation.requestBody?.required === true}, requestMediaTypes: ${JSON.stringify(mediaTypes)}, statuses: [${statuses.join(", ")}] },`,
+      );
+    }
+  }
+  const hasOperations = rows.length > 0;
+  return `${HEADER}import type { operations } from "./schema.ts";
+
+export interface DescribedOperation {
+  readonly method: ${METHODS.map((m) => JSON.stringify(m)).join(" | ")};
+  /** The path template as the description writes it, e.g. /teams/{team_id}. */
+  readonly path: string;
+  readonly bodyRequired: boolean;
+  readonly requestMediaTypes: readonly string[];
+  readonly statuses: readonly number[];
+}
+
+export const operationTable = {
+${rows.join("\n")}
+} as const satisfies ${hasOperations ? "{ readonly [K in keyof operations]: DescribedOperation }" : "Record<string, DescribedOperation>"};
+
+export type OperationId = keyof typeof operationTable;
+`;
 }
 
 // `npm run generate -- <api>...` generates only those (add-api does so for the API it adds).
@@ -39,7 +88,7 @@ const chosen = names.length ? APIS.filter((a) => names.includes(a.name)) : APIS;
 for (const api of chosen) {
   console.log(`generate: ${api.name}...`);
   await generate(api);
-  console.log(`generated/${api.name}: openapi.json, schema.ts, client.ts`);
+  console.log(`generated/${api.name}: openapi.json, schema.ts, operations.ts, client.ts`);
 }
 // Compiled after every API is generated (dist/ is not committed; check:generated compares the rest).
 for (const api of chosen) {

@@ -53,7 +53,7 @@ describe("npm run add-api -- museum <file>", { timeout: 120_000 }, () => {
       ["mesh", true],
       ["museum", false],
     ]);
-    for (const file of ["generated/museum/openapi.json", "generated/museum/schema.ts", "generated/museum/client.ts", "packages/museum-client/package.json", "packages/museum-client/dist/index.js", "packages/museum-client/dist/index.d.ts"]) {
+    for (const file of ["generated/museum/openapi.json", "generated/museum/schema.ts", "generated/museum/operations.ts", "generated/museum/client.ts", "packages/museum-client/package.json", "packages/museum-client/dist/index.js", "packages/museum-client/dist/index.d.ts"]) {
       expect(existsSync(path.join(copy, file)), file).toBe(true);
     }
     const client = readFileSync(path.join(copy, "generated", "museum", "client.ts"), "utf8");
