@@ -629,9 +629,9 @@ export interface components {
                     "rsa-public-key"?: string;
                     /** @description Whether the client is available to every project and workspace of the organization. Defaults to true. */
                     "organization-scoped"?: boolean;
-                } | unknown | {
+                } & (unknown | {
                     "private-key": string;
-                };
+                });
                 relationships?: {
                     /** @description Projects to scope the client to (default none). */
                     projects?: {

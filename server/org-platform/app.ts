@@ -6,7 +6,7 @@ import { express, loadBundle, openApiValidator, routesOf, validationProblems, ty
 import { DEFAULT_WORLD } from "./default-world.ts";
 import { ApiError, INVALID_INCLUDE, notFound, type ErrorObject } from "./domain/errors.ts";
 import { loadWorld, type WorldFile } from "./domain/world.ts";
-import { orgPlatformHandlers, type Handler } from "./handlers/index.ts";
+import { runOrgPlatformOperation, type OrgPlatformContext } from "./handlers/index.ts";
 import { JSON_API } from "./http/body.ts";
 import { OrgPlatformService } from "./service.ts";
 import type { operations } from "../../generated/org-platform/schema.ts";
@@ -100,8 +100,13 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   }
   stages.push(
     operationHandler(routes, (route, req, res) => {
-      const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
-      const answer = () => handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);
+      const context: OrgPlatformContext = {
+        service,
+        caller: res.locals.caller,
+        origin: `${req.protocol}://${req.get("host")}`,
+        sent: { path: req.path, query: req.originalUrl.split("?")[1] ?? "" },
+      };
+      const answer = () => runOrgPlatformOperation(route.operationId, req, res, context);
       // Reads are answered again from the memo until the state moves (the caller was authenticated
       // in the step before; what it may see is decided by the state).
       return req.method === "GET" ? answers.serve(req, res, answer) : answer();

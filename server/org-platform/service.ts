@@ -25,13 +25,15 @@ import {
   renderTeam,
   renderUser,
 } from "./domain/render.ts";
-import { changedTeam, checkDeletable, hasTeamManagement, newTeam, type TeamInput } from "./domain/teams.ts";
+import { changedTeam, checkDeletable, hasTeamManagement, newTeam, type TeamCreateInput, type TeamInput } from "./domain/teams.ts";
 import type { OrgPlatformStore } from "./store/store.ts";
 
 type Schemas = components["schemas"];
-export type OAuthClientInclude = "oauth_tokens" | "projects";
-export type TeamInclude = "users" | "organization-memberships";
-export type MembershipInclude = "user" | "teams";
+type Parameters = components["parameters"];
+/** The related resources an `include` may name, per kind of resource. */
+export type OAuthClientInclude = Parameters["OAuthClientInclude"][number];
+export type TeamInclude = Parameters["TeamInclude"][number];
+export type MembershipInclude = Parameters["OrganizationMembershipInclude"][number];
 
 export interface ListOptions<I> {
   /** Absent: not paginated (only list OAuth clients allows it). */
@@ -297,7 +299,7 @@ export class OrgPlatformService {
     return { data: this.renderTeam(team, organization, role), ...this.teamIncluded([team], organization, role, include) };
   }
 
-  createTeam(caller: Caller, organizationName: string, input: TeamInput, include: TeamInclude[]): Schemas["TeamDocument"] {
+  createTeam(caller: Caller, organizationName: string, input: TeamCreateInput, include: TeamInclude[]): Schemas["TeamDocument"] {
     const { organization, role } = this.access(caller, organizationName);
     if (!canManageTeams(role) || !hasTeamManagement(organization)) throw notFound();
     const team = newTeam(organization, input, this.store.teams(organization.name), newId("team"), now());

@@ -1,20 +1,9 @@
 // A JSON:API error the server answers with. Domain code throws it; the app renders it as
 // {"errors": [{status, title, detail, source}]}.
+import type { components } from "../../../generated/org-platform/schema.ts";
 
-export interface ErrorSource {
-  /** JSON Pointer into the request document ("" is the whole document). */
-  pointer?: string;
-  /** A query or path parameter. */
-  parameter?: string;
-  header?: string;
-}
-
-export interface ErrorObject {
-  status: string;
-  title: string;
-  detail?: string;
-  source?: ErrorSource;
-}
+/** One error of an error document, as the description gives it. */
+export type ErrorObject = components["schemas"]["ErrorObject"];
 
 export class ApiError extends Error {
   override name = "ApiError";

@@ -1,4 +1,5 @@
 // OAuth client rules: providers, the input-only attributes, project scoping.
+import type { components } from "../../../generated/org-platform/schema.ts";
 import { invalidAttribute, invalidRelationship } from "./errors.ts";
 import type { OAuthClient, OAuthToken, Organization, Project, ServiceProvider } from "./model.ts";
 
@@ -15,36 +16,23 @@ export const PROVIDER_DISPLAY_NAMES: Record<ServiceProvider, string> = {
 /** OAuth clients an organization may have: with the attribute limits, this bounds what one organization holds. */
 export const MAX_OAUTH_CLIENTS_PER_ORGANIZATION = 200;
 
-export interface ResourceIdentifierInput {
-  id?: unknown;
-  type?: unknown;
-}
+type Schemas = components["schemas"];
 
+/** A project named in a request (relationships.projects.data, or the data of a relationship request). */
+export type ResourceIdentifierInput = Schemas["ProjectIdentifierInput"];
+
+/**
+ * A create request's attributes and projects, as sent. `private-key: null` is the same as absent
+ * (go-tfe sends `"private-key": null` with every create).
+ */
 export interface OAuthClientCreateInput {
-  attributes: {
-    "service-provider": ServiceProvider;
-    name?: string | null;
-    key?: string | null;
-    "http-url": string;
-    "api-url": string;
-    "oauth-token-string": string;
-    /** null is the same as absent (go-tfe sends `"private-key": null` with every create). */
-    "private-key"?: string | null;
-    secret?: string | null;
-    "rsa-public-key"?: string;
-    "organization-scoped"?: boolean;
-  };
+  attributes: Schemas["OAuthClientCreateRequest"]["data"]["attributes"];
   projects?: ResourceIdentifierInput[];
 }
 
+/** An update request's attributes (none sent: none change) and projects (absent: unchanged). */
 export interface OAuthClientUpdateInput {
-  attributes: {
-    name?: string | null;
-    key?: string | null;
-    secret?: string;
-    "rsa-public-key"?: string;
-    "organization-scoped"?: boolean;
-  };
+  attributes: NonNullable<Schemas["OAuthClientUpdateRequest"]["data"]["attributes"]>;
   projects?: ResourceIdentifierInput[];
 }
 

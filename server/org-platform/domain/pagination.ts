@@ -1,4 +1,5 @@
 // JSON:API pagination: page[number] and page[size], meta.pagination and links.
+import type { components } from "../../../generated/org-platform/schema.ts";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -8,22 +9,11 @@ export interface Page {
   size: number;
 }
 
-export interface PaginationMeta {
-  "current-page": number;
-  "page-size": number;
-  "prev-page": number | null;
-  "next-page": number | null;
-  "total-pages": number;
-  "total-count": number;
-}
+/** meta.pagination of a list document. */
+export type PaginationMeta = components["schemas"]["Pagination"];
 
-export interface PaginationLinks {
-  self: string;
-  first: string;
-  prev: string | null;
-  next: string | null;
-  last: string;
-}
+/** links of a list document. */
+export type PaginationLinks = components["schemas"]["PaginationLinks"];
 
 /** Where the list lives: its absolute URL without a query, and the query parameters other than page[...]. */
 export interface ListLocation {

@@ -1,4 +1,5 @@
 // Team rules: names, the permission cascade, the owners team, single sign-on availability.
+import type { components } from "../../../generated/org-platform/schema.ts";
 import { invalidAttribute } from "./errors.ts";
 import {
   allAccess,
@@ -8,16 +9,13 @@ import {
   type OrganizationAccess,
   type OrganizationAccessKey,
   type Team,
-  type Visibility,
 } from "./model.ts";
 
-/** Attributes of a create or update request, as sent (unknown keys are ignored). */
-export interface TeamInput {
-  name?: string;
-  "sso-team-id"?: string | null;
-  "organization-access"?: Partial<Record<OrganizationAccessKey, boolean>>;
-  visibility?: Visibility;
-}
+/** Attributes of an update request, as sent (unknown keys are ignored): what is not sent keeps its value. */
+export type TeamInput = NonNullable<components["schemas"]["TeamUpdateRequest"]["data"]["attributes"]>;
+
+/** Attributes of a create request, as sent: a name, the rest defaulted. */
+export type TeamCreateInput = components["schemas"]["TeamCreateRequest"]["data"]["attributes"];
 
 const NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -103,7 +101,7 @@ export function hasTeamManagement(organization: Organization): boolean {
 
 export function newTeam(
   organization: Organization,
-  input: TeamInput,
+  input: TeamCreateInput,
   organizationTeams: Team[],
   id: string,
   createdAt: string,

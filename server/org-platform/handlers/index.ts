@@ -1,208 +1,185 @@
-// HTTP handlers of the organization platform, keyed by operationId: read the request, call the
-// service, answer a JSON:API document. The validator has checked the request against the description.
-import type { Request, Response } from "express";
+// HTTP handlers of the organization platform, one per operationId: from the operation's validated
+// input (typed from the description) to one of its documented replies, a JSON:API document from the
+// service. Errors are thrown as ApiError and rendered by the app. No Express here.
 import type { operations } from "../../../generated/org-platform/schema.ts";
+import type { HandlerTable, Input } from "../../shared/contract.ts";
+import { bindHandlers } from "../../shared/handler-binding.ts";
 import type { Caller } from "../domain/access.ts";
 import { invalidAttribute, invalidInclude } from "../domain/errors.ts";
-import type { OAuthClientCreateInput, OAuthClientUpdateInput, ResourceIdentifierInput } from "../domain/oauth-clients.ts";
 import { pageOf, type ListLocation, type Page } from "../domain/pagination.ts";
-import type { TeamInput } from "../domain/teams.ts";
+import { writeJsonApi } from "../http/body.ts";
+import { SentQuery, type OperationQueryName } from "../http/sent-query.ts";
 import type { MembershipInclude, OAuthClientInclude, OrgPlatformService, TeamInclude } from "../service.ts";
 
-import { JSON_API } from "../http/body.ts";
-export { JSON_API };
-
-export interface HandlerContext {
+/** What a handler needs beyond its input. */
+export interface OrgPlatformContext {
   service: OrgPlatformService;
+  /** The authenticated caller (ping, the one operation answered without a token, does not read it). */
   caller: Caller;
-  /** Scheme, host and port the request was sent to. */
+  /** Scheme, host and port the request was sent to: links and callback URLs are absolute. */
   origin: string;
+  /** The request as sent, where the validated input does not keep it (see SentRequest). */
+  sent: SentRequest;
 }
 
-export type Handler = (context: HandlerContext, req: Request, res: Response) => void;
+/**
+ * The part of the raw request the handlers read. Pagination links are the list's canonical URL with
+ * the query as sent (parameters of other API versions kept, page[...] replaced), and the query
+ * parameters are read under their wire names (http/sent-query.ts), not from req.query.
+ */
+export interface SentRequest {
+  /** The canonical path (repeated and trailing slashes settled). */
+  path: string;
+  /** The query string as sent, without the "?" ("" when none). */
+  query: string;
+}
+
+/** Each operation's input as bindHandlers gives it (contract.ts's Input). */
+export type OrgPlatformInputs = { [K in keyof operations]: Input<operations[K]> };
+export type OrgPlatformHandlerTable = HandlerTable<operations, OrgPlatformContext, OrgPlatformInputs>;
+type Slice = Partial<OrgPlatformHandlerTable>;
+
+/** The query of this request, read under the names the description gives operation K. */
+function sentQuery<K extends keyof operations>(context: OrgPlatformContext): SentQuery<OperationQueryName<operations[K]>> {
+  return new SentQuery(context.sent.query);
+}
 
 const CLIENT_INCLUDES: readonly OAuthClientInclude[] = ["oauth_tokens", "projects"];
 const TEAM_INCLUDES: readonly TeamInclude[] = ["users", "organization-memberships"];
 const MEMBERSHIP_INCLUDES: readonly MembershipInclude[] = ["user", "teams"];
 
-export const orgPlatformHandlers = {
-  listOAuthClients: ({ service, caller, origin }, req, res) => {
+const oauthClients = {
+  listOAuthClients: ({ params }, context) => {
+    const query = sentQuery<"listOAuthClients">(context);
     // Neither page parameter: the whole list, unpaginated.
-    const paginated = query(req, "page[number]") !== undefined || query(req, "page[size]") !== undefined;
-    const document = service.listOAuthClients(
-      caller,
-      pathParam(req, "organization_name"),
-      { page: paginated ? pageParams(req) : undefined, include: includes(req, CLIENT_INCLUDES), location: locationOf(req, origin) },
-      origin,
-    );
-    send(res, 200, document);
+    const number = query.get("page[number]");
+    const size = query.get("page[size]");
+    const page = number !== undefined || size !== undefined ? pageFrom(number, size) : undefined;
+    const location = locationOf(context, query.pairsWithout("page[number]", "page[size]"));
+    const include = includes(query.getAll("include"), CLIENT_INCLUDES);
+    const { service, caller, origin } = context;
+    return { status: 200, body: service.listOAuthClients(caller, params.organization_name, { page, include, location }, origin) };
   },
 
-  readOAuthClient: ({ service, caller, origin }, req, res) => {
-    send(res, 200, service.readOAuthClient(caller, pathParam(req, "oauth_client_id"), includes(req, CLIENT_INCLUDES), origin));
+  readOAuthClient: ({ params }, context) => {
+    const include = includes(sentQuery<"readOAuthClient">(context).getAll("include"), CLIENT_INCLUDES);
+    const { service, caller, origin } = context;
+    return { status: 200, body: service.readOAuthClient(caller, params.oauth_client_id, include, origin) };
   },
 
-  createOAuthClient: ({ service, caller, origin }, req, res) => {
-    const data = documentData(req);
-    const input: OAuthClientCreateInput = {
-      attributes: (data.attributes ?? {}) as OAuthClientCreateInput["attributes"],
-      projects: relationshipData(data, "projects"),
-    };
-    send(res, 201, service.createOAuthClient(caller, pathParam(req, "organization_name"), input, origin));
+  createOAuthClient: ({ params, body: { data } }, { service, caller, origin }) => {
+    const input = { attributes: data.attributes, projects: data.relationships?.projects?.data };
+    return { status: 201, body: service.createOAuthClient(caller, params.organization_name, input, origin) };
   },
 
-  updateOAuthClient: ({ service, caller, origin }, req, res) => {
-    const id = pathParam(req, "oauth_client_id");
-    const data = documentData(req, id);
-    const input: OAuthClientUpdateInput = {
-      attributes: (data.attributes ?? {}) as OAuthClientUpdateInput["attributes"],
-      projects: relationshipData(data, "projects"),
-    };
-    send(res, 200, service.updateOAuthClient(caller, id, input, origin));
+  updateOAuthClient: ({ params, body: { data } }, { service, caller, origin }) => {
+    checkDocumentId(data.id, params.oauth_client_id);
+    const input = { attributes: data.attributes ?? {}, projects: data.relationships?.projects?.data };
+    return { status: 200, body: service.updateOAuthClient(caller, params.oauth_client_id, input, origin) };
   },
 
-  deleteOAuthClient: ({ service, caller }, req, res) => {
-    service.deleteOAuthClient(caller, pathParam(req, "oauth_client_id"));
-    res.status(204).end();
+  deleteOAuthClient: ({ params }, { service, caller }) => {
+    service.deleteOAuthClient(caller, params.oauth_client_id);
+    return { status: 204 };
   },
 
-  attachOAuthClientProjects: ({ service, caller }, req, res) => {
-    service.attachOAuthClientProjects(caller, pathParam(req, "oauth_client_id"), identifierList(req));
-    res.status(204).end();
+  attachOAuthClientProjects: ({ params, body }, { service, caller }) => {
+    service.attachOAuthClientProjects(caller, params.oauth_client_id, body.data);
+    return { status: 204 };
   },
 
-  detachOAuthClientProjects: ({ service, caller }, req, res) => {
-    service.detachOAuthClientProjects(caller, pathParam(req, "oauth_client_id"), identifierList(req));
-    res.status(204).end();
+  detachOAuthClientProjects: ({ params, body }, { service, caller }) => {
+    service.detachOAuthClientProjects(caller, params.oauth_client_id, body.data);
+    return { status: 204 };
   },
+} satisfies Slice;
 
-  listTeams: ({ service, caller, origin }, req, res) => {
+const teams = {
+  listTeams: ({ params }, context) => {
+    const query = sentQuery<"listTeams">(context);
     // An empty search or filter is none.
-    const names = query(req, "filter[names]") || undefined;
-    const document = service.listTeams(
-      caller,
-      pathParam(req, "organization_name"),
-      { q: query(req, "q") || undefined, names: names === undefined ? undefined : names.split(",") },
-      { page: pageParams(req), include: includes(req, TEAM_INCLUDES), location: locationOf(req, origin) },
-    );
-    send(res, 200, document);
+    const q = query.get("q") || undefined;
+    const names = query.get("filter[names]") || undefined;
+    const page = pageFrom(query.get("page[number]"), query.get("page[size]"));
+    const location = locationOf(context, query.pairsWithout("page[number]", "page[size]"));
+    const include = includes(query.getAll("include"), TEAM_INCLUDES);
+    const filters = { q, names: names === undefined ? undefined : names.split(",") };
+    return { status: 200, body: context.service.listTeams(context.caller, params.organization_name, filters, { page, include, location }) };
   },
 
-  createTeam: ({ service, caller }, req, res) => {
-    const data = documentData(req);
+  createTeam: ({ params, body: { data } }, context) => {
+    const include = includes(sentQuery<"createTeam">(context).getAll("include"), TEAM_INCLUDES);
     // The platform answers 200, not 201, to a created team.
-    send(res, 200, service.createTeam(caller, pathParam(req, "organization_name"), (data.attributes ?? {}) as TeamInput, includes(req, TEAM_INCLUDES)));
+    return { status: 200, body: context.service.createTeam(context.caller, params.organization_name, data.attributes, include) };
   },
 
-  readTeam: ({ service, caller }, req, res) => {
-    send(res, 200, service.readTeam(caller, pathParam(req, "team_id"), includes(req, TEAM_INCLUDES)));
+  readTeam: ({ params }, context) => {
+    const include = includes(sentQuery<"readTeam">(context).getAll("include"), TEAM_INCLUDES);
+    return { status: 200, body: context.service.readTeam(context.caller, params.team_id, include) };
   },
 
-  updateTeam: ({ service, caller }, req, res) => {
-    const id = pathParam(req, "team_id");
-    const data = documentData(req, id);
-    send(res, 200, service.updateTeam(caller, id, (data.attributes ?? {}) as TeamInput, includes(req, TEAM_INCLUDES)));
+  updateTeam: ({ params, body: { data } }, context) => {
+    checkDocumentId(data.id, params.team_id);
+    const include = includes(sentQuery<"updateTeam">(context).getAll("include"), TEAM_INCLUDES);
+    return { status: 200, body: context.service.updateTeam(context.caller, params.team_id, data.attributes ?? {}, include) };
   },
 
-  deleteTeam: ({ service, caller }, req, res) => {
-    service.deleteTeam(caller, pathParam(req, "team_id"));
-    res.status(204).end();
+  deleteTeam: ({ params }, { service, caller }) => {
+    service.deleteTeam(caller, params.team_id);
+    return { status: 204 };
+  },
+} satisfies Slice;
+
+/** Related resources, read-only: where links and relationships point. */
+const related = {
+  readOrganization: ({ params }, { service, caller }) => ({ status: 200, body: service.readOrganization(caller, params.organization_name) }),
+
+  readOAuthToken: ({ params }, { service, caller }) => ({ status: 200, body: service.readOAuthToken(caller, params.oauth_token_id) }),
+
+  readProject: ({ params }, { service, caller }) => ({ status: 200, body: service.readProject(caller, params.project_id) }),
+
+  readUser: ({ params }, { service, caller }) => ({ status: 200, body: service.readUser(caller, params.user_id) }),
+
+  readOrganizationMembership: ({ params }, context) => {
+    const include = includes(sentQuery<"readOrganizationMembership">(context).getAll("include"), MEMBERSHIP_INCLUDES);
+    return { status: 200, body: context.service.readMembership(context.caller, params.organization_membership_id, include) };
   },
 
-  // Related resources, read-only: where links and relationships point.
-  readOrganization: ({ service, caller }, req, res) => {
-    send(res, 200, service.readOrganization(caller, pathParam(req, "organization_name")));
-  },
+  ping: () => ({ status: 204 }),
+} satisfies Slice;
 
-  readOAuthToken: ({ service, caller }, req, res) => {
-    send(res, 200, service.readOAuthToken(caller, pathParam(req, "oauth_token_id")));
-  },
+/** Every operation's handler: tsc refuses a table missing one, or holding one the description lacks. */
+export const orgPlatformHandlers = { ...oauthClients, ...teams, ...related } satisfies OrgPlatformHandlerTable;
 
-  readProject: ({ service, caller }, req, res) => {
-    send(res, 200, service.readProject(caller, pathParam(req, "project_id")));
-  },
-
-  readUser: ({ service, caller }, req, res) => {
-    send(res, 200, service.readUser(caller, pathParam(req, "user_id")));
-  },
-
-  ping: (_context, _req, res) => {
-    res.status(204).end();
-  },
-
-  readOrganizationMembership: ({ service, caller }, req, res) => {
-    send(res, 200, service.readMembership(caller, pathParam(req, "organization_membership_id"), includes(req, MEMBERSHIP_INCLUDES)));
-  },
-} satisfies Record<keyof operations, Handler>;
-
-function send(res: Response, status: number, document: object): void {
-  res.status(status).type(JSON_API).json(document);
-}
-
-function pathParam(req: Request, name: string): string {
-  return String(req.params[name]);
-}
-
-/**
- * A query parameter as sent, read from the URL itself (brackets as they are or percent-encoded):
- * the validator reshapes req.query (page[number] becomes page.number), so it is not relied on.
- */
-function query(req: Request, name: string): string | undefined {
-  return searchParams(req).get(name) ?? undefined;
-}
-
-function searchParams(req: Request): URLSearchParams {
-  return new URLSearchParams(req.originalUrl.split("?")[1] ?? "");
-}
+/** The table as one function of an operationId (server/shared/handler-binding.ts): what the app calls. */
+export const runOrgPlatformOperation = bindHandlers<operations, OrgPlatformContext, OrgPlatformInputs>(orgPlatformHandlers, writeJsonApi);
 
 /** The validator has checked the range; an absent parameter takes its default. */
-function pageParams(req: Request): Page {
-  const number = query(req, "page[number]");
-  const size = query(req, "page[size]");
+function pageFrom(number: string | undefined, size: string | undefined): Page {
   return pageOf(number === undefined ? undefined : Number(number), size === undefined ? undefined : Number(size));
 }
 
-function includes<T extends string>(req: Request, allowed: readonly T[]): T[] {
-  // JSON:API sends one comma-separated include; a repeated parameter is read the same way.
-  const values = searchParams(req)
-    .getAll("include")
-    .flatMap((v) => v.split(","))
-    .filter((v) => v !== "");
-  const unknown = values.find((v) => !allowed.includes(v as T));
-  if (unknown !== undefined) throw invalidInclude(`include: must be one of ${allowed.join(", ")} (got ${unknown})`);
-  return [...new Set(values as T[])];
+/**
+ * The include values sent, each one the endpoint offers (a 400 naming the first that is not).
+ * JSON:API sends one comma-separated include; a repeated parameter is read the same way.
+ */
+function includes<T extends string>(sent: string[], allowed: readonly T[]): T[] {
+  const chosen: T[] = [];
+  for (const value of sent.flatMap((v) => v.split(","))) {
+    if (value === "") continue;
+    const known = allowed.find((a) => a === value);
+    if (known === undefined) throw invalidInclude(`include: must be one of ${allowed.join(", ")} (got ${value})`);
+    if (!chosen.includes(known)) chosen.push(known);
+  }
+  return chosen;
 }
 
 /** The list's own URL and its query parameters other than the page ones, for pagination links. */
-function locationOf(req: Request, origin: string): ListLocation {
-  // The canonical path (repeated and trailing slashes settled), the query as sent.
-  const pathname = req.path;
-  const search = req.originalUrl.split("?")[1] ?? "";
-  const pairs = [...new URLSearchParams(search)].filter(([key]) => key !== "page[number]" && key !== "page[size]");
-  return { url: `${origin}${pathname}`, query: pairs };
+function locationOf({ origin, sent }: OrgPlatformContext, query: [string, string][]): ListLocation {
+  return { url: `${origin}${sent.path}`, query };
 }
 
-interface ResourceDocumentData {
-  id?: unknown;
-  attributes?: Record<string, unknown>;
-  relationships?: Record<string, { data?: unknown }>;
-}
-
-/** `data` of a single-resource request document; on update, a `data.id` must be the path's id. */
-function documentData(req: Request, pathId?: string): ResourceDocumentData {
-  const data = ((req.body ?? {}) as { data?: ResourceDocumentData }).data ?? {};
-  if (pathId !== undefined && data.id !== undefined && data.id !== pathId) {
-    throw invalidAttribute("/data/id", `data.id must be the id in the path (${pathId})`);
-  }
-  return data;
-}
-
-function relationshipData(data: ResourceDocumentData, name: string): ResourceIdentifierInput[] | undefined {
-  const value = data.relationships?.[name]?.data;
-  return Array.isArray(value) ? (value as ResourceIdentifierInput[]) : undefined;
-}
-
-function identifierList(req: Request): ResourceIdentifierInput[] {
-  const data = ((req.body ?? {}) as { data?: unknown }).data;
-  return Array.isArray(data) ? (data as ResourceIdentifierInput[]) : [];
+/** On update, a `data.id`, when sent, must be the path's id. */
+function checkDocumentId(sent: string | undefined, pathId: string): void {
+  if (sent !== undefined && sent !== pathId) throw invalidAttribute("/data/id", `data.id must be the id in the path (${pathId})`);
 }

@@ -5,9 +5,15 @@
 // mid-body gets no answer and is not reported as a server error.
 import type { NextFunction, Request, Response } from "express";
 import { JsonShapeScanner, readBodyText, shapeProblem, type JsonBodyError } from "../../shared/json-body.ts";
+import type { BodyWriter } from "../../shared/handler-binding.ts";
 import { ApiError } from "../domain/errors.ts";
 
 export const JSON_API = "application/vnd.api+json";
+
+/** A reply's document, written as JSON:API: the media type of every body the platform answers. */
+export const writeJsonApi: BodyWriter = (res, body) => {
+  res.type(JSON_API).json(body);
+};
 /** 1 MiB: far above any document these endpoints take. */
 export const BODY_LIMIT = 1024 * 1024;
 /** JSON:API documents here nest 6 deep (data.relationships.projects.data[].id); 32 leaves room. */
