@@ -1,5 +1,6 @@
 // Who the caller is in an organization, and what that lets it do. Pure: the caller's memberships and
 // teams are passed in.
+import type { components } from "../../../generated/org-platform/schema.ts";
 import { allAccess, isOwnersTeam, ORGANIZATION_ACCESS_KEYS, type Membership, type OrganizationAccess, type Team, type User } from "./model.ts";
 
 export type Caller =
@@ -63,13 +64,8 @@ export function canManageVcsSettings(role: Role): boolean {
   return role.owner || role.access["manage-vcs-settings"];
 }
 
-export interface TeamPermissions {
-  "can-update-membership": boolean;
-  "can-destroy": boolean;
-  "can-update-organization-access": boolean;
-  "can-update-api-token": boolean;
-  "can-update-visibility": boolean;
-}
+/** A team's `permissions` attribute, as the description gives it. */
+export type TeamPermissions = components["schemas"]["TeamPermissions"];
 
 /**
  * What the caller may do with a team. The owners team can be neither destroyed nor given other

@@ -1,5 +1,12 @@
 // The records the organization platform keeps. Attribute names are camelCase here; the wire format
-// (hyphenated JSON:API) is made in render.ts.
+// (hyphenated JSON:API) is made in render.ts. The enumerations are the description's.
+import type { components } from "../../../generated/org-platform/schema.ts";
+
+type Schemas = components["schemas"];
+
+/** Whether a list names every member of a union; `Holds<...>` of a false one does not compile. */
+type ListsAll<List extends readonly string[], Union extends string> = [Exclude<Union, List[number]>] extends [never] ? true : false;
+type Holds<T extends true> = T;
 
 export type Plan = "free" | "team" | "business";
 
@@ -50,12 +57,14 @@ export const ORGANIZATION_ACCESS_KEYS = [
   "read-projects",
   "read-workspaces",
   "manage-membership",
-] as const;
+] as const satisfies readonly (keyof Schemas["OrganizationAccess"])[];
 
-export type OrganizationAccessKey = (typeof ORGANIZATION_ACCESS_KEYS)[number];
+export type OrganizationAccessKey = keyof Schemas["OrganizationAccess"];
+/** The list above has every permission the description gives a team. */
+export type OrganizationAccessKeysListed = Holds<ListsAll<typeof ORGANIZATION_ACCESS_KEYS, OrganizationAccessKey>>;
 export type OrganizationAccess = Record<OrganizationAccessKey, boolean>;
 
-export type Visibility = "secret" | "organization";
+export type Visibility = Schemas["TeamVisibility"];
 
 export const OWNERS_TEAM = "owners";
 
@@ -78,9 +87,11 @@ export const SERVICE_PROVIDERS = [
   "vcs_b_community_edition",
   "vcs_b_enterprise_edition",
   "vcs_c_server",
-] as const;
+] as const satisfies readonly Schemas["ServiceProvider"][];
 
-export type ServiceProvider = (typeof SERVICE_PROVIDERS)[number];
+export type ServiceProvider = Schemas["ServiceProvider"];
+/** The list above has every provider the description offers. */
+export type ServiceProvidersListed = Holds<ListsAll<typeof SERVICE_PROVIDERS, ServiceProvider>>;
 
 export interface OAuthClient {
   id: string;
