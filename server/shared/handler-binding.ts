@@ -3,7 +3,7 @@
 // authenticated, authorized and validated against the description before this runs, so its
 // parameters and body are the ones the handler's input type says.
 import type { Request, Response } from "express";
-import type { AnyReply, HandlerTable } from "./contract.ts";
+import type { AnyReply, HandlerTable, Input } from "./contract.ts";
 
 /** How a service writes a reply's JSON body (its media type, its JSON writer). */
 export type BodyWriter = (res: Response, body: unknown) => void;
@@ -29,7 +29,7 @@ export type BoundHandlers<Context> = (operationId: string, req: Request, res: Re
  * path parameters, query, headers and body (the one place they are taken as their described types);
  * a handler that answers synchronously is written synchronously (no promise hop on the common path).
  */
-export function bindHandlers<Operations, Context, InputOf extends { [K in keyof Operations]: unknown }>(
+export function bindHandlers<Operations, Context, InputOf extends { [K in keyof Operations]: unknown } = { [K in keyof Operations]: Input<Operations[K]> }>(
   table: HandlerTable<Operations, Context, InputOf>,
   writeBody: BodyWriter = writeJson,
 ): BoundHandlers<Context> {
