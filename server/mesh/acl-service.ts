@@ -3,7 +3,7 @@
 // legacy tokens, with the real endpoints' statuses and texts (agent/acl_endpoint.go,
 // agent/consul/acl_endpoint.go, and their _legacy files).
 import { randomUUID } from "node:crypto";
-import type { components } from "../../generated/mesh/schema.ts";
+import type { components, operations } from "../../generated/mesh/schema.ts";
 import {
   describePermission,
   isAllowed,
@@ -58,55 +58,22 @@ export interface AclSettings {
   detailedDenials?: boolean;
 }
 
-/** A legacy token (servers before 1.4 knew no other kind): its secret is its ID. */
-export interface LegacyTokenInput {
-  ID?: string;
-  Name?: string;
-  Type?: "client" | "management";
-  Rules?: string;
-}
+type Schemas = components["schemas"];
 
+/** A legacy token as written (servers before 1.4 knew no other kind): its secret is its ID. */
+export type LegacyTokenInput = Schemas["LegacyAclTokenInput"];
 /** A legacy token as the API returns it. */
-export type LegacyToken = components["schemas"]["LegacyAclToken"];
-
-export interface PolicyInput {
-  ID?: string;
-  Name: string;
-  Description?: string;
-  Rules?: string;
-  Datacenters?: string[];
-}
-
-export interface RoleInput {
-  ID?: string;
-  Name: string;
-  Description?: string;
-  Policies?: Partial<AclLink>[];
-  ServiceIdentities?: ServiceIdentity[];
-  NodeIdentities?: NodeIdentity[];
-}
-
-export interface TokenInput {
-  AccessorID?: string;
-  SecretID?: string;
-  Description?: string;
-  Policies?: Partial<AclLink>[];
-  Roles?: Partial<AclLink>[];
-  ServiceIdentities?: ServiceIdentity[];
-  NodeIdentities?: NodeIdentity[];
-  Local?: boolean;
-  Namespace?: string;
-  /** Admin partition (1.11+); this server has only the `default` partition. */
-  Partition?: string;
-  /** A duration string, or a number of nanoseconds. */
-  ExpirationTTL?: string | number;
-}
-
+export type LegacyToken = Schemas["LegacyAclToken"];
+export type PolicyInput = Schemas["AclPolicyInput"];
+export type RoleInput = Schemas["AclRoleInput"];
+/** A token as written; `ExpirationTTL` is a duration string or a number of nanoseconds. */
+export type TokenInput = Schemas["AclTokenInput"];
 /** A token as the API returns it. */
-export type AclTokenView = Omit<AclTokenRecord, "Rules" | "Management" | "Legacy">;
-
+export type AclTokenView = Schemas["AclToken"];
 /** A policy as lists show it: without its rules. */
-export type AclPolicyStub = Omit<AclPolicy, "Rules">;
+export type AclPolicyStub = Schemas["AclPolicyStub"];
+/** What the legacy writes answer: the token's secret, which is its ID there. */
+export type LegacyTokenId = operations["createLegacyAclToken"]["responses"][200]["content"]["application/json"];
 
 /** The built-in policy that grants everything, as in the real system. */
 const GLOBAL_MANAGEMENT: Omit<AclPolicy, "CreateIndex" | "ModifyIndex"> = {
@@ -391,7 +358,7 @@ export class MeshAcl {
     return this.tokenView(this.putToken({ ...kept, ...fields, Description: input.Description ?? "" }), false);
   }
 
-  cloneToken(authorizer: Authorizer | undefined, accessorId: string, input: { Description?: string }): AclTokenView {
+  cloneToken(authorizer: Authorizer | undefined, accessorId: string, input: Pick<TokenInput, "Description">): AclTokenView {
     this.requireTokenApi(authorizer, "write");
     const source = this.store.tokens.get(accessorId);
     if (!source || this.expired(source)) aclNotFound();
@@ -424,12 +391,12 @@ export class MeshAcl {
   // --- the legacy token API (agent/acl_endpoint_legacy.go, agent/consul/acl_endpoint_legacy.go) ---
 
   /** Create or, for an ID that exists, update a legacy token (the RPC is one upsert). */
-  createLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): { ID: string } {
+  createLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): LegacyTokenId {
     this.requireLegacy(authorizer);
     return this.applyLegacy(input.ID || randomUUID(), input);
   }
 
-  updateLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): { ID: string } {
+  updateLegacyToken(authorizer: Authorizer | undefined, input: LegacyTokenInput): LegacyTokenId {
     this.requireLegacyEnabled();
     if (!input.ID) badRequest("ACL ID must be set");
     this.requireLegacy(authorizer);
@@ -437,7 +404,7 @@ export class MeshAcl {
   }
 
   /** A new legacy token with the name, type and rules of another; an unknown one is `403 Permission denied`. */
-  cloneLegacyToken(authorizer: Authorizer | undefined, secret: string): { ID: string } {
+  cloneLegacyToken(authorizer: Authorizer | undefined, secret: string): LegacyTokenId {
     this.requireLegacyEnabled();
     const [source] = this.legacyTokenInfo(authorizer, secret);
     if (!source) throw new MeshHttpError(403, "Permission denied");
@@ -467,7 +434,7 @@ export class MeshAcl {
     if (token) this.store.tokens.delete(token.AccessorID);
   }
 
-  private applyLegacy(secret: string, input: LegacyTokenInput): { ID: string } {
+  private applyLegacy(secret: string, input: LegacyTokenInput): LegacyTokenId {
     const existing = this.store.tokens.getBy(secret);
     if (existing && existing.Policies.length > 0) refused("Cannot use legacy endpoint to modify a non-legacy token");
     if (ROOT_SECRETS.has(secret)) throw new MeshHttpError(403, "Permission denied: Cannot modify root ACL");
@@ -604,7 +571,7 @@ export class MeshAcl {
   private ttlOf(raw: string | number | undefined): number | undefined {
     if (raw === undefined) return undefined;
     try {
-      return parseDuration(durationText(raw) as string);
+      return parseDuration(durationText(raw));
     } catch (error) {
       if (error instanceof DurationError || error instanceof DurationInputError) badRequest(`Token decoding failed: ${error.message}`);
       throw error;
