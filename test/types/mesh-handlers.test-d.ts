@@ -20,9 +20,9 @@ expectTypeOf<Parameters<typeof meshHandlers.readConfigEntry>[0]["params"]["kind"
 expectTypeOf<ReturnType<typeof meshHandlers.readAclPolicy>>().toExtend<Reply<operations["readAclPolicy"]>>();
 
 // The ACL service answers in the described wire forms, so the compiler checks the bodies it returns.
-expectTypeOf<ReturnType<MeshAcl["readToken"]>>().toEqualTypeOf<Schemas["AclToken"]>();
-expectTypeOf<ReturnType<MeshAcl["listPolicies"]>>().toEqualTypeOf<Schemas["AclPolicyStub"][]>();
-expectTypeOf<ReturnType<MeshAcl["legacyTokenInfo"]>>().toEqualTypeOf<Schemas["LegacyAclToken"][]>();
+expectTypeOf<ReturnType<MeshAcl["tokens"]["read"]>>().toEqualTypeOf<Schemas["AclToken"]>();
+expectTypeOf<ReturnType<MeshAcl["policies"]["list"]>>().toEqualTypeOf<Schemas["AclPolicyStub"][]>();
+expectTypeOf<ReturnType<MeshAcl["legacy"]["info"]>>().toEqualTypeOf<Schemas["LegacyAclToken"][]>();
 
 // A missing role is a documented 404 without a body.
 export const roleNotFound = { ...aclRoleHandlers, readAclRole: () => ({ status: 404 as const }) } satisfies Slice;
@@ -48,7 +48,7 @@ export const renamedMember = {
   createAclPolicy: ({ body }, { service, caller }) => {
     // @ts-expect-error the description names it Rules
     void body.Rule;
-    return { status: 200, body: service.acl.createPolicy(caller.authorizer, body) };
+    return { status: 200, body: service.acl.policies.create(caller.authorizer, body) };
   },
 } satisfies Slice;
 
@@ -58,7 +58,7 @@ export const tokenParameter = {
   readAclPolicy: ({ params, query }, { service, caller }) => {
     // @ts-expect-error readAclPolicy describes no query parameter: the caller comes in the context
     void query.token;
-    return { status: 200, body: service.acl.readPolicy(caller.authorizer, params.id) };
+    return { status: 200, body: service.acl.policies.read(caller.authorizer, params.id) };
   },
 } satisfies Slice;
 
@@ -68,7 +68,7 @@ export const unknownParameter = {
   readAclRoleByName: ({ params }, { service, caller }) => {
     // @ts-expect-error readAclRoleByName has name, not id
     void params.id;
-    return { status: 200, body: service.acl.readRoleByName(caller.authorizer, params.name) };
+    return { status: 200, body: service.acl.roles.readByName(caller.authorizer, params.name) };
   },
 } satisfies Slice;
 

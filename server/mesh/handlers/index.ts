@@ -44,25 +44,25 @@ export const configEntryHandlers = {
 } satisfies Slice;
 
 export const aclPolicyHandlers = {
-  listAclPolicies: (_input, { service, caller }) => ({ status: 200, body: service.acl.listPolicies(caller.authorizer) }),
-  createAclPolicy: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.createPolicy(caller.authorizer, body) }),
-  readAclPolicy: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.readPolicy(caller.authorizer, params.id) }),
-  readAclPolicyByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.readPolicyByName(caller.authorizer, params.name) }),
-  updateAclPolicy: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.updatePolicy(caller.authorizer, params.id, body) }),
+  listAclPolicies: (_input, { service, caller }) => ({ status: 200, body: service.acl.policies.list(caller.authorizer) }),
+  createAclPolicy: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.policies.create(caller.authorizer, body) }),
+  readAclPolicy: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.policies.read(caller.authorizer, params.id) }),
+  readAclPolicyByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.policies.readByName(caller.authorizer, params.name) }),
+  updateAclPolicy: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.policies.update(caller.authorizer, params.id, body) }),
   deleteAclPolicy: ({ params }, { service, caller }) => {
-    service.acl.deletePolicy(caller.authorizer, params.id);
+    service.acl.policies.delete(caller.authorizer, params.id);
     return DELETED;
   },
 } satisfies Slice;
 
 export const aclRoleHandlers = {
-  listAclRoles: ({ query }, { service, caller }) => ({ status: 200, body: service.acl.listRoles(caller.authorizer, text(query.policy)) }),
-  createAclRole: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.createRole(caller.authorizer, body) }),
-  readAclRole: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.readRole(caller.authorizer, params.id) }),
-  readAclRoleByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.readRoleByName(caller.authorizer, params.name) }),
-  updateAclRole: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.updateRole(caller.authorizer, params.id, body) }),
+  listAclRoles: ({ query }, { service, caller }) => ({ status: 200, body: service.acl.roles.list(caller.authorizer, text(query.policy)) }),
+  createAclRole: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.roles.create(caller.authorizer, body) }),
+  readAclRole: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.roles.read(caller.authorizer, params.id) }),
+  readAclRoleByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.roles.readByName(caller.authorizer, params.name) }),
+  updateAclRole: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.roles.update(caller.authorizer, params.id, body) }),
   deleteAclRole: ({ params }, { service, caller }) => {
-    service.acl.deleteRole(caller.authorizer, params.id);
+    service.acl.roles.delete(caller.authorizer, params.id);
     return DELETED;
   },
 } satisfies Slice;
@@ -70,27 +70,27 @@ export const aclRoleHandlers = {
 export const aclTokenHandlers = {
   listAclTokens: ({ query }, { service, caller }) => {
     const filter = { policy: text(query.policy), role: text(query.role), authMethod: text(query.authmethod) };
-    return { status: 200, body: service.acl.listTokens(caller.authorizer, filter) };
+    return { status: 200, body: service.acl.tokens.list(caller.authorizer, filter) };
   },
-  createAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.createToken(caller.authorizer, body, caller.namespace) }),
-  readAclTokenSelf: (_input, { service, token }) => ({ status: 200, body: service.acl.readTokenSelf(token) }),
-  readAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.readToken(caller.authorizer, params.accessor_id) }),
-  updateAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.updateToken(caller.authorizer, params.accessor_id, body) }),
-  cloneAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.cloneToken(caller.authorizer, params.accessor_id, body ?? {}) }),
+  createAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.create(caller.authorizer, body, caller.namespace) }),
+  readAclTokenSelf: (_input, { service, token }) => ({ status: 200, body: service.acl.tokens.readSelf(token) }),
+  readAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.tokens.read(caller.authorizer, params.accessor_id) }),
+  updateAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.update(caller.authorizer, params.accessor_id, body) }),
+  cloneAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.clone(caller.authorizer, params.accessor_id, body ?? {}) }),
   deleteAclToken: ({ params }, { service, caller }) => {
-    service.acl.deleteToken(caller.authorizer, params.accessor_id);
+    service.acl.tokens.delete(caller.authorizer, params.accessor_id);
     return DELETED;
   },
 } satisfies Slice;
 
 export const legacyTokenHandlers = {
-  listLegacyAclTokens: (_input, { service, caller }) => ({ status: 200, body: service.acl.listLegacyTokens(caller.authorizer) }),
-  createLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.createLegacyToken(caller.authorizer, body ?? {}) }),
-  updateLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.updateLegacyToken(caller.authorizer, body) }),
-  cloneLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.cloneLegacyToken(caller.authorizer, params.id) }),
-  readLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacyTokenInfo(caller.authorizer, params.id) }),
+  listLegacyAclTokens: (_input, { service, caller }) => ({ status: 200, body: service.acl.legacy.list(caller.authorizer) }),
+  createLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.legacy.create(caller.authorizer, body ?? {}) }),
+  updateLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.legacy.update(caller.authorizer, body) }),
+  cloneLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacy.clone(caller.authorizer, params.id) }),
+  readLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacy.info(caller.authorizer, params.id) }),
   destroyLegacyAclToken: ({ params }, { service, caller }) => {
-    service.acl.destroyLegacyToken(caller.authorizer, params.id);
+    service.acl.legacy.destroy(caller.authorizer, params.id);
     return DELETED;
   },
 } satisfies Slice;
