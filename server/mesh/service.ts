@@ -177,14 +177,17 @@ export class MeshService {
     const namespace = entry.Namespace!;
     this.authorize(caller, namespace, entryResource(entry.Kind, entry.Name), "write");
     const current = this.store.get(entry.Kind, namespace, entry.Name);
-    const { CreateIndex: _c, ModifyIndex: _m, ...fields } = entry;
+    // The indexes are the store's to set (the entry is the validator's own copy).
+    const fields = entry;
+    delete fields.CreateIndex;
+    delete fields.ModifyIndex;
     // A write that would change nothing is not applied, as the real server skips it before its
     // raft write (ConfigEntry.Apply, shouldSkipUpsertOperation): it succeeds whatever its cas, and
     // the index does not move, so no blocking query wakes.
-    if (current && sameEntryContent(current, fields as ConfigEntry)) return true;
+    if (current && sameEntryContent(current, fields)) return true;
     if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
-    const record = this.checkGraph(entry.Kind, namespace, entry.Name, fields as ConfigEntry);
-    this.store.put(fields as ConfigEntry);
+    const record = this.checkGraph(entry.Kind, namespace, entry.Name, fields);
+    this.store.put(fields);
     record();
     return true;
   }

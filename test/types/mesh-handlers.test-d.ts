@@ -5,6 +5,7 @@ import { expectTypeOf } from "vitest";
 import type { components, operations } from "../../generated/mesh/schema.ts";
 import type { HandlerTable, Input, Reply } from "../../server/shared/contract.ts";
 import type { MeshAcl } from "../../server/mesh/acl-service.ts";
+import type { EntryKind } from "../../server/mesh/domain/entries.ts";
 import { aclPolicyHandlers, aclRoleHandlers, agentHandlers, meshHandlers, type MeshContext } from "../../server/mesh/handlers/index.ts";
 
 type Schemas = components["schemas"];
@@ -18,6 +19,9 @@ expectTypeOf<Parameters<typeof meshHandlers.createAclPolicy>[0]["body"]>().toEqu
 expectTypeOf<Parameters<typeof meshHandlers.cloneAclToken>[0]["body"]>().toEqualTypeOf<{ Description?: string } | undefined>();
 expectTypeOf<Parameters<typeof meshHandlers.readConfigEntry>[0]["params"]["kind"]>().toEqualTypeOf<Schemas["ConfigEntryKind"]>();
 expectTypeOf<ReturnType<typeof meshHandlers.readAclPolicy>>().toExtend<Reply<operations["readAclPolicy"]>>();
+
+// The kinds the service knows (ENTRY_KINDS, a list it checks at run time) are the described ones.
+expectTypeOf<EntryKind>().toEqualTypeOf<Schemas["ConfigEntryKind"]>();
 
 // The ACL service answers in the described wire forms, so the compiler checks the bodies it returns.
 expectTypeOf<ReturnType<MeshAcl["tokens"]["read"]>>().toEqualTypeOf<Schemas["AclToken"]>();
