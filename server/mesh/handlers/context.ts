@@ -41,7 +41,10 @@ export function authenticate(service: MeshService, req: Request): void {
   resolvedTokens.set(req, { secret, authorizer: service.acl.resolve(secret) });
 }
 
-/** Refuses a bad `wait` or `index` with the agent's own 400 before anything else reads them. */
+/**
+ * Refuses a bad `wait` or `index` with the agent's own 400 before anything else reads them, and keeps
+ * them for the handler. (`_res` is unused: the app's stage still passes it.)
+ */
 export function checkBlockingParams(req: Request, _res?: Response): void {
   if (req.method !== "GET" && req.method !== "POST") return;
   if (req.query.wait === undefined && req.query.index === undefined) return;
