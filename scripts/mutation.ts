@@ -69,7 +69,14 @@ export const GUARD_MODULES: GuardModule[] = [
     // Token resolution: secret -> token -> policies and roles -> merged rules (or 403).
     name: "mesh-token-resolution",
     mutate: "server/mesh/acl-service.ts",
-    functions: [/^\s+resolve\(secret/, /^\s+private expired\(/],
+    functions: [/^\s+resolve\(secret/],
+    tests: ["test/mesh/token-resolution-precedence.test.ts", "test/mesh/acl.api.test.ts"],
+  },
+  {
+    // When a token stops resolving: strictly after its expiration time (shared by every ACL object kind).
+    name: "mesh-token-expiry",
+    mutate: "server/mesh/acl/base.ts",
+    functions: [/^\s+protected expired\(/],
     tests: ["test/mesh/token-resolution-precedence.test.ts", "test/mesh/acl.api.test.ts"],
   },
   {

@@ -9,10 +9,9 @@ import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { DurationInputError, durationText } from "./domain/durations.ts";
 import { DurationError, parseDuration } from "../shared/go-duration.ts";
-import { checkBlockingParams, meshHandlers } from "./handlers/index.ts";
+import { authenticate, boundMeshHandlers, checkBlockingParams, isBlocking, meshContext } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
 import { declaresBody, JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
-import { tokenOf } from "./handlers/index.ts";
 import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
@@ -122,7 +121,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
     // lengths, members) before JSON.parse builds anything. The real system decodes every body as
     // JSON whatever its Content-Type; so does this server (and the validator is told so).
-    service.acl.resolve(tokenOf(req));
+    authenticate(service, req);
     req.body = await readJsonBody(req, BODY_LIMITS);
     if (req.body !== undefined) req.headers["content-type"] = "application/json";
     // A second, structural bound on the parsed value, before anything walks it recursively.
@@ -153,13 +152,11 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   }
   stages.push(
     operationHandler(routes, (route, req, res) => {
-      const handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
+      const run = () => boundMeshHandlers(route.operationId, req, res, meshContext(service, req, res));
       // A read that does not block is answered again from the memo until the state moves (the
       // token was resolved, so refused when unknown or expired, in the step before).
-      if (route.operationId === "readDiscoveryChain" && res.locals.blocking === undefined) {
-        return answers.serve(req, res, () => handler(service, req, res));
-      }
-      return handler(service, req, res);
+      if (route.operationId === "readDiscoveryChain" && !isBlocking(req)) return answers.serve(req, res, run);
+      return run();
     }),
     (_req, res) => notFound(res),
   );

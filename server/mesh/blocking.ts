@@ -7,10 +7,14 @@ import type { ConfigEntryStore } from "./store/config-entry-store.ts";
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAX_WAIT_MS = 10 * 60_000;
 
-export interface BlockingParams {
+/** What a blocking query waits for: an index to pass, for at most a while. */
+export interface BlockingWait {
   index?: number;
   /** How long to wait, from parseWait (default 5m, capped at 10m). */
   waitMs: number;
+}
+
+export interface BlockingParams extends BlockingWait {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }
@@ -23,7 +27,7 @@ export class BlockingParamError extends Error {}
  * unsigned integer ("Invalid index"). A wait of zero or less means the default (5m), and no wait is
  * longer than the server's limit (10m), as the servers' blocking-query loop settles it.
  */
-export function parseWait(wait: string | undefined, index: string | undefined): { waitMs: number; index?: number } {
+export function parseWait(wait: string | undefined, index: string | undefined): BlockingWait {
   let waitMs = DEFAULT_WAIT_MS;
   if (wait !== undefined && wait !== "") {
     const parsed = parseGoDuration(wait);

@@ -5,8 +5,8 @@ import { MeshAcl, type AclSettings } from "./acl-service.ts";
 import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
-import { EntryDecodeError, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
-import { DEFAULT_NAMESPACE, type ConfigEntry, type EntryKind } from "./domain/entries.ts";
+import { decodeEntryDurations, EntryDecodeError, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
+import { DEFAULT_NAMESPACE, type ConfigEntry, type ConfigEntryInput, type EntryKind } from "./domain/entries.ts";
 import { ChainReadIndex, chainsOf, compileChainsRecording } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
 import { MeshHttpError } from "./errors.ts";
@@ -74,9 +74,8 @@ export class MeshService {
     return this.store.currentIndex() + this.acl.currentIndex();
   }
 
-  /** Resolves the token and the namespace (ns, then header, then the token's, then default). */
-  identify(secret: string | undefined, nsParam: string | undefined, nsHeader: string | undefined): Caller {
-    const authorizer = this.acl.resolve(secret);
+  /** The caller of a resolved token, in its namespace (ns, then header, then the token's, then default). */
+  callerOf(authorizer: Authorizer | undefined, nsParam: string | undefined, nsHeader: string | undefined): Caller {
     const namespace = nsParam || nsHeader || authorizer?.namespace || DEFAULT_NAMESPACE;
     return { authorizer, namespace: checkedNamespace(namespace) };
   }
@@ -170,22 +169,25 @@ export class MeshService {
   }
 
   /** Validates and writes an entry whose keys are already canonical. Returns false when `cas` did not match. */
-  applyEntry(caller: Caller, input: ConfigEntry, cas: number | undefined): boolean {
+  applyEntry(caller: Caller, input: ConfigEntryInput, cas: number | undefined): boolean {
     const entry = this.validate({
       ...input,
       Namespace: entryNamespace(input.Kind, checkedNamespace(input.Namespace || caller.namespace)),
-    } as ConfigEntry);
+    });
     const namespace = entry.Namespace!;
     this.authorize(caller, namespace, entryResource(entry.Kind, entry.Name), "write");
     const current = this.store.get(entry.Kind, namespace, entry.Name);
-    const { CreateIndex: _c, ModifyIndex: _m, ...fields } = entry;
+    // The indexes are the store's to set (the entry is the validator's own copy).
+    const fields = entry;
+    delete fields.CreateIndex;
+    delete fields.ModifyIndex;
     // A write that would change nothing is not applied, as the real server skips it before its
     // raft write (ConfigEntry.Apply, shouldSkipUpsertOperation): it succeeds whatever its cas, and
     // the index does not move, so no blocking query wakes.
-    if (current && sameEntryContent(current, fields as ConfigEntry)) return true;
+    if (current && sameEntryContent(current, fields)) return true;
     if (cas !== undefined && (current?.ModifyIndex ?? 0) !== cas) return false;
-    const record = this.checkGraph(entry.Kind, namespace, entry.Name, fields as ConfigEntry);
-    this.store.put(fields as ConfigEntry);
+    const record = this.checkGraph(entry.Kind, namespace, entry.Name, fields);
+    this.store.put(fields);
     record();
     return true;
   }
@@ -209,9 +211,9 @@ export class MeshService {
    * Validate()), after the HTTP layer decoded the body, and its HTTP layer answers any RPC error that
    * is not an ACL refusal with 500 and the error's text (agent/http.go, wrap/handleErr): so does this.
    */
-  private validate(entry: ConfigEntry): ConfigEntry {
+  private validate(entry: ConfigEntryInput): ConfigEntry {
     try {
-      return validateEntry(entry);
+      return validateEntry(decodeEntryDurations(entry));
     } catch (error) {
       if (error instanceof EntryValidationError) throw new MeshHttpError(500, error.message);
       if (error instanceof EntryDecodeError) throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);

@@ -1,6 +1,6 @@
 // ACL enforcement: off by default; with a management token, every request needs a token with
 // the right permission, presented as X-Mesh-Token or Authorization: Bearer.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMeshClient } from "../../generated/mesh/client.ts";
 import { ANONYMOUS_ACCESSOR, denied, startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
@@ -93,5 +93,18 @@ describe("ACLs on", () => {
       params: { path: { kind: "service-defaults" } },
     });
     expect(data?.map((e) => e.Name)).toEqual(["web"]);
+  });
+
+  it("resolves a request's token once, before its body, and its handler acts as that caller", async () => {
+    const resolve = vi.spyOn(mesh.service.acl, "resolve");
+    const root = mesh.clientWithToken(MANAGEMENT);
+    const reader = mesh.clientWithToken(WEB_READER);
+    expect((await readChain(reader, "web")).response.status).toBe(200);
+    expect((await root.PUT("/acl/policy", { body: { Name: "p1", Rules: 'operator = "read"' } })).response.status).toBe(200);
+    const self = await reader.GET("/acl/token/self");
+    expect(self.data?.AccessorID).toBe("a1");
+    const denial = await reader.PUT("/config", { body: { Kind: "service-defaults", Name: "web" } });
+    expect(denial.error).toBe(denied("a1", "service:write", "web"));
+    expect(resolve.mock.calls).toEqual([[WEB_READER], [MANAGEMENT], [WEB_READER], [WEB_READER]]);
   });
 });

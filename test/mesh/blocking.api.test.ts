@@ -1,6 +1,6 @@
 // Blocking queries: X-Mesh-Index on every read; with `index`, a read waits until one of the
 // answer's inputs changes or `wait` passes. Consistency modes are accepted, not both at once.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
 let mesh: RunningMesh;
@@ -55,6 +55,32 @@ describe("blocking queries on the discovery chain", () => {
     const { response } = await readChain({ index: indexOf(first.response), wait: "300ms" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(indexOf(response)).toBe(indexOf(first.response));
+  });
+
+  it("stops waiting as soon as its client goes away, leaving no listener and logging nothing", async () => {
+    const store = mesh.service.store;
+    const subscribe = store.subscribe.bind(store);
+    let listening = 0;
+    vi.spyOn(store, "subscribe").mockImplementation((listener) => {
+      listening++;
+      const unsubscribe = subscribe(listener);
+      return () => {
+        listening--;
+        unsubscribe();
+      };
+    });
+    const logged = vi.spyOn(console, "error");
+    const first = await readChain();
+    const client = new AbortController();
+    const blocked = fetch(`${mesh.baseUrl}/discovery-chain/web?index=${indexOf(first.response)}&wait=30s`, { signal: client.signal });
+    await vi.waitFor(() => expect(listening).toBe(1));
+    client.abort();
+    await expect(blocked).rejects.toThrow();
+    await vi.waitFor(() => expect(listening).toBe(0), { timeout: 2000 });
+    // The server goes on answering; nothing was logged for the client that left.
+    expect((await readChain()).response.status).toBe(200);
+    expect(logged).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
   });
 
   it("refuses a wait without a unit as the agent does (agent/http.go parseWait)", async () => {

@@ -59,10 +59,10 @@ describe("resolving a token", () => {
 
   it("a token's permissions come from its policies and from the policies of its roles", () => {
     const { acl, root, can } = setup();
-    const reader = acl.createPolicy(root, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
-    const writer = acl.createPolicy(root, { Name: "api-writer", Rules: 'service "api" { policy = "write" }' });
-    const role = acl.createRole(root, { Name: "api", Policies: [{ ID: writer.ID }] });
-    const token = acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000001", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
+    const reader = acl.policies.create(root, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
+    const writer = acl.policies.create(root, { Name: "api-writer", Rules: 'service "api" { policy = "write" }' });
+    const role = acl.roles.create(root, { Name: "api", Policies: [{ ID: writer.ID }] });
+    const token = acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000001", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
     expect(token.SecretID).toBe("11111111-0000-4000-8000-000000000001");
     expect(can("11111111-0000-4000-8000-000000000001", "web")).toBe(true);
     expect(can("11111111-0000-4000-8000-000000000001", "web", "write")).toBe(false);
@@ -73,22 +73,22 @@ describe("resolving a token", () => {
 
   it("reads policies and roles at request time: a deleted role or policy grants nothing any more", () => {
     const { acl, root, can } = setup();
-    const writer = acl.createPolicy(root, { Name: "api-writer", Rules: 'service "api" { policy = "write" }' });
-    const reader = acl.createPolicy(root, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
-    const role = acl.createRole(root, { Name: "api", Policies: [{ ID: writer.ID }] });
-    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000001", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
-    acl.deleteRole(root, role.ID);
+    const writer = acl.policies.create(root, { Name: "api-writer", Rules: 'service "api" { policy = "write" }' });
+    const reader = acl.policies.create(root, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
+    const role = acl.roles.create(root, { Name: "api", Policies: [{ ID: writer.ID }] });
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000001", Policies: [{ ID: reader.ID }], Roles: [{ ID: role.ID }] }, "default");
+    acl.roles.delete(root, role.ID);
     expect(can("11111111-0000-4000-8000-000000000001", "api", "write")).toBe(false);
     expect(can("11111111-0000-4000-8000-000000000001", "web")).toBe(true);
-    acl.deletePolicy(root, reader.ID);
+    acl.policies.delete(root, reader.ID);
     expect(can("11111111-0000-4000-8000-000000000001", "web")).toBe(false);
   });
 
   it("the built-in global-management policy, directly or through a role, makes a management token", () => {
     const { acl, root } = setup();
-    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000002", Policies: [{ Name: "global-management" }] }, "default");
-    const role = acl.createRole(root, { Name: "admins", Policies: [{ Name: "global-management" }] });
-    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000003", Roles: [{ ID: role.ID }] }, "default");
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000002", Policies: [{ Name: "global-management" }] }, "default");
+    const role = acl.roles.create(root, { Name: "admins", Policies: [{ Name: "global-management" }] });
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000003", Roles: [{ ID: role.ID }] }, "default");
     for (const secret of ["11111111-0000-4000-8000-000000000002", "11111111-0000-4000-8000-000000000003"]) {
       const authorizer = acl.resolve(secret)!;
       expect(authorizer.management).toBe(true);
@@ -108,8 +108,8 @@ describe("resolving a token", () => {
 
   it("a token is in its namespace: its rules do not apply in another", () => {
     const { acl, root, can } = setup();
-    const writer = acl.createPolicy(root, { Name: "all", Rules: 'service_prefix "" { policy = "write" }' });
-    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000004", Namespace: "team-a", Policies: [{ ID: writer.ID }] }, "default");
+    const writer = acl.policies.create(root, { Name: "all", Rules: 'service_prefix "" { policy = "write" }' });
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000004", Namespace: "team-a", Policies: [{ ID: writer.ID }] }, "default");
     expect(can("11111111-0000-4000-8000-000000000004", "web", "write", "team-a")).toBe(true);
     expect(can("11111111-0000-4000-8000-000000000004", "web", "read", "default")).toBe(false);
   });
@@ -118,7 +118,7 @@ describe("resolving a token", () => {
 describe("expiry (ExpirationTTL)", () => {
   it("a token works until its expiration time and is not found after it", () => {
     const { acl, root, advance, can } = setup();
-    const token = acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000005", ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
+    const token = acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000005", ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
     expect(token.ExpirationTime).toBe("2026-01-01T00:01:00.000Z");
     advance(59_000);
     expect(can("11111111-0000-4000-8000-000000000005", "web")).toBe(true);
@@ -131,7 +131,7 @@ describe("expiry (ExpirationTTL)", () => {
 
   it("a token without an expiration time does not expire", () => {
     const { acl, root, advance, can } = setup();
-    acl.createToken(root, { SecretID: "11111111-0000-4000-8000-000000000006", Policies: [{ Name: "global-management" }] }, "default");
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000006", Policies: [{ Name: "global-management" }] }, "default");
     advance(100 * 365 * 24 * 3600 * 1000);
     expect(can("11111111-0000-4000-8000-000000000006", "web")).toBe(true);
   });
@@ -142,7 +142,7 @@ describe("a token's expiration time", () => {
     let now = START;
     // A clock that moves a millisecond every time it is read.
     const acl = new MeshAcl({ managementToken: ROOT, tokens: [], legacyApi: false, tokenApi: true, datacenter: "dc1" }, new MemoryAclStore(), () => new Date(now++));
-    const issued = acl.createToken(acl.resolve(ROOT), { ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
+    const issued = acl.tokens.create(acl.resolve(ROOT), { ExpirationTTL: "1m", Policies: [{ Name: "global-management" }] }, "default");
     expect(Date.parse(issued.ExpirationTime!) - Date.parse(issued.CreateTime)).toBe(60_000);
   });
 });

@@ -78,7 +78,7 @@ let output: ReturnType<typeof recordOutput>;
 beforeAll(async () => {
   output = recordOutput();
   const { app, service } = createMeshApp({ managementToken: MANAGEMENT });
-  service.acl.createPolicy(undefined, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
+  service.acl.policies.create(undefined, { Name: "web-reader", Rules: 'service "web" { policy = "read" }' });
   server = createServer({ key: SERVER_KEY, cert: SERVER_CERT, ca: CA_CERT, requestCert: true, rejectUnauthorized: true }, app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -7,6 +7,8 @@ import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROTOCOLS, PROXY_DEFAULTS_NAME } from "
 import { DurationInputError, durationText } from "./durations.ts";
 import type {
   ConfigEntry,
+  ConfigEntryInput,
+  ConfigEntryRoute,
   HeaderMatch,
   HttpRouteMatch,
   MeshGatewayConfig,
@@ -127,9 +129,39 @@ export function normalizeEntryInput(raw: unknown): unknown {
 }
 
 /**
+ * An entry in its described wire form (a duration may be a number of nanoseconds) with its durations
+ * as Go duration strings, keys in their order; a bad duration is a decode error, as in
+ * normalizeEntryInput (which has already decoded a request's entry: this is then a typed copy).
+ */
+export function decodeEntryDurations(entry: ConfigEntryInput): ConfigEntry {
+  switch (entry.Kind) {
+    case "service-resolver": {
+      const { ConnectTimeout, ...rest } = entry;
+      return ConnectTimeout === undefined ? rest : { ...entry, ConnectTimeout: checkedDurationText("ConnectTimeout", ConnectTimeout) };
+    }
+    case "service-router": {
+      const { Routes, ...rest } = entry;
+      return Routes === undefined ? rest : { ...entry, Routes: Routes.map(decodeRouteDurations) };
+    }
+    default:
+      return entry;
+  }
+}
+
+function decodeRouteDurations(route: ConfigEntryRoute, i: number): ServiceRoute {
+  const { Destination, ...rest } = route;
+  if (Destination === undefined) return rest;
+  const { RequestTimeout, ...destination } = Destination;
+  if (RequestTimeout === undefined) return { ...route, Destination: destination };
+  return { ...route, Destination: { ...Destination, RequestTimeout: checkedDurationText(`Routes[${i}].Destination.RequestTimeout`, RequestTimeout) } };
+}
+
+/**
  * A duration as the decoder reads it: a number of nanoseconds becomes a duration string, and a string
  * must parse (the decode hook fails on it otherwise, which the real system answers with 400).
  */
+function checkedDurationText(field: string, value: string | number): string;
+function checkedDurationText(field: string, value: unknown): unknown;
 function checkedDurationText(field: string, value: unknown): unknown {
   try {
     const text = durationText(value);

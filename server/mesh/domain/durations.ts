@@ -9,6 +9,8 @@ const MAX_NS = 2 ** 63 - 1;
 export class DurationInputError extends Error {}
 
 /** A duration input as a Go duration string: numbers (nanoseconds) are converted, strings kept. */
+export function durationText(value: string | number): string;
+export function durationText(value: unknown): unknown;
 export function durationText(value: unknown): unknown {
   if (typeof value !== "number") return value;
   if (!Number.isFinite(value) || value < MIN_NS || value > MAX_NS) {

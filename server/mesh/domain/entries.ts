@@ -37,6 +37,12 @@ export type RouteDestination = Decoded<Schemas["RouteDestination"], "RequestTime
 export type ServiceRoute = Omit<Schemas["ServiceRoute"], "Destination"> & { Destination?: RouteDestination };
 export type ServiceRouterEntry = Omit<Schemas["ServiceRouterEntry"], "Routes"> & { Routes?: ServiceRoute[] };
 
+/** An entry as a request writes it (durations as strings or numbers of nanoseconds). */
+export type ConfigEntryInput = Schemas["ConfigEntry"];
+/** A route as a request writes it. */
+export type ConfigEntryRoute = Schemas["ServiceRoute"];
+
+/** An entry as decoded and stored: durations as Go duration strings. */
 export type ConfigEntry =
   | ServiceResolverEntry
   | ServiceDefaultsEntry

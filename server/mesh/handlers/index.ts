@@ -1,241 +1,181 @@
-// HTTP handlers of the mesh, keyed by operationId: parse the request, call the service, answer.
-import type { Request, Response } from "express";
+// HTTP handlers of the mesh, keyed by operationId: each takes its operation's validated input (typed
+// from the description) and the request's context (the service, the caller) and returns one of its
+// documented replies. Refusals are thrown as MeshHttpError, which the app writes in the agent's words.
 import type { operations } from "../../../generated/mesh/schema.ts";
-import type { LegacyTokenInput, PolicyInput, RoleInput, TokenInput } from "../acl-service.ts";
-import { BlockingParamError, blockingQuery, parseWait } from "../blocking.ts";
+import type { HandlerTable, Input, ReplyHeaders } from "../../shared/contract.ts";
+import { bindHandlers } from "../../shared/handler-binding.ts";
+import { blockingQuery, type BlockingWait } from "../blocking.ts";
 import { parseDuration } from "../../shared/go-duration.ts";
-import type { ConfigEntry, EntryKind } from "../domain/entries.ts";
 import { MeshHttpError } from "../errors.ts";
 import { durationText } from "../domain/durations.ts";
-import type { Caller, ChainOverrides, Indexed, MeshService } from "../service.ts";
+import type { ChainOverrides, Indexed } from "../service.ts";
+import { checkedWait, type MeshContext } from "./context.ts";
 
-export type Handler = (service: MeshService, req: Request, res: Response) => void | Promise<void>;
+export { authenticate, checkBlockingParams, isBlocking, meshContext, tokenOf, type MeshContext } from "./context.ts";
 
-export const meshHandlers = {
-  readDiscoveryChain: (service, req, res) => readChain(service, req, res, {}),
+type Slice = Partial<HandlerTable<operations, MeshContext>>;
+type ReadChain = operations["readDiscoveryChain"];
 
-  readDiscoveryChainWithOverrides: (service, req, res) => {
-    const body = (req.body ?? {}) as {
-      OverrideConnectTimeout?: string | number;
-      OverrideProtocol?: string;
-      OverrideMeshGateway?: ChainOverrides["overrideMeshGateway"];
-    };
-    return readChain(service, req, res, {
-      overrideConnectTimeout: checkedDuration("OverrideConnectTimeout", body.OverrideConnectTimeout),
-      overrideProtocol: body.OverrideProtocol,
-      overrideMeshGateway: body.OverrideMeshGateway,
-    });
-  },
+/** The answer of every ACL delete: `true`, whether or not there was something to delete. */
+const DELETED = { status: 200, body: true } as const;
 
-  applyConfigEntry: (service, req, res) => {
-    res.json(service.applyEntry(callerOf(service, req), req.body as ConfigEntry, casOf(req)));
-  },
+export const chainHandlers = {
+  readDiscoveryChain: ({ params, query }, context) => readChain(context, params.service_name, query, {}),
+  readDiscoveryChainWithOverrides: ({ params, query, body }, context) =>
+    readChain(context, params.service_name, query, {
+      overrideConnectTimeout: checkedDuration("OverrideConnectTimeout", body?.OverrideConnectTimeout),
+      overrideProtocol: body?.OverrideProtocol,
+      overrideMeshGateway: body?.OverrideMeshGateway,
+    }),
+} satisfies Slice;
 
-  readConfigEntry: async (service, req, res) => {
-    const caller = callerOf(service, req);
-    const kind = req.params.kind as EntryKind;
-    const name = String(req.params.name);
-    await answerBlocking(service, req, res, () => service.readEntry(caller, kind, name));
-  },
-
-  listConfigEntries: async (service, req, res) => {
-    const caller = callerOf(service, req);
-    await answerBlocking(service, req, res, () => service.listEntries(caller, req.params.kind as EntryKind));
-  },
-
-  deleteConfigEntry: (service, req, res) => {
-    const cas = casOf(req);
-    const deleted = service.deleteEntry(callerOf(service, req), req.params.kind as EntryKind, String(req.params.name), cas);
+export const configEntryHandlers = {
+  applyConfigEntry: ({ query, body }, { service, caller }) => ({ status: 200, body: service.applyEntry(caller, body, casOf(query.cas)) }),
+  readConfigEntry: ({ params, query }, context) =>
+    answerBlocking(context, query, () => context.service.readEntry(context.caller, params.kind, params.name), (entry) => entry),
+  listConfigEntries: ({ params, query }, context) =>
+    answerBlocking(context, query, () => context.service.listEntries(context.caller, params.kind), (entries) => entries),
+  deleteConfigEntry: ({ params, query }, { service, caller }) => {
+    const cas = casOf(query.cas);
+    const deleted = service.deleteEntry(caller, params.kind, params.name, cas);
     // The real system answers the boolean only for check-and-set deletes.
-    res.json(cas === undefined ? {} : deleted);
+    return { status: 200, body: cas === undefined ? {} : deleted };
   },
+} satisfies Slice;
 
-  listAclPolicies: (service, req, res) => {
-    res.json(service.acl.listPolicies(callerOf(service, req).authorizer));
+export const aclPolicyHandlers = {
+  listAclPolicies: (_input, { service, caller }) => ({ status: 200, body: service.acl.policies.list(caller.authorizer) }),
+  createAclPolicy: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.policies.create(caller.authorizer, body) }),
+  readAclPolicy: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.policies.read(caller.authorizer, params.id) }),
+  readAclPolicyByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.policies.readByName(caller.authorizer, params.name) }),
+  updateAclPolicy: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.policies.update(caller.authorizer, params.id, body) }),
+  deleteAclPolicy: ({ params }, { service, caller }) => {
+    service.acl.policies.delete(caller.authorizer, params.id);
+    return DELETED;
   },
-  createAclPolicy: (service, req, res) => {
-    res.json(service.acl.createPolicy(callerOf(service, req).authorizer, req.body as PolicyInput));
-  },
-  readAclPolicy: (service, req, res) => {
-    res.json(service.acl.readPolicy(callerOf(service, req).authorizer, String(req.params.id)));
-  },
-  readAclPolicyByName: (service, req, res) => {
-    res.json(service.acl.readPolicyByName(callerOf(service, req).authorizer, String(req.params.name)));
-  },
-  updateAclPolicy: (service, req, res) => {
-    res.json(service.acl.updatePolicy(callerOf(service, req).authorizer, String(req.params.id), req.body as PolicyInput));
-  },
-  deleteAclPolicy: (service, req, res) => {
-    service.acl.deletePolicy(callerOf(service, req).authorizer, String(req.params.id));
-    res.json(true);
-  },
-  listAclRoles: (service, req, res) => {
-    res.json(service.acl.listRoles(callerOf(service, req).authorizer, queryString(req, "policy")));
-  },
-  createAclRole: (service, req, res) => {
-    res.json(service.acl.createRole(callerOf(service, req).authorizer, req.body as RoleInput));
-  },
-  readAclRole: (service, req, res) => {
-    res.json(service.acl.readRole(callerOf(service, req).authorizer, String(req.params.id)));
-  },
-  readAclRoleByName: (service, req, res) => {
-    res.json(service.acl.readRoleByName(callerOf(service, req).authorizer, String(req.params.name)));
-  },
-  updateAclRole: (service, req, res) => {
-    res.json(service.acl.updateRole(callerOf(service, req).authorizer, String(req.params.id), req.body as RoleInput));
-  },
-  deleteAclRole: (service, req, res) => {
-    service.acl.deleteRole(callerOf(service, req).authorizer, String(req.params.id));
-    res.json(true);
-  },
-  listAclTokens: (service, req, res) => {
-    const filter = { policy: queryString(req, "policy"), role: queryString(req, "role"), authMethod: queryString(req, "authmethod") };
-    res.json(service.acl.listTokens(callerOf(service, req).authorizer, filter));
-  },
-  createAclToken: (service, req, res) => {
-    const caller = callerOf(service, req);
-    res.json(service.acl.createToken(caller.authorizer, req.body as TokenInput, caller.namespace));
-  },
-  readAclTokenSelf: (service, req, res) => {
-    res.json(service.acl.readTokenSelf(tokenOf(req)));
-  },
-  readAclToken: (service, req, res) => {
-    res.json(service.acl.readToken(callerOf(service, req).authorizer, String(req.params.accessor_id)));
-  },
-  updateAclToken: (service, req, res) => {
-    res.json(service.acl.updateToken(callerOf(service, req).authorizer, String(req.params.accessor_id), req.body as TokenInput));
-  },
-  cloneAclToken: (service, req, res) => {
-    const body = (req.body ?? {}) as { Description?: string };
-    res.json(service.acl.cloneToken(callerOf(service, req).authorizer, String(req.params.accessor_id), body));
-  },
-  deleteAclToken: (service, req, res) => {
-    service.acl.deleteToken(callerOf(service, req).authorizer, String(req.params.accessor_id));
-    res.json(true);
-  },
-  listLegacyAclTokens: (service, req, res) => {
-    res.json(service.acl.listLegacyTokens(callerOf(service, req).authorizer));
-  },
-  createLegacyAclToken: (service, req, res) => {
-    res.json(service.acl.createLegacyToken(callerOf(service, req).authorizer, (req.body ?? {}) as LegacyTokenInput));
-  },
-  updateLegacyAclToken: (service, req, res) => {
-    res.json(service.acl.updateLegacyToken(callerOf(service, req).authorizer, (req.body ?? {}) as LegacyTokenInput));
-  },
-  cloneLegacyAclToken: (service, req, res) => {
-    res.json(service.acl.cloneLegacyToken(callerOf(service, req).authorizer, String(req.params.id)));
-  },
-  readLegacyAclToken: (service, req, res) => {
-    res.json(service.acl.legacyTokenInfo(callerOf(service, req).authorizer, String(req.params.id)));
-  },
-  destroyLegacyAclToken: (service, req, res) => {
-    service.acl.destroyLegacyToken(callerOf(service, req).authorizer, String(req.params.id));
-    res.json(true);
-  },
-  readAgentSelf: (service, req, res) => {
-    res.json(service.agentSelf(callerOf(service, req)));
-  },
-} satisfies Record<keyof operations, Handler>;
+} satisfies Slice;
 
-function readChain(service: MeshService, req: Request, res: Response, overrides: ChainOverrides): Promise<void> {
-  const caller = callerOf(service, req);
-  const serviceName = String(req.params.service_name);
-  const compileDc = queryString(req, "compile-dc");
-  return answerBlocking(
-    service,
-    req,
-    res,
-    () => service.readChain(caller, serviceName, compileDc, overrides),
-    (chain) => ({ Chain: chain }),
-  );
+export const aclRoleHandlers = {
+  listAclRoles: ({ query }, { service, caller }) => ({ status: 200, body: service.acl.roles.list(caller.authorizer, text(query.policy)) }),
+  createAclRole: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.roles.create(caller.authorizer, body) }),
+  readAclRole: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.roles.read(caller.authorizer, params.id) }),
+  readAclRoleByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.roles.readByName(caller.authorizer, params.name) }),
+  updateAclRole: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.roles.update(caller.authorizer, params.id, body) }),
+  deleteAclRole: ({ params }, { service, caller }) => {
+    service.acl.roles.delete(caller.authorizer, params.id);
+    return DELETED;
+  },
+} satisfies Slice;
+
+export const aclTokenHandlers = {
+  listAclTokens: ({ query }, { service, caller }) => {
+    const filter = { policy: text(query.policy), role: text(query.role), authMethod: text(query.authmethod) };
+    return { status: 200, body: service.acl.tokens.list(caller.authorizer, filter) };
+  },
+  createAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.create(caller.authorizer, body, caller.namespace) }),
+  readAclTokenSelf: (_input, { service, token }) => ({ status: 200, body: service.acl.tokens.readSelf(token) }),
+  readAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.tokens.read(caller.authorizer, params.accessor_id) }),
+  updateAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.update(caller.authorizer, params.accessor_id, body) }),
+  cloneAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.clone(caller.authorizer, params.accessor_id, body ?? {}) }),
+  deleteAclToken: ({ params }, { service, caller }) => {
+    service.acl.tokens.delete(caller.authorizer, params.accessor_id);
+    return DELETED;
+  },
+} satisfies Slice;
+
+export const legacyTokenHandlers = {
+  listLegacyAclTokens: (_input, { service, caller }) => ({ status: 200, body: service.acl.legacy.list(caller.authorizer) }),
+  createLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.legacy.create(caller.authorizer, body ?? {}) }),
+  updateLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.legacy.update(caller.authorizer, body) }),
+  cloneLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacy.clone(caller.authorizer, params.id) }),
+  readLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacy.info(caller.authorizer, params.id) }),
+  destroyLegacyAclToken: ({ params }, { service, caller }) => {
+    service.acl.legacy.destroy(caller.authorizer, params.id);
+    return DELETED;
+  },
+} satisfies Slice;
+
+export const agentHandlers = {
+  readAgentSelf: (_input, { service, caller }) => ({ status: 200, body: service.agentSelf(caller) }),
+} satisfies Slice;
+
+/** Every operation of the description, and no other (tsc refuses a missing or unknown one). */
+export const meshHandlers = {
+  ...chainHandlers,
+  ...configEntryHandlers,
+  ...aclPolicyHandlers,
+  ...aclRoleHandlers,
+  ...aclTokenHandlers,
+  ...legacyTokenHandlers,
+  ...agentHandlers,
+} satisfies HandlerTable<operations, MeshContext>;
+
+/** The table bound to Express: runs a request's operation with its context and writes the reply. */
+export const boundMeshHandlers = bindHandlers<operations, MeshContext, { [K in keyof operations]: Input<operations[K]> }>(meshHandlers);
+
+/** The query parameters of a blocking read. */
+type BlockingQuery = Input<ReadChain>["query"];
+
+function readChain(context: MeshContext, serviceName: string, query: BlockingQuery, overrides: ChainOverrides) {
+  const compileDc = text(query["compile-dc"]);
+  return answerBlocking(context, query, () => context.service.readChain(context.caller, serviceName, compileDc, overrides), (Chain) => ({ Chain }));
 }
 
-async function answerBlocking<T>(
-  service: MeshService,
-  req: Request,
-  res: Response,
+/** The reply of a read that blocks: its body, and the index to send back to block on. */
+interface BlockingReply<B> {
+  status: 200;
+  body: B;
+  headers: ReplyHeaders;
+}
+
+/**
+ * A read as a blocking query: answered at once without an `index` (no promise on that path), else
+ * when the answer's index passes it or `wait` runs out. A client that goes away ends the wait; the
+ * answer then written reaches no one.
+ */
+function answerBlocking<T, B>(
+  context: MeshContext,
+  query: Pick<BlockingQuery, "stale" | "consistent" | "wait" | "index">,
   run: () => Indexed<T>,
-  render: (value: T) => unknown = (value) => value,
-): Promise<void> {
-  if ("stale" in req.query && "consistent" in req.query) {
+  render: (value: T) => B,
+): BlockingReply<B> | Promise<BlockingReply<B>> {
+  if (query.stale !== undefined && query.consistent !== undefined) {
     throw new MeshHttpError(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
   }
-  // One listener for the whole query, however often it wakes up before its index is reached.
-  const gone = new AbortController();
-  const onClose = () => gone.abort();
-  res.once("close", onClose);
-  let result: Indexed<T>;
-  try {
-    result = await blockingQuery(service.store, { ...blockingParamsOf(req), signal: gone.signal }, run);
-  } finally {
-    res.off("close", onClose);
-  }
-  if (gone.signal.aborted) return;
-  res.set({
-    "X-Mesh-Index": String(result.index),
-    "X-Mesh-KnownLeader": "true",
-    "X-Mesh-LastContact": "0",
-  });
-  res.json(render(result.value));
+  const wait = context.blocking ?? waitOf(query);
+  const reply = (result: Indexed<T>): BlockingReply<B> => ({ status: 200, body: render(result.value), headers: indexHeaders(result.index) });
+  if (!wait.index) return reply(run());
+  return context.whileConnected((signal) => blockingQuery(context.service.store, { ...wait, signal }, run)).then(reply);
 }
 
-/** `wait` and `index`, checked by the app before validation (see blockingParamsGuard). */
-function blockingParamsOf(req: Request): { waitMs: number; index?: number } {
-  const checked = req.res?.locals.blocking as ReturnType<typeof parseWait> | undefined;
-  if (checked) return checked;
-  try {
-    return parseWait(rawQuery(req, "wait"), rawQuery(req, "index"));
-  } catch (error) {
-    if (error instanceof BlockingParamError) throw new MeshHttpError(400, error.message);
-    throw error;
-  }
+/** The headers of a blocking read's answer: its index, and a leader that is known and in contact. */
+function indexHeaders(index: number): ReplyHeaders {
+  return { "X-Mesh-Index": String(index), "X-Mesh-KnownLeader": "true", "X-Mesh-LastContact": "0" };
 }
 
-function rawQuery(req: Request, name: string): string | undefined {
-  const value = req.query[name] as unknown;
-  return value === undefined ? undefined : String(value);
-}
-
-/** Refuses a bad `wait` or `index` with the agent's own 400 before anything else reads them. */
-export function checkBlockingParams(req: Request, res: Response): void {
-  if (req.method !== "GET" && req.method !== "POST") return;
-  if (req.query.wait === undefined && req.query.index === undefined) return;
-  res.locals.blocking = blockingParamsOf(req);
+/** `wait` and `index` from the validated query, when the app did not check them first. */
+function waitOf(query: Pick<BlockingQuery, "wait" | "index">): BlockingWait {
+  return checkedWait(query.wait, query.index === undefined ? undefined : String(query.index));
 }
 
 /** A duration string or number of nanoseconds (as Go clients send it), as a duration string. */
 function checkedDuration(field: string, value: string | number | undefined): string | undefined {
   if (value === undefined) return undefined;
   try {
-    const text = durationText(value) as string;
+    const text = durationText(value);
     parseDuration(text);
     return text;
   } catch (error) {
-    throw new MeshHttpError(400, `Request decoding failed: ${field}: ${(error as Error).message}`);
+    throw new MeshHttpError(400, `Request decoding failed: ${field}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-/** The token as the agent's parseToken finds it: `?token=`, then the token header, then a bearer token. */
-export function tokenOf(req: Request): string | undefined {
-  const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
-  return queryString(req, "token") || req.get("x-mesh-token") || bearer;
+/** `cas` as a number; with validation off (the benchmark's baseline) the query is the raw text. */
+function casOf(cas: number | undefined): number | undefined {
+  return cas === undefined || String(cas) === "" ? undefined : Number(cas);
 }
 
-function callerOf(service: MeshService, req: Request): Caller {
-  return service.identify(tokenOf(req), queryString(req, "ns"), req.get("x-mesh-namespace"));
-}
-
-function casOf(req: Request): number | undefined {
-  return queryInteger(req, "cas");
-}
-
-function queryString(req: Request, name: string): string | undefined {
-  const value = req.query[name];
+/** A query value that is a non-empty string, or undefined (absent, empty, or repeated). */
+function text(value: string | undefined): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-/** The validator has checked (and may have coerced) integer parameters already. */
-function queryInteger(req: Request, name: string): number | undefined {
-  const value = req.query[name] as unknown;
-  return value === undefined || value === "" ? undefined : Number(value);
 }

@@ -1,68 +1,31 @@
 // Storage of ACL policies, roles and tokens, by id, with creation/modification indexes; optionally
 // durable (every write committed to the data directory, with the index, before it is acknowledged).
+import type { components } from "../../../generated/mesh/schema.ts";
 import type { DataDirectory, DurableTable } from "../../shared/data-dir.ts";
 
-export interface AclLink {
-  ID: string;
-  Name: string;
-}
+// The records are the described wire forms (generated/mesh/schema.ts), except that a stored link
+// always has both its ID and its name (an input link may carry either), and a token keeps what the
+// API does not show (its own rules, and whether it is legacy or the management token).
+type Schemas = components["schemas"];
 
+/** A link to a policy or role as stored: by ID, with the name it had when last read. */
+export type AclLink = Required<Schemas["AclLink"]>;
 /** A service identity: write on the service and its sidecar proxy, read on every service. */
-export interface ServiceIdentity {
-  ServiceName: string;
-  /** Where it applies; every datacenter when absent or empty. */
-  Datacenters?: string[];
-}
-
+export type ServiceIdentity = Schemas["ServiceIdentity"];
 /** A node identity: write on the node, read on every service, in one datacenter. */
-export interface NodeIdentity {
-  NodeName: string;
-  Datacenter: string;
-}
-
-export interface AclPolicy {
-  ID: string;
-  Name: string;
-  Description: string;
-  /** The rules as written (HCL or JSON). */
-  Rules: string;
-  Datacenters?: string[];
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
-export interface AclRole {
-  ID: string;
-  Name: string;
-  Description: string;
-  Policies: AclLink[];
-  ServiceIdentities?: ServiceIdentity[];
-  NodeIdentities?: NodeIdentity[];
-  CreateIndex: number;
-  ModifyIndex: number;
-}
-
-export interface AclTokenRecord {
-  AccessorID: string;
-  SecretID: string;
-  Description: string;
+export type NodeIdentity = Schemas["NodeIdentity"];
+export type AclPolicy = Schemas["AclPolicy"];
+export type AclRole = Omit<Schemas["AclRole"], "Policies"> & { Policies: AclLink[] };
+export type AclTokenRecord = Omit<Schemas["AclToken"], "Policies" | "Roles"> & {
   Policies: AclLink[];
   Roles: AclLink[];
-  ServiceIdentities?: ServiceIdentity[];
-  NodeIdentities?: NodeIdentity[];
-  Local: boolean;
-  Namespace: string;
-  CreateTime: string;
-  ExpirationTime?: string;
   /** Rules of the token itself: legacy tokens and tokens declared in MESH_ACL_FILE. */
   Rules?: string;
   /** A token of the legacy API (or one the legacy API lists: the anonymous and initial management tokens). */
   Legacy?: boolean;
   /** The management token: every permission. */
   Management?: boolean;
-  CreateIndex: number;
-  ModifyIndex: number;
-}
+};
 
 type Indexed = { CreateIndex: number; ModifyIndex: number };
 
