@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, Socket, type AddressInfo } from "node:net";
 import { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, ListConnection, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 
 const LIST = "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -293,7 +293,7 @@ describe("a connection of an HTTP server that accepts LIST", () => {
     );
   });
 
-  it("hands handlers the connection's own socket: both ends' addresses, not encrypted, its calls returning it", async () => {
+  it("hands handlers a connection with its socket's properties: both ends' addresses, not encrypted, its calls returning it", async () => {
     let seen: Record<string, unknown> = {};
     await withServer(
       (req, res) => {
@@ -304,7 +304,8 @@ describe("a connection of an HTTP server that accepts LIST", () => {
           remoteFamily: s.remoteFamily,
           localAddress: s.localAddress,
           localPort: s.localPort,
-          own: s instanceof Socket,
+          // The stream the rewriter feeds, over the connection's own socket.
+          own: s instanceof ListConnection && s.socket instanceof Socket,
           encrypted: Boolean((s as unknown as { encrypted?: boolean }).encrypted),
           chained: [s.setNoDelay(true), s.setKeepAlive(true, 1000), s.ref(), s.unref(), s.setTimeout(0)].every((r) => r === s),
         };
