@@ -53,10 +53,10 @@ interface Peer {
   closed: Promise<void>;
 }
 
-function open(port: number, localAddress = "127.0.0.1"): Promise<Peer> {
+function open(port: number, localAddress = "127.0.0.1", allowHalfOpen = false): Promise<Peer> {
   return new Promise((resolve, reject) => {
     let text = "";
-    const socket = connect({ port, host: "127.0.0.1", localAddress }, () => resolve({ socket, received: () => text, closed }));
+    const socket = connect({ port, host: "127.0.0.1", localAddress, allowHalfOpen }, () => resolve({ socket, received: () => text, closed }));
     socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
     socket.on("error", () => undefined);
     const closed = new Promise<void>((done) => socket.once("close", () => done()));
@@ -129,6 +129,26 @@ describe("the secrets server's connections through the LIST stream", () => {
     await until(() => answers(peer).length === 1);
     await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     await peer.closed;
+  });
+
+  it("a plain server.close() during a request: the answer is sent; the connection, idle then, is closed by closeIdleConnections() as Node's own", async () => {
+    let answer!: () => void;
+    const { server, port } = await listServer((_req, res) => (answer = () => res.end('"late"')));
+    keepIdleConnections(server);
+    const peer = await open(port);
+    peer.socket.write("LIST /v1/a HTTP/1.1\r\nHost: x\r\n\r\n");
+    await until(() => answer !== undefined);
+    let finished = false;
+    const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))).then(() => (finished = true));
+    answer();
+    await until(() => answers(peer).length === 1);
+    // Node 20 leaves a connection that turns idle after close() open (its keep-alive timeout applies).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(finished).toBe(false);
+    server.closeIdleConnections();
+    await closed;
+    await peer.closed;
+    expect(peer.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n"late"$/);
   });
 
   it("answers malformed bytes in the secrets envelope: 400, 431, and 408 for a silent connection", async () => {
@@ -271,6 +291,24 @@ describe("errors, timeouts and flow control", () => {
     const answered = Date.now();
     await peer.closed;
     expect(Date.now() - answered).toBeLessThan(4000);
+  });
+
+  it("after a Connection: close answer the server closes the connection, also when the client never closes its side", async () => {
+    let connection: ListConnection | undefined;
+    const { port } = await listServer((req, res) => {
+      connection = req.socket as unknown as ListConnection;
+      echo(req, res);
+    });
+    // A client that keeps its side open after the server's FIN (it ends nothing by itself).
+    const peer = await open(port, "127.0.0.1", true);
+    let ended = false;
+    peer.socket.on("end", () => (ended = true));
+    peer.socket.write("LIST /v1/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    await until(() => ended);
+    const answered = Date.now();
+    expect(answers(peer)[0]!.body).toMatchObject({ url: "/v1/a?list=true" });
+    await until(() => connection!.destroyed && connection!.socket.destroyed, 3000);
+    expect(Date.now() - answered).toBeLessThan(3000);
   });
 
   it("a LIST line that never completes on a keep-alive connection is answered 408 and closed, as any late header block", async () => {
