@@ -107,7 +107,6 @@ export const GUARD_MODULES: GuardModule[] = [
       { mutator: "ConditionalExpression", original: "isBlank(line)", replacement: "true", line: 'if (isBlank(line)) this.#state = "request-line";', why: "a trailer line taken as the end of trailers is then read as a request line that is not LIST, then its blank line ends the headers: the same bytes go out" },
       { mutator: "ConditionalExpression", original: "colon <= 0", replacement: "false", why: "a header line without a colon or with an empty name never equals content-length or transfer-encoding" },
       { mutator: "EqualityOperator", original: "colon <= 0", replacement: "colon < 0", why: "an empty header name is neither content-length nor transfer-encoding" },
-      { mutator: "MethodExpression", original: "text.slice(0, colon).trim()", replacement: "text.slice(0, colon)", why: "white space before the colon is not allowed (RFC 9112 5.1); the parser refuses such a request" },
       { mutator: "Regex", original: "/^\\d+$/", replacement: "/\\d+$/", why: "Number() of a value with other characters is NaN either way: passthrough" },
       { mutator: "Regex", original: "/^\\d+$/", replacement: "/^\\d+/", why: "Number() of a value with other characters is NaN either way: passthrough" },
       { mutator: "ConditionalExpression", original: "this.#contentLength > 0", replacement: "true", why: "a body of length 0 is passed on as no bytes" },

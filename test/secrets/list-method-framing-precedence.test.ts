@@ -318,3 +318,20 @@ describe("a connection of an HTTP server that accepts LIST", () => {
     );
   });
 });
+
+describe("ListRequestRewriter: header names as a lenient parser reads them", () => {
+  it("takes Content-Length and Transfer-Encoding with white space before the colon (insecureHTTPParser frames by them)", () => {
+    const sneaky = "LIST /v1/secret HTTP/1.1\r\n";
+    const withLength = `POST /v1/x HTTP/1.1\r\nContent-Length : ${sneaky.length}\r\n\r\n${sneaky}${LIST}`;
+    expect(rewriteAll(withLength)).toBe(withLength.replace(LIST, GET));
+    const withTab = `POST /v1/x HTTP/1.1\r\nCONTENT-LENGTH\t: ${sneaky.length}\r\n\r\n${sneaky}${LIST}`;
+    expect(rewriteAll(withTab)).toBe(withTab.replace(LIST, GET));
+    const chunked = `POST /v1/x HTTP/1.1\r\nTransfer-Encoding : chunked\r\n\r\n${sneaky.length.toString(16)}\r\n${sneaky}\r\n0\r\n\r\n${LIST}`;
+    expect(rewriteAll(chunked)).toBe(chunked.replace(LIST, GET));
+  });
+
+  it("reads no other header, however it begins", () => {
+    const input = `POST /v1/x HTTP/1.1\r\nConnection: keep-alive\r\nContent-Type: text/plain\r\nTrailer: x\r\nContent-Length: 4\r\n\r\nLIST${LIST}`;
+    expect(rewriteAll(input)).toBe(input.replace(`LIST${LIST}`, `LIST${GET}`));
+  });
+});

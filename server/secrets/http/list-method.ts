@@ -27,6 +27,11 @@ function mayBeList(data: Buffer, at: number): boolean {
   return true;
 }
 
+/** A colon, space or tab: what may follow a header name. */
+function endsName(byte: number | undefined): boolean {
+  return byte === 0x3a || byte === 0x20 || byte === 0x09;
+}
+
 /** An empty line: LF or CRLF. */
 function isBlank(line: Buffer): boolean {
   return line.length === 1 || (line.length === 2 && line[0] === CR);
@@ -157,9 +162,10 @@ export class ListRequestRewriter {
           this.#endOfHeaders();
           return undefined;
         }
-        // Only Content-Length and Transfer-Encoding frame a request: other lines are not read.
+        // Only Content-Length and Transfer-Encoding frame a request: other lines are not read. After
+        // the name's length comes its colon, or white space before it (a lenient parser takes that).
         const first = line[0]! | 0x20;
-        if (first === 0x63 || first === 0x74) this.#header(line.toString("latin1"));
+        if ((first === 0x63 && endsName(line[14])) || (first === 0x74 && endsName(line[17]))) this.#header(line.toString("latin1"));
         return undefined;
       }
       case "chunk-size": {
