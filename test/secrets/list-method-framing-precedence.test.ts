@@ -101,6 +101,11 @@ describe("ListRequestRewriter: framing first", () => {
     // Exactly 64 KiB waiting for its end is still within the limit.
     const edge = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(70 * 1024)}\r\n\r\n` + LIST;
     expect(rewriteAll(edge, [start, start + 64 * 1024])).toBe(edge.replace(LIST, GET));
+    // A packet longer than the limit that holds no line end, alone or after the start of a LIST line.
+    const whole = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(70 * 1024)}\r\n\r\n` + LIST;
+    expect(rewriteAll(whole, [start, start + 70 * 1024])).toBe(whole);
+    const list = `LIST /v1/x?${"a".repeat(70 * 1024)} HTTP/1.1\r\n\r\n` + LIST;
+    expect(rewriteAll(list, [3, 3 + 70 * 1024])).toBe(list);
     // A long line that stays under the limit is followed.
     const fine = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(60 * 1024)}\r\n\r\n` + LIST;
     expect(rewriteAll(fine, [start + 10, start + 50 * 1024])).toBe(fine.replace(LIST, GET));

@@ -45,8 +45,12 @@ function isBlank(line: Buffer): boolean {
  */
 export class ListRequestRewriter {
   #state: State = "request-line";
-  /** Bytes of the current line that came in earlier chunks (kept to read the line when it is complete). */
-  #pending: Buffer[] = [];
+  /**
+   * A copy of the bytes of the current line that came in earlier chunks (to read the line when it
+   * is complete): one buffer that grows by doubling, so a line sent a byte at a time costs linear
+   * time and one object, not one per byte.
+   */
+  #pending: Buffer | undefined;
   #pendingLength = 0;
   /** Whether those bytes are held back (a request line that may be LIST) rather than already handed on. */
   #held = false;
@@ -86,7 +90,7 @@ export class ListRequestRewriter {
       // or it was released as it was.
       const mayRewrite = held || this.#pendingLength === 0;
       const tail = data.subarray(at, end + 1);
-      const line = this.#pendingLength > 0 ? Buffer.concat([...this.#takePending(), tail]) : tail;
+      const line = this.#pendingLength > 0 ? Buffer.concat([this.#takePending(), tail]) : tail;
       const rewritten = this.#line(line, mayRewrite);
       if (rewritten !== undefined || held) {
         if (at > start) emit(data.subarray(start, at));
@@ -105,11 +109,12 @@ export class ListRequestRewriter {
    * Returns the first byte of `data` still to be handed on.
    */
   #partial(data: Buffer, at: number, start: number, emit: (part: Buffer) => void): number {
-    if (this.#pendingLength + (data.length - at) > MAX_LINE) {
+    const size = this.#pendingLength + (data.length - at);
+    if (size > MAX_LINE) {
       // Held bytes came before this chunk's: handed on first.
       const held = this.#held;
-      const parts = this.#takePending();
-      if (held) for (const part of parts) emit(part);
+      const pending = this.#takePending();
+      if (held) emit(pending);
       this.#state = "passthrough";
       return start;
     }
@@ -117,8 +122,13 @@ export class ListRequestRewriter {
       if (at > start) emit(data.subarray(start, at));
       this.#held = true;
     }
-    this.#pending.push(data.subarray(at));
-    this.#pendingLength += data.length - at;
+    if (this.#pending === undefined || this.#pending.length < size) {
+      const grown = Buffer.allocUnsafe(Math.min(MAX_LINE, Math.max(size, 2 * (this.#pending?.length ?? 64))));
+      this.#pending?.copy(grown, 0, 0, this.#pendingLength);
+      this.#pending = grown;
+    }
+    data.copy(this.#pending, this.#pendingLength, at);
+    this.#pendingLength = size;
     return this.#held ? data.length : start;
   }
 
@@ -126,7 +136,8 @@ export class ListRequestRewriter {
   release(emit: (part: Buffer) => void): void {
     if (!this.#held) return;
     this.#held = false;
-    for (const part of this.#pending) emit(part);
+    // A copy: the line's later bytes are still added to the pending buffer.
+    emit(Buffer.from(this.#pending!.subarray(0, this.#pendingLength)));
   }
 
   /** The stream ended: what is held back is handed on as it is (the parser then refuses the incomplete request). */
@@ -134,13 +145,13 @@ export class ListRequestRewriter {
     this.release(emit);
   }
 
-  /** Takes the pending bytes; they are no longer held. */
-  #takePending(): Buffer[] {
-    const parts = this.#pending;
-    this.#pending = [];
+  /** Takes the pending bytes (the buffer goes with them: what is handed on is never written again); they are no longer held. */
+  #takePending(): Buffer {
+    const pending = this.#pending?.subarray(0, this.#pendingLength) ?? Buffer.alloc(0);
+    this.#pending = undefined;
     this.#pendingLength = 0;
     this.#held = false;
-    return parts;
+    return pending;
   }
 
   /** Reads one complete line (ending in LF) in a line state; returns its rewrite, or undefined when it passes as it is. */
@@ -304,7 +315,13 @@ export class ListConnection extends Duplex {
   }
 
   #received(chunk: Buffer): void {
-    this.#rewriter.write(chunk, this.#emit);
+    try {
+      this.#rewriter.write(chunk, this.#emit);
+    } catch (error) {
+      // A defect here must cost this connection only, never the process (this runs in a socket's event).
+      this.destroy(error as Error);
+      return;
+    }
     if (this.#rewriter.holding) {
       if (this.#holdTimer === undefined && this.#holdMs > 0) {
         this.#holdTimer = setTimeout(() => {
