@@ -282,6 +282,22 @@ describe("errors, timeouts and flow control", () => {
     expect(seen[0]!.destroyed).toBe(true);
   });
 
+  it("a stream the rewriter cannot read (text instead of bytes) costs its connection, not the process", async () => {
+    const server = createServer(echo);
+    acceptListMethod(server);
+    const connection = new Duplex({ read() {}, write: (_chunk, _encoding, done) => done() });
+    connection.setEncoding("latin1");
+    const errors: Error[] = [];
+    server.on("clientError", (error: Error, socket: Duplex) => {
+      errors.push(error);
+      socket.destroy();
+    });
+    server.emit("connection", connection);
+    connection.push(Buffer.from("LI"));
+    await until(() => connection.destroyed);
+    expect(errors).toHaveLength(1);
+  });
+
   it("an idle keep-alive connection is closed after the server's keepAliveTimeout", async () => {
     const { server, port } = await listServer(echo);
     server.keepAliveTimeout = 100; // Node adds a second of its own
