@@ -176,6 +176,8 @@ export interface LoadOptions {
   body?: string;
   /** A body for each request (numbered from 1 over the whole run), instead of the same body for all. */
   bodyAt?: (n: number) => string;
+  /** A path (with its query) for each request, numbered like bodyAt: reads that are never repeats. */
+  pathAt?: (n: number) => string;
   connections?: number;
   seconds?: number;
   /** No warm-up round. */
@@ -198,14 +200,25 @@ export interface LoadResult {
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   let sent = 0;
-  const { bodyAt } = options;
+  const { bodyAt, pathAt } = options;
   const run = (seconds: number) =>
     autocannon({
       url: options.url,
       method: options.method ?? "GET",
       headers: options.headers,
       body: options.body,
-      ...(bodyAt ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodyAt(++sent) }) }] } : {}),
+      ...(bodyAt || pathAt
+        ? {
+            requests: [
+              {
+                setupRequest: (request) => {
+                  const n = ++sent;
+                  return { ...request, ...(bodyAt ? { body: bodyAt(n) } : {}), ...(pathAt ? { path: pathAt(n) } : {}) };
+                },
+              },
+            ],
+          }
+        : {}),
       connections: options.connections ?? CONNECTIONS,
       duration: seconds,
     });

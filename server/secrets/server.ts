@@ -26,9 +26,9 @@ export interface RunningSecrets extends SecretsApp {
 export async function startSecretsServer(options: SecretsAppOptions = {}, host = "127.0.0.1", port = 0, limits: ProcessLimits = processLimits()): Promise<RunningSecrets> {
   const secrets = await createSecretsApp(options);
   const server = keepIdleConnections(createServer(serverOptions(limits), secrets.app));
-  // Held to the process's limits; refusals the LIST rewriter does not take are answered by the bounds.
-  const bounds = boundServer(server, SECRETS_RAW_ANSWERS, limits, { clientErrors: false });
-  acceptListMethod(server, bounds.refuse);
+  // Held to the process's limits; then every connection (as the bounds see it too) reads through the LIST rewriter.
+  boundServer(server, SECRETS_RAW_ANSWERS, limits);
+  acceptListMethod(server);
   await listen(server, host, port);
   const actual = (server.address() as AddressInfo).port;
   // The cluster listener, as the real system's cluster port: the API port + 1 unless configured.

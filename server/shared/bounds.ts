@@ -379,7 +379,7 @@ export function answerAndClose(socket: Socket, answer: string): void {
 }
 
 export interface BoundServer {
-  /** The clientError answer, for a server whose own clientError listener decides first (the secrets LIST rewriter). */
+  /** The clientError answer, for a server whose own clientError listener decides first (then give `clientErrors: false`). */
   refuse: (error: Error, socket: Socket) => void;
 }
 

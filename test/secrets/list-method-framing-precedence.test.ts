@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, Socket, type AddressInfo } from "node:net";
 import { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { acceptListMethod, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, ListConnection, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 
 const LIST = "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -101,6 +101,11 @@ describe("ListRequestRewriter: framing first", () => {
     // Exactly 64 KiB waiting for its end is still within the limit.
     const edge = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(70 * 1024)}\r\n\r\n` + LIST;
     expect(rewriteAll(edge, [start, start + 64 * 1024])).toBe(edge.replace(LIST, GET));
+    // A packet longer than the limit that holds no line end, alone or after the start of a LIST line.
+    const whole = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(70 * 1024)}\r\n\r\n` + LIST;
+    expect(rewriteAll(whole, [start, start + 70 * 1024])).toBe(whole);
+    const list = `LIST /v1/x?${"a".repeat(70 * 1024)} HTTP/1.1\r\n\r\n` + LIST;
+    expect(rewriteAll(list, [3, 3 + 70 * 1024])).toBe(list);
     // A long line that stays under the limit is followed.
     const fine = `GET /v1/x HTTP/1.1\r\nX-Long: ${"a".repeat(60 * 1024)}\r\n\r\n` + LIST;
     expect(rewriteAll(fine, [start + 10, start + 50 * 1024])).toBe(fine.replace(LIST, GET));
@@ -293,7 +298,7 @@ describe("a connection of an HTTP server that accepts LIST", () => {
     );
   });
 
-  it("hands handlers the connection's own socket: both ends' addresses, not encrypted, its calls returning it", async () => {
+  it("hands handlers a connection with its socket's properties: both ends' addresses, not encrypted, its calls returning it", async () => {
     let seen: Record<string, unknown> = {};
     await withServer(
       (req, res) => {
@@ -304,7 +309,8 @@ describe("a connection of an HTTP server that accepts LIST", () => {
           remoteFamily: s.remoteFamily,
           localAddress: s.localAddress,
           localPort: s.localPort,
-          own: s instanceof Socket,
+          // The stream the rewriter feeds, over the connection's own socket.
+          own: s instanceof ListConnection && s.socket instanceof Socket,
           encrypted: Boolean((s as unknown as { encrypted?: boolean }).encrypted),
           chained: [s.setNoDelay(true), s.setKeepAlive(true, 1000), s.ref(), s.unref(), s.setTimeout(0)].every((r) => r === s),
         };
@@ -315,5 +321,22 @@ describe("a connection of an HTTP server that accepts LIST", () => {
         expect(seen).toEqual({ remoteAddress: "127.0.0.1", remotePort: local, remoteFamily: "IPv4", localAddress: "127.0.0.1", localPort: port, own: true, encrypted: false, chained: true });
       },
     );
+  });
+});
+
+describe("ListRequestRewriter: header names as a lenient parser reads them", () => {
+  it("takes Content-Length and Transfer-Encoding with white space before the colon (insecureHTTPParser frames by them)", () => {
+    const sneaky = "LIST /v1/secret HTTP/1.1\r\n";
+    const withLength = `POST /v1/x HTTP/1.1\r\nContent-Length : ${sneaky.length}\r\n\r\n${sneaky}${LIST}`;
+    expect(rewriteAll(withLength)).toBe(withLength.replace(LIST, GET));
+    const withTab = `POST /v1/x HTTP/1.1\r\nCONTENT-LENGTH\t: ${sneaky.length}\r\n\r\n${sneaky}${LIST}`;
+    expect(rewriteAll(withTab)).toBe(withTab.replace(LIST, GET));
+    const chunked = `POST /v1/x HTTP/1.1\r\nTransfer-Encoding : chunked\r\n\r\n${sneaky.length.toString(16)}\r\n${sneaky}\r\n0\r\n\r\n${LIST}`;
+    expect(rewriteAll(chunked)).toBe(chunked.replace(LIST, GET));
+  });
+
+  it("reads no other header, however it begins", () => {
+    const input = `POST /v1/x HTTP/1.1\r\nConnection: keep-alive\r\nContent-Type: text/plain\r\nTrailer: x\r\nContent-Length: 4\r\n\r\nLIST${LIST}`;
+    expect(rewriteAll(input)).toBe(input.replace(`LIST${LIST}`, `LIST${GET}`));
   });
 });

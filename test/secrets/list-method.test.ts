@@ -2,10 +2,10 @@
 // Content-Length or chunked, pipelined requests, requests split anywhere across packets) and turns
 // only LIST request lines into GET ...?list=true. On a plain HTTP server, a handler sees the result.
 import { createServer, type Server } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptListMethod, refusedListRequest, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, ListConnection, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
 
@@ -122,58 +122,14 @@ describe("acceptListMethod on an HTTP server", () => {
   });
 });
 
-describe("refusedListRequest: where a request the parser refused begins, when it can be LIST", () => {
-  const refusal = (packet: string, bytesParsed: number, code = "HPE_INVALID_METHOD") =>
-    Object.assign(new Error("Parse Error"), { code, bytesParsed, rawPacket: Buffer.from(packet, "latin1") });
-  const begins = (packet: string, bytesParsed: number, code?: string) => refusedListRequest(refusal(packet, bytesParsed, code))?.toString("latin1");
-
-  it("a LIST request line that came whole, alone or after other requests and empty lines", () => {
-    expect(begins("LIST /x HTTP/1.1\r\n\r\n", 2)).toBe("LIST /x HTTP/1.1\r\n\r\n");
-    expect(begins("GET /a HTTP/1.1\r\n\r\nLIST /x HTTP/1.1\r\n\r\n", 21)).toBe("LIST /x HTTP/1.1\r\n\r\n");
-    expect(begins("\r\nLIST /x HTTP/1.1\r\n\r\n", 4)).toBe("LIST /x HTTP/1.1\r\n\r\n");
-  });
-
-  it("a LIST right after a body that ends in capital letters (a pipelined request)", () => {
-    const post = "POST /a HTTP/1.1\r\nContent-Length: 2\r\n\r\nOK";
-    expect(begins(`${post}LIST /x HTTP/1.1\r\n\r\n`, post.length + 2)).toBe("LIST /x HTTP/1.1\r\n\r\n");
-    expect(begins(`${post}LIS`, post.length + 2)).toBe("LIS");
-  });
-
-  it("a method cut between packets: the part the parser took from the earlier one (as LINK or LOCK) is put back", () => {
-    expect(begins("ST /x HTTP/1.1\r\n\r\n", 0)).toBe("LIST /x HTTP/1.1\r\n\r\n");
-    expect(begins("IST /x HTTP/1.1\r\n\r\n", 1)).toBe("LIST /x HTTP/1.1\r\n\r\n");
-    expect(begins("LIS", 2)).toBe("LIS");
-  });
-
-  it("nothing for any other method or refusal", () => {
-    expect(begins("FROB /x HTTP/1.1\r\n\r\n", 1)).toBeUndefined();
-    expect(begins("GETLIST /x HTTP/1.1\r\n\r\n", 3)).toBeUndefined();
-    expect(begins("list /x HTTP/1.1\r\n\r\n", 0)).toBeUndefined();
-    expect(begins("LISTS /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
-    expect(begins("ST /x HTTP/1.1\r\n\r\n", 30)).toBeUndefined(); // a position past the bytes
-    expect(begins("LI", 2)).toBeUndefined(); // the parser stops at a byte it has
-    expect(begins("ALIST /x HTTP/1.1\r\n\r\n", 1)).toBeUndefined();
-    expect(begins("LISX /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
-    // Stopped after PU (of PUT) at the S: an `LI` is put back only where a packet begins.
-    expect(begins("PUST /x HTTP/1.1\r\n\r\n", 2)).toBeUndefined();
-    expect(begins("LIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
-    expect(refusedListRequest(Object.assign(new Error("no bytes"), { code: "HPE_INVALID_METHOD", bytesParsed: 2 }))).toBeUndefined();
-    expect(begins("GET /x HTTP/1.1\r\n\r\nLIST /x HTTP/1.1\r\n\r\n", 2, "HPE_INVALID_HEADER_TOKEN")).toBeUndefined();
-    expect(refusedListRequest(Object.assign(new Error("timeout"), { code: "HPE_INVALID_METHOD" }))).toBeUndefined();
-  });
-});
-
-describe("a LIST server's connections: native parsing until LIST, Node's refusals otherwise", () => {
+describe("a LIST server's connections: every one through the rewriter, Node's refusals otherwise", () => {
   let server: Server;
   let port: number;
-  /** Whether the last request's connection was read by Node's native parser (bytes not through JavaScript). */
-  let native: boolean[] = [];
-  /** Whether the last request's connection had Node's socket error listener (removed when it reports a refusal). */
-  let errorsHandled: boolean[] = [];
+  /** Whether each request's connection was a ListConnection (the stream the rewriter feeds). */
+  let rewritten: boolean[] = [];
   beforeAll(async () => {
     server = createServer({ maxHeaderSize: 1024 }, (req, res) => {
-      native.push((req.socket as Socket & { parser?: { _consumed?: boolean } }).parser?._consumed === true);
-      errorsHandled.push(req.socket.listeners("error").some((listener) => listener.name === "socketOnError"));
+      rewritten.push(req.socket instanceof ListConnection);
       req.resume();
       req.on("end", () => res.end(JSON.stringify({ method: req.method, url: req.url })));
     });
@@ -183,17 +139,15 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("reads a connection with the native parser until it sends LIST, then through the rewriter", async () => {
-    native = [];
-    errorsHandled = [];
+  it("reads every connection through the rewriter, before and after a LIST", async () => {
+    rewritten = [];
     const raw = await rawExchange(port, ["GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
     expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
       { method: "GET", url: "/v1/a" },
       { method: "GET", url: "/v1/b?list=true" },
       { method: "GET", url: "/v1/c" },
     ]);
-    expect(native).toEqual([true, false, false]);
-    expect(errorsHandled).toEqual([true, true, true]);
+    expect(rewritten).toEqual([true, true, true]);
   });
 
   it("serves a LIST pipelined right after a body that ends in capital letters", async () => {
@@ -241,15 +195,15 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
     expect(raw).toBe("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   });
 
-  it("serves every LIST of a connection, each in a packet of its own (the parser is off the socket after the first)", async () => {
-    native = [];
+  it("serves every LIST of a connection, each in a packet of its own", async () => {
+    rewritten = [];
     const raw = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/c HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
     expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
       { method: "GET", url: "/v1/b?list=true" },
       { method: "GET", url: "/v1/c?list=true" },
       { method: "GET", url: "/v1/d" },
     ]);
-    expect(native).toEqual([false, false, false]);
+    expect(rewritten).toEqual([true, true, true]);
   });
 
   it("goes on reading a connection after a packet that holds only part of a line", async () => {
@@ -261,7 +215,7 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
   });
 
   it("serves LIST on a connection handed to the server as a stream, without a socket handle", async () => {
-    native = [];
+    rewritten = [];
     const answers: Buffer[] = [];
     const connection = new Duplex({
       read() {},
@@ -279,7 +233,7 @@ describe("a LIST server's connections: native parsing until LIST, Node's refusal
       { method: "GET", url: "/v1/c" },
       { method: "GET", url: "/v1/d?list=true" },
     ]);
-    expect(native).toEqual([false, false, false]);
+    expect(rewritten).toEqual([true, true, true]);
     connection.destroy();
   });
 

@@ -28,7 +28,7 @@ const module = (equivalent: GuardModule["equivalent"]): GuardModule => ({ name: 
 
 describe("reviewedEquivalents", () => {
   const chunkedReset = survivor("#chunked = false;", "false", "BooleanLiteral", "true");
-  const refusedReturn = survivor("rewriting.has(socket)) return false", "false", "BooleanLiteral", "true");
+  const refusedReturn = survivor("#socketPaused = false;", "false", "BooleanLiteral", "true");
 
   it("matches by mutator, text and replacement, wherever the text is when no line is given", () => {
     const found = reviewedEquivalents(module([{ mutator: "BooleanLiteral", original: "false", replacement: "true", why: "w" }]), [chunkedReset, refusedReturn]);

@@ -1,92 +1,186 @@
 // The `LIST` HTTP method over the wire. Node's HTTP parser (llhttp) refuses methods it does not
-// know, and `LIST` is not one of them. So a connection that sends one goes on through a tracker that
-// follows the HTTP/1.1 framing of the requests on it (request line, headers, Content-Length or
-// chunked body) and rewrites the request line of a `LIST` request into `GET <target>?list=true`, the
-// form the service also accepts and the one its description uses. Nothing else is changed: every
-// other byte passes through as it came, and a stream the tracker cannot follow (a malformed request,
-// which llhttp then refuses anyway) is passed through unchanged from there on.
+// know, and `LIST` is not one of them. So every connection's bytes go through a stream that follows
+// the HTTP/1.1 framing of the requests on it (request line, headers, Content-Length or chunked body)
+// and rewrites the request line of a `LIST` request into `GET <target>?list=true`, the form the
+// service also accepts and the one its description uses; the HTTP server reads that stream instead
+// of the socket. Node documents the way in: an `http.Server` takes any Duplex stream through its
+// `'connection'` event. Nothing else is changed: every other byte passes through as it came (the
+// chunks themselves, not copies), and a stream the tracker cannot follow (a malformed request, which
+// llhttp then refuses anyway) is passed through unchanged from there on.
 import type { Server } from "node:http";
-import type { Socket } from "node:net";
+import { Duplex } from "node:stream";
 
 /** Longest request line or header line the tracker holds before giving up (llhttp allows 16 KiB of headers). */
 const MAX_LINE = 64 * 1024;
 
 type State = "request-line" | "headers" | "body" | "chunk-size" | "chunk-data" | "trailers" | "passthrough";
 
+const LF = 0x0a;
+const CR = 0x0d;
+/** `LIST `, the start of a request line to rewrite. */
+const LIST_START = [0x4c, 0x49, 0x53, 0x54, 0x20];
+
+/** Whether the bytes of `data` from `at` on begin with `LIST ` or are a beginning of it. */
+function mayBeList(data: Buffer, at: number): boolean {
+  const end = Math.min(data.length, at + LIST_START.length);
+  for (let i = at; i < end; i++) if (data[i] !== LIST_START[i - at]) return false;
+  return true;
+}
+
+/** A colon, space or tab: what may follow a header name. */
+function endsName(byte: number | undefined): boolean {
+  return byte === 0x3a || byte === 0x20 || byte === 0x09;
+}
+
+/** An empty line: LF or CRLF. */
+function isBlank(line: Buffer): boolean {
+  return line.length === 1 || (line.length === 2 && line[0] === CR);
+}
+
 /**
  * Follows the framing of the requests on one connection and rewrites `LIST` request lines.
- * Feed it the bytes as they arrive; it returns the bytes to hand to the HTTP parser.
+ * Feed it the bytes as they arrive (`write`); it hands on (`emit`) the bytes for the HTTP parser:
+ * the chunk itself when nothing in it is rewritten, else its parts around the rewritten lines. A
+ * request line that may be LIST and is not complete at the end of a chunk is held until it is.
  */
 export class ListRequestRewriter {
   #state: State = "request-line";
-  /** Bytes of an incomplete line (request line, header line, chunk size or trailer), as they came. */
-  #pending: Buffer[] = [];
+  /**
+   * A copy of the bytes of the current line that came in earlier chunks (to read the line when it
+   * is complete): one buffer that grows by doubling, so a line sent a byte at a time costs linear
+   * time and one object, not one per byte.
+   */
+  #pending: Buffer | undefined;
   #pendingLength = 0;
+  /** Whether those bytes are held back (a request line that may be LIST) rather than already handed on. */
+  #held = false;
   /** Body (or chunk) bytes still to pass through. */
   #remaining = 0;
   #contentLength = 0;
   #chunked = false;
 
-  push(chunk: Buffer): Buffer[] {
-    const out: Buffer[] = [];
-    let data = chunk;
-    while (data.length > 0) {
-      if (this.#state === "passthrough") {
-        out.push(data);
-        break;
-      }
-      if (this.#state === "body" || this.#state === "chunk-data") {
-        const take = Math.min(this.#remaining, data.length);
-        out.push(data.subarray(0, take));
-        data = data.subarray(take);
+  /** Whether part of a request line is held back, waiting for the rest of the line. */
+  get holding(): boolean {
+    return this.#held;
+  }
+
+  write(data: Buffer, emit: (part: Buffer) => void): void {
+    const length = data.length;
+    /** The first byte not handed on yet. */
+    let start = 0;
+    let at = 0;
+    while (at < length) {
+      const state = this.#state;
+      if (state === "passthrough") break;
+      if (state === "body" || state === "chunk-data") {
+        const take = Math.min(this.#remaining, length - at);
+        at += take;
         this.#remaining -= take;
-        if (this.#remaining === 0) this.#state = this.#state === "body" ? "request-line" : "chunk-size";
+        if (this.#remaining === 0) this.#state = state === "body" ? "request-line" : "chunk-size";
         continue;
       }
       // Only the new bytes are searched: a line that comes a byte at a time costs linear time.
-      const end = data.indexOf(0x0a);
+      const end = data.indexOf(LF, at);
       if (end === -1) {
-        this.#pending.push(data);
-        this.#pendingLength += data.length;
-        if (this.#pendingLength > MAX_LINE) {
-          out.push(...this.#takePending());
-          this.#state = "passthrough";
-        }
+        start = this.#partial(data, at, start, emit);
         break;
       }
-      const tail = data.subarray(0, end + 1);
-      const line = this.#pendingLength > 0 ? Buffer.concat([...this.#takePending(), tail]) : tail;
-      data = data.subarray(end + 1);
-      out.push(this.#line(line));
+      const held = this.#held;
+      // A line whose beginning was handed on already (not held) is never rewritten: it is not LIST,
+      // or it was released as it was.
+      const mayRewrite = held || this.#pendingLength === 0;
+      const tail = data.subarray(at, end + 1);
+      const line = this.#pendingLength > 0 ? Buffer.concat([this.#takePending(), tail]) : tail;
+      const rewritten = this.#line(line, mayRewrite);
+      if (rewritten !== undefined || held) {
+        if (at > start) emit(data.subarray(start, at));
+        emit(rewritten ?? line);
+        start = end + 1;
+      }
+      at = end + 1;
     }
-    return out;
+    if (start < length) emit(start === 0 ? data : data.subarray(start));
   }
 
-  #takePending(): Buffer[] {
-    const parts = this.#pending;
-    this.#pending = [];
+  /**
+   * The bytes of `data` from `at` on are an incomplete line: kept to be read once the line is
+   * complete, and held back when they begin a request line that may be LIST. A line longer than
+   * the limit is given up on: what was held is handed on, and from then on everything passes.
+   * Returns the first byte of `data` still to be handed on.
+   */
+  #partial(data: Buffer, at: number, start: number, emit: (part: Buffer) => void): number {
+    const size = this.#pendingLength + (data.length - at);
+    if (size > MAX_LINE) {
+      // Held bytes came before this chunk's: handed on first.
+      const held = this.#held;
+      const pending = this.#takePending();
+      if (held) emit(pending);
+      this.#state = "passthrough";
+      return start;
+    }
+    if (!this.#held && this.#pendingLength === 0 && this.#state === "request-line" && mayBeList(data, at)) {
+      if (at > start) emit(data.subarray(start, at));
+      this.#held = true;
+    }
+    if (this.#pending === undefined || this.#pending.length < size) {
+      const grown = Buffer.allocUnsafe(Math.min(MAX_LINE, Math.max(size, 2 * (this.#pending?.length ?? 64))));
+      this.#pending?.copy(grown, 0, 0, this.#pendingLength);
+      this.#pending = grown;
+    }
+    data.copy(this.#pending, this.#pendingLength, at);
+    this.#pendingLength = size;
+    return this.#held ? data.length : start;
+  }
+
+  /** Hands on the bytes held back (a LIST line that did not come whole in time); they are then passed on unchanged. */
+  release(emit: (part: Buffer) => void): void {
+    if (!this.#held) return;
+    this.#held = false;
+    // A copy: the line's later bytes are still added to the pending buffer.
+    emit(Buffer.from(this.#pending!.subarray(0, this.#pendingLength)));
+  }
+
+  /** The stream ended: what is held back is handed on as it is (the parser then refuses the incomplete request). */
+  end(emit: (part: Buffer) => void): void {
+    this.release(emit);
+  }
+
+  /** Takes the pending bytes (the buffer goes with them: what is handed on is never written again); they are no longer held. */
+  #takePending(): Buffer {
+    const pending = this.#pending?.subarray(0, this.#pendingLength) ?? Buffer.alloc(0);
+    this.#pending = undefined;
     this.#pendingLength = 0;
-    return parts;
+    this.#held = false;
+    return pending;
   }
 
-  /** Handles one complete line (ending in LF) in a line state; returns the bytes to pass on. */
-  #line(line: Buffer): Buffer {
-    const text = line.toString("latin1");
-    const blank = text === "\r\n" || text === "\n";
+  /** Reads one complete line (ending in LF) in a line state; returns its rewrite, or undefined when it passes as it is. */
+  #line(line: Buffer, mayRewrite: boolean): Buffer | undefined {
     switch (this.#state) {
-      case "request-line":
+      case "request-line": {
         // Empty lines before a request line are allowed (RFC 9112 2.2) and passed on as they are.
-        if (blank) return line;
+        if (isBlank(line)) return undefined;
         this.#state = "headers";
         this.#contentLength = 0;
         this.#chunked = false;
-        return text.startsWith("LIST ") ? Buffer.from(rewriteListRequestLine(text), "latin1") : line;
-      case "headers":
-        if (blank) this.#endOfHeaders();
-        else this.#header(text);
-        return line;
+        if (!mayRewrite || line.length <= LIST_START.length || !mayBeList(line, 0)) return undefined;
+        const text = line.toString("latin1");
+        const rewritten = rewriteListRequestLine(text);
+        return rewritten === text ? undefined : Buffer.from(rewritten, "latin1");
+      }
+      case "headers": {
+        if (isBlank(line)) {
+          this.#endOfHeaders();
+          return undefined;
+        }
+        // Only Content-Length and Transfer-Encoding frame a request: other lines are not read. After
+        // the name's length comes its colon, or white space before it (a lenient parser takes that).
+        const first = line[0]! | 0x20;
+        if ((first === 0x63 && endsName(line[14])) || (first === 0x74 && endsName(line[17]))) this.#header(line.toString("latin1"));
+        return undefined;
+      }
       case "chunk-size": {
-        const size = Number.parseInt(text.split(";")[0]!.trim(), 16);
+        const size = Number.parseInt(line.toString("latin1").split(";")[0]!.trim(), 16);
         if (!Number.isFinite(size) || size < 0) {
           this.#state = "passthrough";
         } else if (size === 0) {
@@ -95,13 +189,13 @@ export class ListRequestRewriter {
           this.#state = "chunk-data";
           this.#remaining = size + 2; // the chunk and its CRLF
         }
-        return line;
+        return undefined;
       }
       case "trailers":
-        if (blank) this.#state = "request-line";
-        return line;
+        if (isBlank(line)) this.#state = "request-line";
+        return undefined;
       default:
-        return line;
+        return undefined;
     }
   }
 
@@ -130,6 +224,13 @@ export class ListRequestRewriter {
       this.#state = "request-line";
     }
   }
+
+  /** Feeds one chunk and gives back what is handed on (for tests and tools; the connection uses `write`). */
+  push(data: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    this.write(data, (part) => out.push(part));
+    return out;
+  }
 }
 
 /**
@@ -151,126 +252,204 @@ export function rewriteListRequestLine(line: string): string {
   return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
 }
 
-/** Node's answers to bytes its parser refuses, by error code (node:_http_server socketOnError). */
-const REFUSALS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: "413 Payload Too Large",
-  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
-};
-
-type HttpSocket = Socket & {
-  _handle?: { _consumed?: boolean; isStreamBase?: boolean } | null;
-  _httpMessage?: { _headerSent?: boolean } | null;
-  parser?: NativeParser | null;
-};
-/** Node's HTTP parser object (node:_http_common), as much of it as this module uses. */
-interface NativeParser {
-  constructor: { REQUEST: number; kLenientAll: number; kLenientNone: number };
-  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number, connections?: unknown): void;
+/** What a connection stream may offer beyond a Duplex (a net.Socket offers all of it). */
+interface SocketLike extends Duplex {
+  remoteAddress?: string;
+  remotePort?: number;
+  remoteFamily?: string;
+  localAddress?: string;
+  localPort?: number;
+  bytesRead?: number;
+  bytesWritten?: number;
+  encrypted?: boolean;
+  setTimeout?(ms: number): unknown;
+  setNoDelay?(noDelay?: boolean): unknown;
+  setKeepAlive?(enable?: boolean, initialDelay?: number): unknown;
+  ref?(): unknown;
+  unref?(): unknown;
+  address?(): unknown;
 }
-type ParseError = Error & { code?: string; bytesParsed?: number; rawPacket?: Buffer };
 
-/** Connections whose bytes go through a rewriter (from the start, or since their first LIST). */
-const rewriting = new WeakSet<Socket>();
+/**
+ * How long a connection whose side has been ended is kept open, reading, for the client to close
+ * first (closing while its bytes are unread would reset the connection under the last answer).
+ */
+const LINGER_MS = 1000;
 
-/** Passes every chunk a socket receives through a new ListRequestRewriter; returns its push, unwrapped. */
-function rewriteIncoming(socket: Socket): (chunk: Buffer) => void {
-  rewriting.add(socket);
-  const rewriter = new ListRequestRewriter();
-  const push = socket.push;
-  socket.push = function rewrittenPush(this: Socket, chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (!Buffer.isBuffer(chunk)) return push.call(this, chunk, encoding);
-    // True when nothing was pushed (a line not complete yet): false would stop the socket's reading
-    // until a read that nothing would ask for.
-    let more = true;
-    for (const part of rewriter.push(chunk)) more = push.call(this, part);
-    return more;
+/**
+ * One connection as the HTTP server reads it: the socket's bytes through a ListRequestRewriter,
+ * its answers straight to the socket. It offers the socket's properties and calls the server and
+ * handlers use (`remoteAddress`, `remotePort`, `setTimeout`, `setNoDelay`, ...). Flow control holds
+ * both ways: the socket is paused while the server does not read, and a write waits for the
+ * socket's `drain`. Half-close, `end` and `destroy` go through to the socket; a socket error
+ * destroys the connection with that error (the server answers it as a client error).
+ */
+export class ListConnection extends Duplex {
+  readonly socket: SocketLike;
+  readonly #rewriter = new ListRequestRewriter();
+  /** How long part of a LIST line is held back before it is handed on as it is (the server's headersTimeout). */
+  readonly #holdMs: number;
+  #holdTimer: NodeJS.Timeout | undefined;
+  #lingerTimer: NodeJS.Timeout | undefined;
+  #socketPaused = false;
+  readonly #emit = (part: Buffer): void => {
+    if (!this.push(part) && !this.#socketPaused) {
+      this.#socketPaused = true;
+      this.socket.pause();
+    }
   };
-  return (chunk) => socket.push(chunk);
-}
 
-/**
- * Where the refused request begins, when the parser refused a method that can be LIST: its first
- * bytes, with the part of the method an earlier packet carried put back; undefined for any other
- * refusal. Node's parser takes `LI` as the start of LINK and stops at the `S`: of that `LI`, this
- * packet holds what is right before the position the parser stopped at (all of it, its `I`
- * alone at the packet's start, or nothing at the start).
- */
-export function refusedListRequest(error: ParseError): Buffer | undefined {
-  const packet = error.rawPacket;
-  const at = error.bytesParsed;
-  if (error.code !== "HPE_INVALID_METHOD" || !Buffer.isBuffer(packet) || typeof at !== "number" || at >= packet.length) return undefined;
-  const before = packet.subarray(Math.max(0, at - 2), at).toString("latin1");
-  const carried = before === "LI" ? "" : before === "I" && at === 1 ? "L" : at === 0 ? "LI" : undefined;
-  if (carried === undefined) return undefined;
-  const rest = packet.subarray(at - (2 - carried.length));
-  if (!"LIST ".startsWith((carried + rest.subarray(0, 5).toString("latin1")).slice(0, 5))) return undefined;
-  return carried === "" ? rest : Buffer.concat([Buffer.from(carried, "latin1"), rest]);
-}
-
-/** Node's own socket error listener of HTTP server connections (removed from a socket when it reports an error). */
-let nodeSocketOnError: ((error: Error) => void) | undefined;
-
-/**
- * A connection whose parser refused a LIST request is read from then on through a rewriter: its
- * parser starts over (the connection, its queued answers and its timeouts stay as they are), takes
- * the bytes from JavaScript instead of straight from the socket, and is given the refused request
- * rewritten. False when that cannot be done (then the connection is refused, as Node does).
- */
-function continueWithRewriter(server: Server, socket: HttpSocket, request: Buffer): boolean {
-  const parser = socket.parser;
-  if (!parser || !nodeSocketOnError || rewriting.has(socket)) return false;
-  const { REQUEST, kLenientAll, kLenientNone } = parser.constructor;
-  const connections = Object.getOwnPropertySymbols(server).find((s) => s.description === "http.server.connections");
-  const lenient = (server as Server & { insecureHTTPParser?: boolean }).insecureHTTPParser === true;
-  parser.initialize(REQUEST, { type: "HTTPINCOMINGMESSAGE", socket }, (server as Server & { maxHeaderSize?: number }).maxHeaderSize || 0, lenient ? kLenientAll : kLenientNone, connections ? (server as never)[connections] : undefined);
-  const pushRewritten = rewriteIncoming(socket);
-  // Node takes a socket off its native parser when a `data` listener is added: bytes then arrive as `data`.
-  const nothing = () => undefined;
-  socket.on("data", nothing);
-  socket.removeListener("data", nothing);
-  socket.on("error", nodeSocketOnError); // Node removed it when it reported the refusal
-  process.nextTick(() => pushRewritten(request)); // before any later bytes: no I/O runs before it
-  return true;
-}
-
-/** What Node does with bytes its parser refuses, when the server has no clientError listener. */
-function refuseAsNodeDoes(error: ParseError, socket: HttpSocket): void {
-  if (socket.writable && (!socket._httpMessage || !socket._httpMessage._headerSent)) {
-    socket.write(`HTTP/1.1 ${REFUSALS[error.code ?? ""] ?? "400 Bad Request"}\r\nConnection: close\r\n\r\n`, "latin1");
+  constructor(socket: SocketLike, holdMs = 0) {
+    // Strings are handed to the socket as they are (it writes them without a Buffer of their own).
+    super({ allowHalfOpen: true, decodeStrings: false });
+    this.socket = socket;
+    this.#holdMs = holdMs;
+    socket.on("data", (chunk: Buffer) => this.#received(chunk));
+    socket.on("end", () => {
+      this.#rewriter.end(this.#emit);
+      this.push(null);
+    });
+    socket.on("error", (error: Error) => this.destroy(error));
+    socket.on("close", () => this.destroy());
+    socket.on("timeout", () => this.emit("timeout"));
   }
-  socket.destroy(error);
+
+  #received(chunk: Buffer): void {
+    try {
+      this.#rewriter.write(chunk, this.#emit);
+    } catch (error) {
+      // A defect here must cost this connection only, never the process (this runs in a socket's event).
+      this.destroy(error as Error);
+      return;
+    }
+    if (this.#rewriter.holding) {
+      if (this.#holdTimer === undefined && this.#holdMs > 0) {
+        this.#holdTimer = setTimeout(() => {
+          this.#holdTimer = undefined;
+          // Handed on as it is: the parser starts a request and its own headersTimeout applies.
+          this.#rewriter.release(this.#emit);
+        }, this.#holdMs);
+        this.#holdTimer.unref();
+      }
+    } else if (this.#holdTimer !== undefined) {
+      clearTimeout(this.#holdTimer);
+      this.#holdTimer = undefined;
+    }
+  }
+
+  override _read(): void {
+    if (this.#socketPaused) {
+      this.#socketPaused = false;
+      this.socket.resume();
+    }
+  }
+
+  override _write(chunk: Buffer | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.socket.write(chunk, encoding)) callback();
+    else this.socket.once("drain", () => callback());
+  }
+
+  override _writev(chunks: { chunk: Buffer | string; encoding: BufferEncoding }[], callback: (error?: Error | null) => void): void {
+    this.socket.cork();
+    let more = true;
+    for (const { chunk, encoding } of chunks) more = this.socket.write(chunk, encoding);
+    this.socket.uncork();
+    if (more) callback();
+    else this.socket.once("drain", () => callback());
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.socket.end(() => {
+      callback();
+      // Nothing more will be written: closed once the client closes, or after a short wait.
+      if (!this.destroyed && !this.readableEnded) {
+        this.#lingerTimer = setTimeout(() => this.destroy(), LINGER_MS);
+        this.#lingerTimer.unref();
+      }
+    });
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    clearTimeout(this.#holdTimer);
+    clearTimeout(this.#lingerTimer);
+    this.socket.destroy();
+    callback(error);
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+  get remotePort(): number | undefined {
+    return this.socket.remotePort;
+  }
+  get remoteFamily(): string | undefined {
+    return this.socket.remoteFamily;
+  }
+  get localAddress(): string | undefined {
+    return this.socket.localAddress;
+  }
+  get localPort(): number | undefined {
+    return this.socket.localPort;
+  }
+  get bytesRead(): number | undefined {
+    return this.socket.bytesRead;
+  }
+  get bytesWritten(): number | undefined {
+    return this.socket.bytesWritten;
+  }
+  get encrypted(): boolean | undefined {
+    return this.socket.encrypted;
+  }
+
+  address(): unknown {
+    return this.socket.address?.() ?? {};
+  }
+
+  /** As net.Socket's: `timeout` is emitted after `ms` of inactivity on the socket (0: never). */
+  setTimeout(ms: number, callback?: () => void): this {
+    this.socket.setTimeout?.(ms);
+    if (callback) {
+      if (ms === 0) this.removeListener("timeout", callback);
+      else this.once("timeout", callback);
+    }
+    return this;
+  }
+
+  setNoDelay(noDelay?: boolean): this {
+    this.socket.setNoDelay?.(noDelay);
+    return this;
+  }
+
+  setKeepAlive(enable?: boolean, initialDelay?: number): this {
+    this.socket.setKeepAlive?.(enable, initialDelay);
+    return this;
+  }
+
+  ref(): this {
+    this.socket.ref?.();
+    return this;
+  }
+
+  unref(): this {
+    this.socket.unref?.();
+    return this;
+  }
 }
 
 /**
- * Makes an HTTP server accept `LIST` requests.
+ * Makes an HTTP server accept `LIST` requests: each connection it accepts (or is given through
+ * `'connection'`) reaches the server's own `'connection'` listeners as a ListConnection over it.
+ * Call it after every other `'connection'` listener was added (server/shared/bounds.ts's): those
+ * then see the ListConnection, which is what `req.socket` is.
  *
- * A connection is read by Node's native parser (bytes go from the socket to llhttp without
- * JavaScript) until it sends a `LIST` request: llhttp refuses the method, and the refusal
- * (clientError, with the bytes and where they stopped) starts the connection over on a rewriter:
- * from then on its bytes reach JavaScript, go through a ListRequestRewriter, and a fresh parser
- * reads them. Measured on a secrets write (server CPU a request): reading every connection through
- * `data` events and a rewriter cost about 22 µs more than the native path, which now only a
- * connection that has sent LIST pays. A connection the server cannot hand to its native parser
- * (a stream without a socket handle) is rewritten from its first byte.
- *
- * Every other refusal goes to `refuse` (by default answered as Node answers it without a
- * clientError listener).
+ * Every connection's bytes are read in JavaScript (Node's parser can no longer take them from the
+ * socket itself); measured in bench/list-ab.ts.
  */
-export function acceptListMethod(server: Server, refuse: (error: ParseError, socket: HttpSocket) => void = refuseAsNodeDoes): void {
-  const handlers = server.listeners("connection") as ((socket: unknown) => void)[];
+export function acceptListMethod(server: Server): void {
+  const handlers = server.listeners("connection") as ((socket: Duplex) => void)[];
   server.removeAllListeners("connection");
-  server.on("connection", (socket: HttpSocket) => {
-    const handle = socket._handle;
-    const native = handle?.isStreamBase === true && handle._consumed !== true;
-    // Node's connection listener reads such a socket through `data` events: through the rewriter from its first byte.
-    if (!native) rewriteIncoming(socket);
-    for (const handler of handlers) handler.call(server, socket);
-    nodeSocketOnError ??= socket.listeners("error").find((l) => l.name === "socketOnError") as typeof nodeSocketOnError;
-  });
-  server.on("clientError", (error: ParseError, socket: HttpSocket) => {
-    const request = refusedListRequest(error);
-    if (request && continueWithRewriter(server, socket, request)) return;
-    refuse(error, socket);
+  server.on("connection", (socket: SocketLike) => {
+    const connection = new ListConnection(socket, server.headersTimeout);
+    for (const handler of handlers) handler.call(server, connection);
   });
 }
