@@ -1,58 +1,32 @@
 // Handlers of the nine rekey operations (/sys/rekey/*).
-import type { RekeyRequest } from "../domain/rekey.ts";
-import { envelope, noContent, type Handler, type RequestBody } from "./types.ts";
-
-type RekeyOperation =
-  | "readRekeyStatus"
-  | "startRekey"
-  | "cancelRekey"
-  | "readRekeyBackup"
-  | "deleteRekeyBackup"
-  | "submitRekeyShare"
-  | "readRekeyVerification"
-  | "submitRekeyVerificationShare"
-  | "restartRekeyVerification";
-
-type ShareBody = RequestBody<"submitRekeyShare">;
+import type { SecretsHandlerTable } from "./types.ts";
+import { envelope, NO_CONTENT } from "./types.ts";
 
 export const rekeyHandlers = {
-  readRekeyStatus: (cluster, _req, res) => {
-    res.json(cluster.rekey.status());
-  },
+  readRekeyStatus: (_input, { cluster }) => ({ status: 200, body: cluster.rekey.status() }),
 
-  startRekey: async (cluster, req, res) => {
-    res.json(await cluster.rekey.start(req.body as RekeyRequest));
-  },
+  startRekey: async ({ body }, { cluster }) => ({ status: 200, body: await cluster.rekey.start(body) }),
 
-  cancelRekey: async (cluster, _req, res) => {
+  cancelRekey: async (_input, { cluster }) => {
     await cluster.rekey.cancel();
-    noContent(res);
+    return NO_CONTENT;
   },
 
-  readRekeyBackup: (cluster, _req, res) => {
-    res.json(envelope(cluster, cluster.rekey.backup()));
-  },
+  readRekeyBackup: (_input, { cluster }) => ({ status: 200, body: envelope(cluster, cluster.rekey.backup()) }),
 
-  deleteRekeyBackup: (cluster, _req, res) => {
+  deleteRekeyBackup: (_input, { cluster }) => {
     cluster.rekey.deleteBackup();
-    noContent(res);
+    return NO_CONTENT;
   },
 
-  submitRekeyShare: async (cluster, req, res) => {
-    const { key, nonce = "" } = req.body as ShareBody;
-    res.json(await cluster.rekey.submitShare(key, nonce));
-  },
+  submitRekeyShare: async ({ body: { key, nonce = "" } }, { cluster }) => ({ status: 200, body: await cluster.rekey.submitShare(key, nonce) }),
 
-  readRekeyVerification: (cluster, _req, res) => {
-    res.json(cluster.rekey.verificationStatus());
-  },
+  readRekeyVerification: (_input, { cluster }) => ({ status: 200, body: cluster.rekey.verificationStatus() }),
 
-  submitRekeyVerificationShare: async (cluster, req, res) => {
-    const { key, nonce = "" } = req.body as ShareBody;
-    res.json(await cluster.rekey.submitVerificationShare(key, nonce));
-  },
+  submitRekeyVerificationShare: async ({ body: { key, nonce = "" } }, { cluster }) => ({
+    status: 200,
+    body: await cluster.rekey.submitVerificationShare(key, nonce),
+  }),
 
-  restartRekeyVerification: async (cluster, _req, res) => {
-    res.json(await cluster.rekey.restartVerification());
-  },
-} satisfies Record<RekeyOperation, Handler>;
+  restartRekeyVerification: async (_input, { cluster }) => ({ status: 200, body: await cluster.rekey.restartVerification() }),
+} satisfies Partial<SecretsHandlerTable>;

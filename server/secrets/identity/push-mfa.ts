@@ -4,18 +4,12 @@
 // Login enforcements come from the world file (SECRETS_WORLD `mfa_login_enforcements`).
 import { Refusal } from "../errors.ts";
 import type { Storage, StoredValue } from "../store/storage.ts";
+import type { BodyRead } from "../wire.ts";
 import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
 import { usernameFormatProblems } from "./username-template.ts";
 
 /** A create or update body (after the description's schema check). */
-export interface PushMfaInput {
-  username_format?: string;
-  secret_key: string;
-  integration_key: string;
-  api_hostname: string;
-  push_info?: string;
-  use_passcode?: boolean;
-}
+export type PushMfaInput = BodyRead<"PushMfaMethodInput">;
 
 export interface StoredPushMfaMethod {
   id: string;

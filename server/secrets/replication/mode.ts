@@ -24,6 +24,7 @@ import { loadCaCertificates, peerError, peerRequest, PeerUnreachableError } from
 import { PrimaryRole, type IssuedToken, type PrimarySnapshot, type PrimaryStatusView } from "./primary-role.ts";
 import { LinkRefusedError, SecondaryLink, type HandshakeAnswer, type LinkConfig, type SecondaryState } from "./secondary-link.ts";
 import type { StoredValue } from "../store/storage.ts";
+import type { BodyRead } from "../wire.ts";
 
 /** What a mode needs from its cluster (given by the manager). */
 export interface ModeContext {
@@ -81,12 +82,8 @@ export interface SecondaryStatusView {
 
 export type StatusView = PrimaryStatusView | SecondaryStatusView | { mode: "disabled" };
 
-export interface ActivationRequest {
-  token: string;
-  primary_api_addr?: string;
-  ca_file?: string;
-  ca_path?: string;
-}
+/** The body of a secondary's enable (and, with the DR operation token, of its update-primary). */
+export type ActivationRequest = BodyRead<"ReplicationActivationRequest">;
 
 export class ModeReplication {
   #state: ModeState = { role: "disabled" };

@@ -10,21 +10,10 @@ import type { Random } from "../random.ts";
 import type { SealStore } from "../store/seal-store.ts";
 import { generateOtp, encodeToken, OTP_LENGTH } from "./domain/otp.ts";
 import { operationTokenTransition, type OperationTokenAttempt, type OperationTokenEvent, type OperationTokenOutcome } from "./domain/operation-token.ts";
+import type { components } from "../../../generated/secrets/schema.ts";
 
-export interface OperationTokenStatusView {
-  started: boolean;
-  nonce: string;
-  progress: number;
-  required: number;
-  encoded_token: string;
-  pgp_fingerprint: string;
-  complete: boolean;
-}
-
-export interface OperationTokenStartView extends OperationTokenStatusView {
-  otp: string;
-  otp_length: number;
-}
+export type OperationTokenStatusView = components["schemas"]["DrOperationTokenAttempt"];
+export type OperationTokenStartView = components["schemas"]["DrOperationTokenStarted"];
 
 export class OperationTokenService {
   #attempt: OperationTokenAttempt | undefined;

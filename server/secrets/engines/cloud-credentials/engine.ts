@@ -8,6 +8,7 @@ import type { SecretsCluster } from "../../cluster.ts";
 import { InvalidRequestError } from "../../errors.ts";
 import { Refusal } from "../../errors.ts";
 import type { Storage, StoredValue } from "../../store/storage.ts";
+import type { BodyRead } from "../../wire.ts";
 import { combinePolicyDocuments } from "./arns.ts";
 import { localCredentials, NO_CREDENTIALS, regionOf, type ChainEnvironment, type CredentialSource } from "./credential-chain.ts";
 import { formatGoDuration, nsToSeconds, parseDurationSeconds, parseGoDuration, type Parsed } from "../../../shared/go-duration.ts";
@@ -38,21 +39,10 @@ export interface RootConfig {
   [key: string]: string | number;
 }
 
-export interface RootConfigWrite {
-  access_key?: string;
-  secret_key?: string;
-  region?: string;
-  iam_endpoint?: string;
-  sts_endpoint?: string;
-  max_retries?: number;
-}
+export type RootConfigWrite = BodyRead<"CloudCredentialsRootConfigRequest">;
 
 /** What a credentials request may carry (query of /creds, body of /sts). */
-export interface CredentialsRequest {
-  role_arn?: string;
-  role_session_name?: string;
-  ttl?: string | number;
-}
+export type CredentialsRequest = BodyRead<"CloudCredentialsRequest">;
 
 export interface IssuedCredentials {
   data: { access_key: string; secret_key: string; security_token: string | null; arn: string };
