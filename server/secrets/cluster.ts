@@ -14,6 +14,7 @@ import { MemoryStorage, type Storage } from "./store/storage.ts";
 import { DurableStorage } from "./store/durable-storage.ts";
 import { DataDirectory, DataDirectoryError } from "../shared/data-dir.ts";
 import { EMPTY_WORLD, type World } from "./world.ts";
+import { StoredRecord } from "./store/records.ts";
 
 export interface ClusterOptions {
   /** The cluster id (a UUID); random when absent. */
@@ -51,8 +52,6 @@ export interface ClusterInit {
 }
 
 /** What a cluster keeps about itself under `core/` (never replicated). */
-type StoredRecord = Record<string, string>;
-
 interface ClusterRecord {
   id: string;
   root_token: string;
@@ -108,13 +107,14 @@ export class SecretsCluster {
     const directory = options.dataDir ? DataDirectory.open(options.dataDir, "secrets") : undefined;
     try {
       const storage = options.storage ?? (directory ? new DurableStorage(directory) : new MemoryStorage());
-      const kept = storage.get<ClusterRecord & StoredRecord>(CLUSTER_KEY);
+      const record = new StoredRecord<ClusterRecord>(storage, CLUSTER_KEY);
+      const kept = record.get();
       if (kept) return SecretsCluster.#restore(options, storage, random, kept, type, directory);
       const { state, operatorShares } = await createSeal(type, shares, () => random.key());
       const rootToken = options.rootToken || random.token();
       const id = options.clusterId ?? random.uuid();
       new SealStore(storage).put(state);
-      storage.put(CLUSTER_KEY, { id, root_token: rootToken });
+      record.put({ id, root_token: rootToken });
       const init: ClusterInit = {
         seal: type,
         shares: { ...shares },

@@ -6,6 +6,8 @@ import type { components } from "../../generated/secrets/schema.ts";
 import { secretsHandlers } from "../../server/secrets/handlers/index.ts";
 import { leaseHandlers } from "../../server/secrets/leases/handlers.ts";
 import type { SecretsHandler, SecretsHandlerTable, SecretsInput } from "../../server/secrets/handlers/types.ts";
+import type { LeaseEntry } from "../../server/secrets/leases/lease.ts";
+import type { StoredRecords } from "../../server/secrets/store/records.ts";
 
 // The table is the whole description, each entry typed by its operation.
 expectTypeOf(secretsHandlers).toExtend<SecretsHandlerTable>();
@@ -69,3 +71,13 @@ export const missing: SecretsHandlerTable = (({ generateDiscoveryToken: _left, .
 // What the real handlers answer is the generated wire type.
 type ReadRole = Extract<Awaited<ReturnType<typeof secretsHandlers.readCloudCredentialsRole>>, { status: 200 }>;
 expectTypeOf<ReadRole["body"]["data"]>().toExtend<components["schemas"]["CloudCredentialsRole"]>();
+
+// Storage records are typed per kind (server/secrets/store/records.ts): a view stores its kind's
+// records only, and only records that are JSON.
+declare const leases: StoredRecords<LeaseEntry>;
+expectTypeOf(leases.get("aws/creds/deploy/x")).toEqualTypeOf<LeaseEntry | undefined>();
+// @ts-expect-error a lease view stores leases, not MFA methods
+leases.put("x", { id: "x", type: "pushmfa" });
+declare const counters: StoredRecords<{ count: bigint }>;
+// @ts-expect-error a bigint is no JSON: such a record cannot be stored
+counters.put("x", { count: 1n });

@@ -7,19 +7,18 @@ import { homedir } from "node:os";
 import type { SecretsCluster } from "../../cluster.ts";
 import { InvalidRequestError } from "../../errors.ts";
 import { Refusal } from "../../errors.ts";
-import type { Storage, StoredValue } from "../../store/storage.ts";
+import type { Storage } from "../../store/storage.ts";
 import type { BodyRead } from "../../wire.ts";
 import { combinePolicyDocuments } from "./arns.ts";
 import { localCredentials, NO_CREDENTIALS, regionOf, type ChainEnvironment, type CredentialSource } from "./credential-chain.ts";
 import { formatGoDuration, nsToSeconds, parseDurationSeconds, parseGoDuration, type Parsed } from "../../../shared/go-duration.ts";
-import { MountStorage } from "./mount-storage.ts";
+import { MountStorage, type RootConfig } from "./mount-storage.ts";
 import { federatedUserName, iamUserName, randomAlphanumeric, roleSessionName, type NameSource } from "./names.ts";
 import type { CloudProvider, ProviderClient } from "./provider.ts";
 import {
   applyRoleWrite,
   chooseRoleArn,
   credentialTypeFor,
-  normalizeStoredRole,
   roleResponse,
   upgradeLegacyEntry,
   type RoleEntry,
@@ -29,16 +28,6 @@ import { SimulatedCloud } from "./simulation.ts";
 import { stsTtl, type LeaseConfig } from "./ttl.ts";
 
 /** The stored root configuration (secret_key included: it never leaves this module). */
-export interface RootConfig {
-  access_key: string;
-  secret_key: string;
-  region: string;
-  iam_endpoint: string;
-  sts_endpoint: string;
-  max_retries: number;
-  [key: string]: string | number;
-}
-
 export type RootConfigWrite = BodyRead<"CloudCredentialsRootConfigRequest">;
 
 /** What a credentials request may carry (query of /creds, body of /sts). */
@@ -70,10 +59,6 @@ export interface CloudCredentialsOptions {
   now?: () => number;
 }
 
-const CONFIG_ROOT = "config/root";
-const CONFIG_LEASE = "config/lease";
-const ROLE = "role/";
-const LEGACY = "policy/";
 
 export class CloudCredentialsEngine {
   readonly provider: CloudProvider;
@@ -105,7 +90,7 @@ export class CloudCredentialsEngine {
       sts_endpoint: body.sts_endpoint ?? "",
       max_retries: body.max_retries ?? -1,
     };
-    this.#mount(mount).put(CONFIG_ROOT, config);
+    this.#mount(mount).rootConfig.put(config);
   }
 
   /** The configuration as it may be shown: everything but the secret key. */
@@ -127,7 +112,7 @@ export class CloudCredentialsEngine {
     const user = await this.#step("error calling GetUser", () => this.provider.getUser(client));
     const key = await this.#step("error calling CreateAccessKey", () => this.provider.createAccessKey(client, user.userName));
     const old = config.access_key;
-    storage.put(CONFIG_ROOT, { ...config, access_key: key.accessKeyId, secret_key: key.secretAccessKey });
+    storage.rootConfig.put({ ...config, access_key: key.accessKeyId, secret_key: key.secretAccessKey });
     await this.#step("error deleting old access key", () => this.provider.deleteAccessKey(client, old, user.userName));
     return key.accessKeyId;
   }
@@ -157,7 +142,7 @@ export class CloudCredentialsEngine {
     const lease = parse("lease");
     const leaseMax = parse("lease_max");
     if (problems.length > 0) throw new Refusal(400, problems);
-    this.#mount(mount).put(CONFIG_LEASE, { lease: String(lease), lease_max: String(leaseMax) });
+    this.#mount(mount).leaseConfig.put({ lease: String(lease), lease_max: String(leaseMax) });
   }
 
   readLeaseConfig(mount: string): { lease: string; lease_max: string } | undefined {
@@ -173,8 +158,8 @@ export class CloudCredentialsEngine {
     const storage = this.#mount(mount);
     const result = applyRoleWrite(this.#role(storage, name), body);
     if ("errors" in result) throw new Refusal(400, result.errors);
-    storage.put(ROLE + name, result.role as never);
-    if (storage.get(LEGACY + name) !== undefined) storage.delete(LEGACY + name);
+    storage.roles.put(name, result.role);
+    if (storage.legacyRoles.has(name)) storage.legacyRoles.delete(name);
     return result.warnings;
   }
 
@@ -186,15 +171,15 @@ export class CloudCredentialsEngine {
   /** Deletes a role; false when there was none. */
   deleteRole(mount: string, name: string): boolean {
     const storage = this.#mount(mount);
-    const exists = storage.get(ROLE + name) !== undefined || storage.get(LEGACY + name) !== undefined;
-    storage.delete(ROLE + name);
-    storage.delete(LEGACY + name);
+    const exists = storage.roles.has(name) || storage.legacyRoles.has(name);
+    storage.roles.delete(name);
+    storage.legacyRoles.delete(name);
     return exists;
   }
 
   listRoles(mount: string): string[] {
     const storage = this.#mount(mount);
-    return [...new Set([...storage.list(ROLE), ...storage.list(LEGACY)])].sort();
+    return [...new Set([...storage.roles.names(), ...storage.legacyRoles.names()])].sort();
   }
 
   // ---- credentials ----
@@ -391,24 +376,14 @@ export class CloudCredentialsEngine {
   }
 
   #rootConfig(storage: MountStorage): RootConfig | undefined {
-    const raw = storage.get<{ [key: string]: StoredValue }>(CONFIG_ROOT);
-    if (!raw) return undefined;
-    const text = (v: unknown) => (typeof v === "string" ? v : "");
-    return {
-      access_key: text(raw.access_key),
-      secret_key: text(raw.secret_key),
-      region: text(raw.region),
-      iam_endpoint: text(raw.iam_endpoint),
-      sts_endpoint: text(raw.sts_endpoint),
-      max_retries: typeof raw.max_retries === "number" ? raw.max_retries : -1,
-    };
+    return storage.rootConfig.get();
   }
 
   #leaseConfig(storage: MountStorage): { lease: bigint; leaseMax: bigint } | undefined {
-    const raw = storage.get<{ lease: string; lease_max: string }>(CONFIG_LEASE);
-    if (!raw) return undefined;
-    const ns = (value: unknown) => (typeof value === "string" && /^\d+$/.test(value) ? BigInt(value) : 0n);
-    return { lease: ns(raw.lease), leaseMax: ns(raw.lease_max) };
+    const stored = storage.leaseConfig.get();
+    if (!stored) return undefined;
+    const ns = (value: string) => (/^\d+$/.test(value) ? BigInt(value) : 0n);
+    return { lease: ns(stored.lease), leaseMax: ns(stored.lease_max) };
   }
 
   /** The lease configuration in whole seconds, if any. */
@@ -419,11 +394,10 @@ export class CloudCredentialsEngine {
 
   /** A role, also one stored by an earlier version (a legacy policy/ entry, read as the role it stands for). */
   #role(storage: MountStorage, name: string): RoleEntry | undefined {
-    const stored = storage.get(ROLE + name);
-    if (stored !== undefined) return normalizeStoredRole(stored);
-    const legacy = storage.get(LEGACY + name);
-    if (legacy === undefined) return undefined;
-    return upgradeLegacyEntry(typeof legacy === "string" ? legacy : JSON.stringify(legacy));
+    const stored = storage.roles.get(name);
+    if (stored !== undefined) return stored;
+    const legacy = storage.legacyRoles.get(name);
+    return legacy === undefined ? undefined : upgradeLegacyEntry(legacy);
   }
 }
 
@@ -464,5 +438,5 @@ export function configureCloudCredentials(cluster: SecretsCluster, options: Clou
 
 /** Stores a role the way an earlier version did (a legacy `policy/<name>` entry holding the raw data), for tests and migrations. */
 export function storeLegacyRole(storage: Storage, mount: string, name: string, data: string): void {
-  new MountStorage(storage, mount).put(LEGACY + name, data);
+  new MountStorage(storage, mount).legacyRoles.put(name, data);
 }
