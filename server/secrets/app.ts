@@ -19,7 +19,7 @@ import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
-import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
+import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
 import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
@@ -29,7 +29,7 @@ import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperat
 import { unwrapStage } from "./replication/cluster-app.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
-import { checkRekeyParameters, type RekeyRequest } from "./domain/rekey.ts";
+import { checkRekeyParameters, type RekeyRequest } from "./rekey/rekey.ts";
 import type { operations } from "../../generated/secrets/schema.ts";
 
 export const SECRETS_BASE_PATH = "/v1";

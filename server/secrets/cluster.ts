@@ -1,15 +1,15 @@
 // One cluster: a running secrets server's state, with its own id, storage, seal, tokens and rekey
 // attempt. Nothing is shared between clusters, so one process can run several (replication tests
 // start two or three on port 0).
-import { createSeal, SEAL_TYPES, type SealType } from "./domain/seal.ts";
-import type { ShareConfig } from "./domain/shamir.ts";
-import { AccessControl } from "./auth.ts";
-import { PushMfaMethods } from "./identity/push-mfa.ts";
-import { EMPTY_IDENTITY } from "./identity/world.ts";
+import { createSeal, SEAL_TYPES, type SealType } from "./sys/seal.ts";
+import type { ShareConfig } from "./sys/shamir.ts";
+import { AccessControl } from "./sys/auth.ts";
+import { PushMfaMethods } from "./push-mfa/methods.ts";
+import { EMPTY_IDENTITY } from "./push-mfa/world.ts";
 import { cryptoRandom, type Random } from "./random.ts";
-import { RekeyService } from "./rekey-service.ts";
+import { RekeyService } from "./rekey/service.ts";
 import { ReplicationManager, type ReplicationOptions } from "./replication/manager.ts";
-import { SealStore } from "./store/seal-store.ts";
+import { SealStore } from "./sys/seal-store.ts";
 import { MemoryStorage, type Storage } from "./store/storage.ts";
 import { DurableStorage } from "./store/durable-storage.ts";
 import { DataDirectory, DataDirectoryError } from "../shared/data-dir.ts";

@@ -5,10 +5,10 @@ import type { operations } from "../../../generated/secrets/schema.ts";
 import { bindHandlers } from "../../shared/handler-binding.ts";
 import { cloudCredentialsHandlers } from "../engines/cloud-credentials/handlers.ts";
 import { discoveryTokenHandlers } from "../engines/discovery-token/handlers.ts";
-import { pushMfaHandlers } from "../identity/handlers.ts";
+import { pushMfaHandlers } from "../push-mfa/handlers.ts";
 import { leaseHandlers } from "../leases/handlers.ts";
 import { replicationHandlers } from "../replication/handlers.ts";
-import { rekeyHandlers } from "./rekey.ts";
+import { rekeyHandlers } from "../rekey/handlers.ts";
 import type { SecretsContext, SecretsHandlerTable, SecretsInputs } from "./types.ts";
 
 export type { SecretsContext } from "./types.ts";

@@ -1,8 +1,8 @@
 // The cluster's key material in its storage, under `core/` (never replicated): the seal state and
 // the backup of PGP-encrypted shares a rekey with `backup` keeps.
-import type { SealState } from "../domain/seal.ts";
-import { StoredRecord } from "./records.ts";
-import type { Storage } from "./storage.ts";
+import type { SealState } from "./seal.ts";
+import { StoredRecord } from "../store/records.ts";
+import type { Storage } from "../store/storage.ts";
 
 const SEAL_KEY = "core/seal";
 const BACKUP_KEY = "core/unseal-keys-backup";

@@ -21,11 +21,11 @@
 // Every other (phase, event) pair is refused with 400 and changes nothing.
 import { timingSafeEqual } from "node:crypto";
 import { InvalidRequestError } from "../errors.ts";
-import { MAX_KEY_BYTES, MIN_KEY_BYTES } from "./key-encoding.ts";
-import { PgpKeyError, readPgpKeys, type PgpRecipient } from "./pgp.ts";
-import { isOperatorKey, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "./seal.ts";
+import { MAX_KEY_BYTES, MIN_KEY_BYTES } from "../sys/key-encoding.ts";
+import { PgpKeyError, readPgpKeys, type PgpRecipient } from "../sys/pgp.ts";
+import { isOperatorKey, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "../sys/seal.ts";
 import type { BodyRead } from "../wire.ts";
-import { combineShares, splitKey, type ShareConfig } from "./shamir.ts";
+import { combineShares, splitKey, type ShareConfig } from "../sys/shamir.ts";
 
 /** The body of POST /sys/rekey/init. */
 export type RekeyRequest = BodyRead<"RekeyInitRequest">;

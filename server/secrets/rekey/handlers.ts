@@ -1,6 +1,6 @@
 // Handlers of the nine rekey operations (/sys/rekey/*).
-import type { SecretsHandlerTable } from "./types.ts";
-import { envelope, NO_CONTENT } from "./types.ts";
+import type { SecretsHandlerTable } from "../handlers/types.ts";
+import { envelope, NO_CONTENT } from "../handlers/types.ts";
 
 export const rekeyHandlers = {
   readRekeyStatus: (_input, { cluster }) => ({ status: 200, body: cluster.rekey.status() }),

@@ -1,7 +1,7 @@
 // Handlers of the five push-MFA method operations (/identity/mfa/method/pushmfa), each in the
 // namespace its request names (the X-Secrets-Namespace header; the root when absent).
 import { envelope, NO_CONTENT, nothing, type SecretsHandlerTable } from "../handlers/types.ts";
-import { methodView } from "./push-mfa.ts";
+import { methodView } from "./methods.ts";
 
 export const NAMESPACE_HEADER = "X-Secrets-Namespace";
 
