@@ -1,6 +1,7 @@
 // The cloud credentials engine: configuration, roles and credentials of each of its mounts, kept in
 // the cluster's storage under the mount's prefix (config/root, config/lease, role/<name>, and the
 // legacy policy/<name> entries of earlier versions), with credentials issued by the cloud provider.
+// Reached as every engine is: `cloudCredentialsEngine(cluster).at(mount)`, the engine at one mount.
 // Refusals are InvalidRequestError (400, one message) or Refusal (any status, several messages).
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -60,28 +61,54 @@ export interface CloudCredentialsOptions {
 }
 
 
+/** The engine of a cluster: its provider and environment, shared by its mounts. */
 export class CloudCredentialsEngine {
   readonly provider: CloudProvider;
   readonly #storage: Storage;
-  readonly #env: Record<string, string | undefined>;
-  readonly #homeDir: string | undefined;
-  readonly #now: () => number;
+  readonly #settings: MountSettings;
 
   constructor(storage: Storage, options: CloudCredentialsOptions = {}) {
     this.#storage = storage;
     this.provider = options.provider ?? new SimulatedCloud({ ...(options.now ? { now: options.now } : {}) });
-    this.#env = options.env ?? process.env;
-    this.#homeDir = options.homeDir;
-    this.#now = options.now ?? Date.now;
+    this.#settings = { provider: this.provider, env: options.env ?? process.env, homeDir: options.homeDir, now: options.now ?? Date.now };
   }
 
-  #mount(mount: string): MountStorage {
-    return new MountStorage(this.#storage, mount);
+  /** The engine at one of its mounts (its configuration, roles and credentials there). */
+  at(mount: string): CloudCredentialsMount {
+    return new CloudCredentialsMount(this.#storage, mount, this.#settings);
+  }
+}
+
+interface MountSettings {
+  provider: CloudProvider;
+  env: Record<string, string | undefined>;
+  homeDir: string | undefined;
+  now: () => number;
+}
+
+/** The engine at one mount: what the mount's operations and leases do. */
+export class CloudCredentialsMount {
+  readonly provider: CloudProvider;
+  readonly #store: MountStorage;
+  readonly #env: Record<string, string | undefined>;
+  readonly #homeDir: string | undefined;
+  readonly #now: () => number;
+
+  constructor(
+    storage: Storage,
+    readonly mount: string,
+    settings: MountSettings,
+  ) {
+    this.#store = new MountStorage(storage, mount);
+    this.provider = settings.provider;
+    this.#env = settings.env;
+    this.#homeDir = settings.homeDir;
+    this.#now = settings.now;
   }
 
   // ---- config/root ----
 
-  writeRootConfig(mount: string, body: RootConfigWrite): void {
+  writeRootConfig(body: RootConfigWrite): void {
     const config: RootConfig = {
       access_key: body.access_key ?? "",
       secret_key: body.secret_key ?? "",
@@ -90,19 +117,19 @@ export class CloudCredentialsEngine {
       sts_endpoint: body.sts_endpoint ?? "",
       max_retries: body.max_retries ?? -1,
     };
-    this.#mount(mount).rootConfig.put(config);
+    this.#store.rootConfig.put(config);
   }
 
   /** The configuration as it may be shown: everything but the secret key. */
-  readRootConfig(mount: string) {
-    const config = this.#rootConfig(this.#mount(mount));
+  readRootConfig() {
+    const config = this.#rootConfig(this.#store);
     if (!config) return undefined;
     return { access_key: config.access_key, region: config.region, iam_endpoint: config.iam_endpoint, sts_endpoint: config.sts_endpoint, max_retries: config.max_retries };
   }
 
   /** Rotates the static root credentials; returns the new access key id. */
-  async rotateRoot(mount: string): Promise<string> {
-    const storage = this.#mount(mount);
+  async rotateRoot(): Promise<string> {
+    const storage = this.#store;
     const config = this.#rootConfig(storage);
     if (!config) throw new InvalidRequestError("no configuration found for config/root");
     if (config.access_key === "" || config.secret_key === "") {
@@ -118,13 +145,13 @@ export class CloudCredentialsEngine {
   }
 
   /** Where the root credentials of a mount come from now (for the README's curious, and tests). */
-  async rootCredentialSource(mount: string): Promise<CredentialSource> {
-    return (await this.#client(this.#mount(mount), "iam")).source;
+  async rootCredentialSource(): Promise<CredentialSource> {
+    return (await this.#client(this.#store, "iam")).source;
   }
 
   // ---- config/lease ----
 
-  writeLeaseConfig(mount: string, body: { lease: string; lease_max: string }): void {
+  writeLeaseConfig(body: { lease: string; lease_max: string }): void {
     const problems: string[] = [];
     const parse = (field: "lease" | "lease_max"): bigint => {
       const text = body[field];
@@ -142,11 +169,11 @@ export class CloudCredentialsEngine {
     const lease = parse("lease");
     const leaseMax = parse("lease_max");
     if (problems.length > 0) throw new Refusal(400, problems);
-    this.#mount(mount).leaseConfig.put({ lease: String(lease), lease_max: String(leaseMax) });
+    this.#store.leaseConfig.put({ lease: String(lease), lease_max: String(leaseMax) });
   }
 
-  readLeaseConfig(mount: string): { lease: string; lease_max: string } | undefined {
-    const stored = this.#leaseConfig(this.#mount(mount));
+  readLeaseConfig(): { lease: string; lease_max: string } | undefined {
+    const stored = this.#leaseConfig(this.#store);
     if (!stored) return undefined;
     return { lease: formatGoDuration(stored.lease), lease_max: formatGoDuration(stored.leaseMax) };
   }
@@ -154,8 +181,8 @@ export class CloudCredentialsEngine {
   // ---- roles ----
 
   /** Writes a role; returns the warnings (none for a plain write). */
-  writeRole(mount: string, name: string, body: RoleWrite): string[] {
-    const storage = this.#mount(mount);
+  writeRole(name: string, body: RoleWrite): string[] {
+    const storage = this.#store;
     const result = applyRoleWrite(this.#role(storage, name), body);
     if ("errors" in result) throw new Refusal(400, result.errors);
     storage.roles.put(name, result.role);
@@ -163,29 +190,29 @@ export class CloudCredentialsEngine {
     return result.warnings;
   }
 
-  readRole(mount: string, name: string) {
-    const role = this.#role(this.#mount(mount), name);
+  readRole(name: string) {
+    const role = this.#role(this.#store, name);
     return role ? roleResponse(role) : undefined;
   }
 
   /** Deletes a role; false when there was none. */
-  deleteRole(mount: string, name: string): boolean {
-    const storage = this.#mount(mount);
+  deleteRole(name: string): boolean {
+    const storage = this.#store;
     const exists = storage.roles.has(name) || storage.legacyRoles.has(name);
     storage.roles.delete(name);
     storage.legacyRoles.delete(name);
     return exists;
   }
 
-  listRoles(mount: string): string[] {
-    const storage = this.#mount(mount);
+  listRoles(): string[] {
+    const storage = this.#store;
     return [...new Set([...storage.roles.names(), ...storage.legacyRoles.names()])].sort();
   }
 
   // ---- credentials ----
 
-  async generate(mount: string, roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
-    const storage = this.#mount(mount);
+  async generate(roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
+    const storage = this.#store;
     const role = this.#role(storage, roleName);
     if (!role) throw new InvalidRequestError(`Role ${JSON.stringify(roleName)} not found`);
     let requested: number | undefined;
@@ -194,7 +221,7 @@ export class CloudCredentialsEngine {
     const type = credentialTypeFor(role, path);
     if ("error" in type) throw new InvalidRequestError(type.error);
     const names: NameSource = { unixTime: Math.floor(this.#now() / 1000), random: randomAlphanumeric };
-    const leasePath = `${mount}/${path}/${roleName}`;
+    const leasePath = `${this.mount}/${path}/${roleName}`;
 
     if (type.type === "iam_user") {
       const { data, userName } = await this.#createIamUser(storage, role, roleName, displayName, names);
@@ -313,8 +340,8 @@ export class CloudCredentialsEngine {
   // ---- leases (secretAccessKeysRenew and secretAccessKeysRevoke of the real engine) ----
 
   /** The TTL and maximum TTL a renewed IAM-user lease takes: the mount's lease configuration now. */
-  leaseTtls(mount: string): { ttl: number; maxTtl: number } {
-    const config = this.#leaseSeconds(this.#mount(mount));
+  leaseTtls(): { ttl: number; maxTtl: number } {
+    const config = this.#leaseSeconds(this.#store);
     return { ttl: config?.lease ?? 0, maxTtl: config?.leaseMax ?? 0 };
   }
 
@@ -322,8 +349,8 @@ export class CloudCredentialsEngine {
    * Removes an IAM user the engine made, with its access keys, policies and group memberships (the
    * real engine's user rollback). A user that is already gone is fine; any other refusal is thrown.
    */
-  async revokeUser(mount: string, userName: string): Promise<void> {
-    const client = (await this.#client(this.#mount(mount), "iam")).client;
+  async revokeUser(userName: string): Promise<void> {
+    const client = (await this.#client(this.#store, "iam")).client;
     const p = this.provider;
     let groups: string[];
     try {
@@ -418,7 +445,7 @@ function readTextFile(file: string): string | undefined {
 
 const engines = new WeakMap<SecretsCluster, CloudCredentialsEngine>();
 
-/** The engine of a cluster; made on first use, with the simulated provider of the cluster's world. */
+/** The engine of a cluster, reached as every engine is (`.at(mount)`); made on first use, with the simulated provider of the cluster's world. */
 export function cloudCredentialsEngine(cluster: SecretsCluster): CloudCredentialsEngine {
   let engine = engines.get(cluster);
   if (!engine) {

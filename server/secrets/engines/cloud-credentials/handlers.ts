@@ -1,14 +1,19 @@
 // Handlers of the cloud credentials engine's eleven operations, at whatever mount the request reached.
 import { envelope, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
 import { leasesOf } from "../../leases/index.ts";
-import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CredentialsRequest } from "./engine.ts";
+import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CloudCredentialsMount, type CredentialsRequest } from "./engine.ts";
+
+/** The engine at the mount the request reached. */
+function engineAt(context: SecretsContext): CloudCredentialsMount {
+  return cloudCredentialsEngine(context.cluster).at(mountOf(context));
+}
 
 /** New credentials of a role, with the lease the table registered for them. */
 async function issue(context: SecretsContext, name: string, path: "creds" | "sts", request: CredentialsRequest) {
   const { cluster } = context;
   const displayName = cluster.auth.lookup(context.token)?.displayName ?? "token";
   const mount = mountOf(context);
-  const issued = await cloudCredentialsEngine(cluster).generate(mount, name, path, request, displayName);
+  const issued = await cloudCredentialsEngine(cluster).at(mount).generate(name, path, request, displayName);
   const { path: leasePath, ...lease } = issued.lease;
   const registered = await leasesOf(cluster).register({ path: leasePath, mount, secretType: ACCESS_KEYS_SECRET, ...lease });
   return {
@@ -25,52 +30,52 @@ async function issue(context: SecretsContext, name: string, path: "creds" | "sts
 
 export const cloudCredentialsHandlers = {
   writeCloudCredentialsRootConfig: ({ body }, context) => {
-    cloudCredentialsEngine(context.cluster).writeRootConfig(mountOf(context), body);
+    engineAt(context).writeRootConfig(body);
     return NO_CONTENT;
   },
 
   readCloudCredentialsRootConfig: (_input, context) => {
-    const config = cloudCredentialsEngine(context.cluster).readRootConfig(mountOf(context));
+    const config = engineAt(context).readRootConfig();
     if (!config) return nothing();
     return { status: 200, body: envelope(context.cluster, config) };
   },
 
   rotateCloudCredentialsRoot: async (_input, context) => {
-    const accessKey = await cloudCredentialsEngine(context.cluster).rotateRoot(mountOf(context));
+    const accessKey = await engineAt(context).rotateRoot();
     return { status: 200, body: envelope(context.cluster, { access_key: accessKey }) };
   },
 
   writeCloudCredentialsLeaseConfig: ({ body }, context) => {
-    cloudCredentialsEngine(context.cluster).writeLeaseConfig(mountOf(context), body);
+    engineAt(context).writeLeaseConfig(body);
     return NO_CONTENT;
   },
 
   readCloudCredentialsLeaseConfig: (_input, context) => {
-    const lease = cloudCredentialsEngine(context.cluster).readLeaseConfig(mountOf(context));
+    const lease = engineAt(context).readLeaseConfig();
     if (!lease) return nothing();
     return { status: 200, body: envelope(context.cluster, lease) };
   },
 
   listCloudCredentialsRoles: (_input, context) => {
-    const keys = cloudCredentialsEngine(context.cluster).listRoles(mountOf(context));
+    const keys = engineAt(context).listRoles();
     if (keys.length === 0) return nothing();
     return { status: 200, body: envelope(context.cluster, { keys }) };
   },
 
   writeCloudCredentialsRole: ({ params, body }, context) => {
-    const warnings = cloudCredentialsEngine(context.cluster).writeRole(mountOf(context), params.name, body);
+    const warnings = engineAt(context).writeRole(params.name, body);
     if (warnings.length === 0) return NO_CONTENT;
     return { status: 200, body: { ...envelope(context.cluster, null), warnings } };
   },
 
   readCloudCredentialsRole: ({ params }, context) => {
-    const role = cloudCredentialsEngine(context.cluster).readRole(mountOf(context), params.name);
+    const role = engineAt(context).readRole(params.name);
     if (!role) return nothing();
     return { status: 200, body: envelope(context.cluster, role) };
   },
 
   deleteCloudCredentialsRole: ({ params }, context) => {
-    if (!cloudCredentialsEngine(context.cluster).deleteRole(mountOf(context), params.name)) return nothing();
+    if (!engineAt(context).deleteRole(params.name)) return nothing();
     return NO_CONTENT;
   },
 

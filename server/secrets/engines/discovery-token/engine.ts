@@ -1,7 +1,8 @@
-// The discovery-token engine at one mount: access configuration, roles, and tokens issued by the
-// discovery backend. State lives in the cluster's storage under the mount's prefix
+// The discovery-token engine, reached as every engine is: `discoveryTokenEngine(cluster).at(mount)`,
+// the engine at one mount: access configuration, roles, and tokens issued by the discovery backend. State lives in the cluster's storage under the mount's prefix
 // (`logical/<mount uuid>/config/access`, `logical/<mount uuid>/roles/<name>`), so a new engine
 // object per request sees everything and replication ships it.
+import type { SecretsCluster } from "../../cluster.ts";
 import { Refusal } from "../../errors.ts";
 import { StoredRecord, StoredRecords } from "../../store/records.ts";
 import type { Storage } from "../../store/storage.ts";
@@ -30,7 +31,27 @@ export interface TokenInternal {
 /** The secret type of the engine's tokens in the lease table. */
 export const TOKEN_SECRET = "discovery-token/token";
 
+/** The engine of a cluster: it keeps nothing of its own (every mount's state is in the cluster's storage). */
 export class DiscoveryTokenEngine {
+  constructor(
+    private readonly storage: Storage,
+    /** How long a backend call may take (ms). */
+    private readonly backendTimeoutMs?: number,
+  ) {}
+
+  /** The engine at one of its mounts (its access configuration, roles and tokens there). */
+  at(mount: string): DiscoveryTokenMount {
+    return new DiscoveryTokenMount(this.storage, mount, this.backendTimeoutMs);
+  }
+}
+
+/** The engine of a cluster, reached as every engine is: `discoveryTokenEngine(cluster).at(mount)`. */
+export function discoveryTokenEngine(cluster: SecretsCluster): DiscoveryTokenEngine {
+  return new DiscoveryTokenEngine(cluster.storage);
+}
+
+/** The engine at one mount: what the mount's operations and leases do. */
+export class DiscoveryTokenMount {
   /** The access configuration, at config/access under the mount's prefix. */
   readonly #config: StoredRecord<AccessConfig>;
   /** The roles by name, under roles/. */

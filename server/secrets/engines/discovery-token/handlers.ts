@@ -1,11 +1,12 @@
 // Handlers of the discovery-token engine's six operations, at whatever mount the request reached.
 import { envelope, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
 import { leasesOf } from "../../leases/index.ts";
-import { DiscoveryTokenEngine, TOKEN_SECRET } from "./engine.ts";
+import { discoveryTokenEngine, TOKEN_SECRET, type DiscoveryTokenMount } from "./engine.ts";
 import { roleView } from "./role-rules.ts";
 
-function engine(context: SecretsContext): DiscoveryTokenEngine {
-  return new DiscoveryTokenEngine(context.cluster.storage, mountOf(context));
+/** The engine at the mount the request reached. */
+function engine(context: SecretsContext): DiscoveryTokenMount {
+  return discoveryTokenEngine(context.cluster).at(mountOf(context));
 }
 
 export const discoveryTokenHandlers = {
