@@ -52,7 +52,7 @@ export const BREAK_AT = 90;
 export const GUARD_MODULES: GuardModule[] = [
   {
     name: "secrets-policy",
-    mutate: "server/secrets/domain/policy.ts",
+    mutate: "server/secrets/sys/policy.ts",
     tests: ["test/secrets/policy.test.ts", "test/secrets/policy-precedence.test.ts"],
   },
   {
@@ -91,12 +91,12 @@ export const GUARD_MODULES: GuardModule[] = [
   },
   {
     name: "secrets-rekey",
-    mutate: "server/secrets/domain/rekey.ts",
+    mutate: "server/secrets/rekey/rekey.ts",
     tests: ["test/secrets/rekey-machine.test.ts", "test/secrets/rekey-refusal-precedence.test.ts"],
   },
   {
     name: "secrets-shamir",
-    mutate: "server/secrets/domain/shamir.ts",
+    mutate: "server/secrets/sys/shamir.ts",
     tests: ["test/secrets/shamir.test.ts", "test/secrets/rekey-machine.test.ts"],
   },
   {

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { createMeshApp, MESH_BASE_PATH } from "../../server/mesh/app.ts";
 import { createOrgPlatformApp, ORG_PLATFORM_BASE_PATH } from "../../server/org-platform/app.ts";
-import { composeMounts, mountsOf } from "../../server/secrets/domain/mounts.ts";
+import { composeMounts, mountsOf } from "../../server/secrets/sys/mounts.ts";
 import { startSecretsServer } from "../../server/secrets/server.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import type { WireResponse } from "./checker.ts";

@@ -19,17 +19,17 @@ import "../shared/validator-route-cache.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
-import { composeMounts, mountsOf, type Mount } from "./domain/mounts.ts";
+import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
 import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
-import { secretsHandlers, type Handler } from "./handlers/index.ts";
+import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
-import { checkRekeyParameters, type RekeyRequest } from "./domain/rekey.ts";
+import { checkRekeyParameters, type RekeyRequest } from "./rekey/rekey.ts";
 import type { operations } from "../../generated/secrets/schema.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
@@ -88,9 +88,8 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   const document = composeMounts(bundle, mounts);
   cluster.replication.useMounts(mounts);
   const operations = new OperationIndex(document);
-  const handlers = secretsHandlers as Record<string, Handler>;
   for (const operation of operations.operations()) {
-    if (!handlers[operation.operationId]) throw new Error(`no handler for operation ${operation.operationId}`);
+    if (!Object.hasOwn(secretsHandlers, operation.operationId)) throw new Error(`no handler for operation ${operation.operationId}`);
   }
 
   const answers = new AnswerMemo({ version: () => cluster.storage.index(), perAnswer: withNewRequestId(cluster) });
@@ -120,11 +119,12 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       const context = res.locals.secrets as RequestContext | undefined;
       if (!context) return next();
       req.params = context.params;
-      const handler = handlers[context.operation.operationId]!;
+      const { operationId } = context.operation;
+      const handlerContext: SecretsContext = { cluster, token: context.token, mount: context.operation.mount };
       // Reads of stored state are answered again from the memo until the storage moves (the token
       // and its policy were checked by dispatch, for this request).
-      if (MEMOIZED_READS.has(context.operation.operationId)) return answers.serve(req, res, () => handler(cluster, req, res));
-      return handler(cluster, req, res);
+      if (MEMOIZED_READS.has(operationId)) return answers.serve(req, res, () => boundSecretsHandlers(operationId, req, res, handlerContext));
+      return boundSecretsHandlers(operationId, req, res, handlerContext);
     },
     (req, _res, next) => next(routeNotFound(req.path)),
   );

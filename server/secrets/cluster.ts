@@ -1,19 +1,20 @@
 // One cluster: a running secrets server's state, with its own id, storage, seal, tokens and rekey
 // attempt. Nothing is shared between clusters, so one process can run several (replication tests
 // start two or three on port 0).
-import { createSeal, SEAL_TYPES, type SealType } from "./domain/seal.ts";
-import type { ShareConfig } from "./domain/shamir.ts";
-import { AccessControl } from "./auth.ts";
-import { PushMfaMethods } from "./identity/push-mfa.ts";
-import { EMPTY_IDENTITY } from "./identity/world.ts";
+import { createSeal, SEAL_TYPES, type SealType } from "./sys/seal.ts";
+import type { ShareConfig } from "./sys/shamir.ts";
+import { AccessControl } from "./sys/auth.ts";
+import { PushMfaMethods } from "./push-mfa/methods.ts";
+import { EMPTY_IDENTITY } from "./push-mfa/world.ts";
 import { cryptoRandom, type Random } from "./random.ts";
-import { RekeyService } from "./rekey-service.ts";
+import { RekeyService } from "./rekey/service.ts";
 import { ReplicationManager, type ReplicationOptions } from "./replication/manager.ts";
-import { SealStore } from "./store/seal-store.ts";
+import { SealStore } from "./sys/seal-store.ts";
 import { MemoryStorage, type Storage } from "./store/storage.ts";
 import { DurableStorage } from "./store/durable-storage.ts";
 import { DataDirectory, DataDirectoryError } from "../shared/data-dir.ts";
 import { EMPTY_WORLD, type World } from "./world.ts";
+import { StoredRecord } from "./store/records.ts";
 
 export interface ClusterOptions {
   /** The cluster id (a UUID); random when absent. */
@@ -51,8 +52,6 @@ export interface ClusterInit {
 }
 
 /** What a cluster keeps about itself under `core/` (never replicated). */
-type StoredRecord = Record<string, string>;
-
 interface ClusterRecord {
   id: string;
   root_token: string;
@@ -108,13 +107,14 @@ export class SecretsCluster {
     const directory = options.dataDir ? DataDirectory.open(options.dataDir, "secrets") : undefined;
     try {
       const storage = options.storage ?? (directory ? new DurableStorage(directory) : new MemoryStorage());
-      const kept = storage.get<ClusterRecord & StoredRecord>(CLUSTER_KEY);
+      const record = new StoredRecord<ClusterRecord>(storage, CLUSTER_KEY);
+      const kept = record.get();
       if (kept) return SecretsCluster.#restore(options, storage, random, kept, type, directory);
       const { state, operatorShares } = await createSeal(type, shares, () => random.key());
       const rootToken = options.rootToken || random.token();
       const id = options.clusterId ?? random.uuid();
       new SealStore(storage).put(state);
-      storage.put(CLUSTER_KEY, { id, root_token: rootToken });
+      record.put({ id, root_token: rootToken });
       const init: ClusterInit = {
         seal: type,
         shares: { ...shares },

@@ -1,7 +1,7 @@
 // The secrets server's settings from the environment, and the files they point to.
 import { readDataFile } from "../shared/data-file.ts";
 import type { SecretsAppOptions } from "./app.ts";
-import { SEAL_TYPES, shareConfigProblem, type SealType } from "./domain/seal.ts";
+import { SEAL_TYPES, shareConfigProblem, type SealType } from "./sys/seal.ts";
 import { parseWorld } from "./world.ts";
 
 export interface SecretsEnvironment extends SecretsAppOptions {

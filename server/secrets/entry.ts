@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import type { ServiceEntry } from "../shared/service-entry.ts";
 import type { ClusterInit } from "./cluster.ts";
 import { secretsOptionsFromEnv } from "./config.ts";
-import { toBase64, toHex } from "./domain/key-encoding.ts";
+import { toBase64, toHex } from "./sys/key-encoding.ts";
 import { startSecretsServer } from "./server.ts";
 
 export const secretsEntry: ServiceEntry = {

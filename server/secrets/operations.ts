@@ -1,7 +1,7 @@
 // The operations of the (mount-composed) secrets description, indexed for the request pipeline:
 // which operation a method and path name, what capabilities it needs, whether it is a LIST.
-import type { Capability } from "./domain/policy.ts";
-import { CAPABILITIES } from "./domain/policy.ts";
+import type { Capability } from "./sys/policy.ts";
+import { CAPABILITIES } from "./sys/policy.ts";
 import type { OpenApiDocument } from "../shared/openapi.ts";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;

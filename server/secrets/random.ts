@@ -1,6 +1,6 @@
 // Where a cluster's randomness comes from: keys, nonces, tokens. Tests may give their own.
 import { randomBytes, randomUUID } from "node:crypto";
-import { KEY_LENGTH } from "./domain/shamir.ts";
+import { KEY_LENGTH } from "./sys/shamir.ts";
 
 export interface Random {
   /** A new 32-byte key. */

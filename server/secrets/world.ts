@@ -15,9 +15,9 @@
 //
 // A problem in the file stops the server from starting, with the entry named. The identity keys
 // (`namespaces`, `mfa_methods`, `mfa_login_enforcements`) are read by identity/world.ts.
-import { policyProblems, type Capability, type Policy } from "./domain/policy.ts";
-import type { IdentitySettings } from "./identity/push-mfa.ts";
-import { IDENTITY_WORLD_KEYS, parseIdentityWorld } from "./identity/world.ts";
+import { policyProblems, type Capability, type Policy } from "./sys/policy.ts";
+import type { IdentitySettings } from "./push-mfa/methods.ts";
+import { IDENTITY_WORLD_KEYS, parseIdentityWorld } from "./push-mfa/world.ts";
 import { parseCloudWorld, type CloudWorld } from "./engines/cloud-credentials/cloud-world.ts";
 
 export interface WorldToken {

@@ -128,7 +128,7 @@ describe("where the root credentials come from", () => {
     await writeRoot(STATIC_ROOT);
     ok(await creds());
     expect(lastCaller()).toBe("arn:aws:iam::123456789012:user/secrets-root");
-    expect(await server.engine.rootCredentialSource("aws")).toBe("static");
+    expect(await server.engine.at("aws").rootCredentialSource()).toBe("static");
   });
 
   it("then the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, or AWS_ACCESS_KEY / AWS_SECRET_KEY)", async () => {
@@ -155,7 +155,7 @@ describe("where the root credentials come from", () => {
     writeFileSync(path.join(home, ".aws", "credentials"), `[default]\naws_access_key_id = ${FILE_KEY.access_key}\naws_secret_access_key = ${FILE_KEY.secret_key}\n`);
     ok(await creds());
     expect(lastCaller()).toBe("arn:aws:iam::123456789012:user/file-user");
-    expect(await server.engine.rootCredentialSource("aws")).toBe("shared-credentials-file");
+    expect(await server.engine.at("aws").rootCredentialSource()).toBe("shared-credentials-file");
 
     const other = path.join(home, "other-credentials");
     writeFileSync(other, `[default]\naws_access_key_id=${FILE_KEY.access_key}\naws_secret_access_key=${FILE_KEY.secret_key}\n[ops]\naws_access_key_id=${PROFILE_KEY.access_key}\naws_secret_access_key=${PROFILE_KEY.secret_key}\n`);
@@ -177,7 +177,7 @@ describe("where the root credentials come from", () => {
     await c.POST("/aws/roles/{name}", { params: { path: { name: "r" } }, body: role });
     expect(ok(await c.GET("/aws/creds/{name}", { params: { path: { name: "r" }, query: {} } })).data.access_key).toMatch(/^AKIA/);
     expect(assigned.cloud.calls.at(-1)!.caller).toMatch(/^arn:aws:sts::123456789012:assumed-role\/deploy\//);
-    expect(await assigned.engine.rootCredentialSource("aws")).toBe("assigned-role");
+    expect(await assigned.engine.at("aws").rootCredentialSource()).toBe("assigned-role");
     await c.POST("/aws/roles/{name}", { params: { path: { name: "fed" } }, body: { credential_type: "federation_token", policy_arns: role.policy_arns } });
     expect((await c.PUT("/aws/sts/{name}", { params: { path: { name: "fed" } }, body: {} })).error).toEqual({
       errors: ["Error generating STS keys: AccessDenied: Cannot call GetFederationToken with session credentials"],
@@ -254,7 +254,7 @@ describe("where the root credentials come from", () => {
       await plain.client.POST("/aws/roles/{name}", { params: { path: { name: "r" } }, body: role });
       expect(ok(await plain.client.GET("/aws/creds/{name}", { params: { path: { name: "r" }, query: {} } })).data.access_key).toMatch(/^AKIA/);
       const engine = cloudCredentialsEngine(plain.secrets.cluster);
-      expect(await engine.rootCredentialSource("aws")).toBe("shared-credentials-file");
+      expect(await engine.at("aws").rootCredentialSource()).toBe("shared-credentials-file");
     } finally {
       process.env = saved;
       await plain.close();

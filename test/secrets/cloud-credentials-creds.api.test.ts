@@ -2,6 +2,7 @@
 // (what is created in the provider, and that a failure leaves nothing behind), assumed roles and
 // federation tokens (TTLs, role ARNs, session names), /creds and /sts, leases, secrets.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { leasesOf } from "../../server/secrets/leases/index.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 import { ok, ROOT_SECRET_KEY, startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
 import { ROOT_TOKEN } from "../helpers/secrets.ts";
@@ -153,6 +154,14 @@ describe("assumed roles", () => {
     });
     expect((await creds("one", { role_arn: READONLY_ROLE })).error).toEqual({ errors: [`role_arn "${READONLY_ROLE}" not in allowed role arns for role "one"`] });
     expect(ok(await creds("two", { role_arn: READONLY_ROLE, role_session_name: "rs" })).data.arn).toBe("arn:aws:sts::123456789012:assumed-role/readonly/rs");
+  });
+
+  it("refuses query parameters given twice (400, naming each) and issues nothing", async () => {
+    const before = leasesOf(server.secrets.cluster).list("aws/creds/");
+    const twice = await fetch(`${server.baseUrl}/aws/creds/two?ttl=1h&ttl=2h&role_arn=${DEPLOY}&role_arn=${READONLY_ROLE}`, { headers: { "X-Secrets-Token": ROOT_TOKEN } });
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toEqual({ errors: ['query parameter "role_arn": must be string', 'query parameter "ttl": must be string'] });
+    expect(leasesOf(server.secrets.cluster).list("aws/creds/")).toEqual(before);
   });
 
   it("refuses a role ARN the provider does not have", async () => {

@@ -26,7 +26,7 @@ const remove = (n: string) => server.client.DELETE("/aws/roles/{name}", name(n))
 const list = () => server.client.GET("/aws/roles", { params: { query: { list: "true" } } });
 
 beforeEach(() => {
-  for (const mount of ["aws", "team-a/aws"]) for (const role of server.engine.listRoles(mount)) server.engine.deleteRole(mount, role);
+  for (const mount of ["aws", "team-a/aws"]) for (const role of server.engine.at(mount).listRoles()) server.engine.at(mount).deleteRole(role);
 });
 
 const EMPTY = {
@@ -295,7 +295,7 @@ describe("any input", () => {
       }),
       { numRuns: 60 },
     );
-    server.engine.deleteRole("aws", "fuzz");
+    server.engine.at("aws").deleteRole("fuzz");
     await server.client.POST("/aws/config/root", { body: STATIC_ROOT });
   });
 });

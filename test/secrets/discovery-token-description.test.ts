@@ -2,7 +2,7 @@
 // `consul`, described relative to the mount, each with its capabilities and a handler, and movable
 // to any other mount.
 import { describe, expect, it } from "vitest";
-import { composeMounts } from "../../server/secrets/domain/mounts.ts";
+import { composeMounts } from "../../server/secrets/sys/mounts.ts";
 import { secretsHandlers } from "../../server/secrets/handlers/index.ts";
 import { OperationIndex } from "../../server/secrets/operations.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";

@@ -105,7 +105,8 @@ describe("role checks", () => {
     expect(checkRole({ token_type: "management" }, "1.16.0")).toMatchObject({ value: { token_type: "management", policies: [] } });
     expect(checkRole({ token_type: "management" }, "1.2.0")).toMatchObject({ value: { token_type: "management" } });
     expect(checkRole({}, "1.4.0")).toEqual({ problems: ["a client token needs policy or policies (backend version 1.4.0); only token_type management needs none"] });
-    expect(checkRole({ token_type: "admin" }, "1.16.0")).toEqual({ problems: ['token_type must be "client" or "management"'] });
+    // The description refuses it before the engine sees it; the engine refuses it too (a body read as JSON, unchecked).
+    expect(checkRole(JSON.parse('{"token_type":"admin"}'), "1.16.0")).toEqual({ problems: ['token_type must be "client" or "management"'] });
   });
 
   it("refuses bad base64, durations, ttl above max_ttl, lease with ttl, and bad names", () => {

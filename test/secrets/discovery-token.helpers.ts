@@ -4,7 +4,7 @@
 import { vi } from "vitest";
 import { createSecretsClient } from "../../generated/secrets/client.ts";
 import type { SecretsAppOptions } from "../../server/secrets/app.ts";
-import type { Mount } from "../../server/secrets/domain/mounts.ts";
+import type { Mount } from "../../server/secrets/sys/mounts.ts";
 import { ROOT_TOKEN, startSecrets, type RunningTestSecrets } from "../helpers/secrets.ts";
 
 /** The engine at its default mount and at a second one. */

@@ -1,9 +1,9 @@
 // Push-MFA's pure parts: username_format templates, namespace paths, the method checks, and the
 // identity keys of the world file (namespaces, methods, login enforcements).
 import { describe, expect, it } from "vitest";
-import { canonicalNamespace, isAncestor, withParents } from "../../server/secrets/identity/namespaces.ts";
-import { checkPushMfaInput, methodView } from "../../server/secrets/identity/push-mfa.ts";
-import { isKnownDirective, usernameFormatProblems } from "../../server/secrets/identity/username-template.ts";
+import { canonicalNamespace, isAncestor, withParents } from "../../server/secrets/push-mfa/namespaces.ts";
+import { checkPushMfaInput, methodView } from "../../server/secrets/push-mfa/methods.ts";
+import { isKnownDirective, usernameFormatProblems } from "../../server/secrets/push-mfa/username-template.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 
 const METHOD = "5d2c6c4e-8d4b-4a53-9f0e-2f1d8c7b6a59";

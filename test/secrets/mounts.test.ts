@@ -2,7 +2,7 @@
 // default mount; the server moves them to the mounts it serves. Checked here on a small document
 // with a stand-in engine, and on the real bundle.
 import { describe, expect, it } from "vitest";
-import { composeMounts, enginesOf, mountProblems, mountsOf } from "../../server/secrets/domain/mounts.ts";
+import { composeMounts, enginesOf, mountProblems, mountsOf } from "../../server/secrets/sys/mounts.ts";
 import { OperationIndex } from "../../server/secrets/operations.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 

@@ -4,7 +4,7 @@
 // vault/acl_test.go (testACLSingle, testLayeredACL, testACLCapabilities) translated to
 // capabilities, the root policy, and how a policy file is checked.
 import { describe, expect, it } from "vitest";
-import { Acl, CAPABILITIES, policyProblems, type Capability, type Policy } from "../../server/secrets/domain/policy.ts";
+import { Acl, CAPABILITIES, policyProblems, type Capability, type Policy } from "../../server/secrets/sys/policy.ts";
 
 type Rules = Record<string, Capability[]>;
 const policy = (name: string, rules: Rules): Policy => ({

@@ -1,6 +1,6 @@
 // Policies: path patterns, the real system's priority rules, merging, deny, root; and the world file.
 import { describe, expect, it } from "vitest";
-import { Acl, policyProblems, type Policy } from "../../server/secrets/domain/policy.ts";
+import { Acl, policyProblems, type Policy } from "../../server/secrets/sys/policy.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 
 const acl = (...policies: Policy[]) => new Acl(policies);

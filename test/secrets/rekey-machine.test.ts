@@ -9,9 +9,9 @@ import {
   transition,
   type RekeyAttempt,
   type RekeyContext,
-} from "../../server/secrets/domain/rekey.ts";
-import { createSeal, type SealState } from "../../server/secrets/domain/seal.ts";
-import { KEY_LENGTH } from "../../server/secrets/domain/shamir.ts";
+} from "../../server/secrets/rekey/rekey.ts";
+import { createSeal, type SealState } from "../../server/secrets/sys/seal.ts";
+import { KEY_LENGTH } from "../../server/secrets/sys/shamir.ts";
 
 let counter = 0;
 const nextKey = () => new Uint8Array(KEY_LENGTH).fill(++counter % 250);

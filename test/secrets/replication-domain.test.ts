@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import * as openpgp from "openpgp";
 import { describe, expect, it } from "vitest";
 import { mountStoragePrefix } from "../../server/secrets/engines/mount-storage.ts";
-import { toHex } from "../../server/secrets/domain/key-encoding.ts";
-import { readPgpKeys } from "../../server/secrets/domain/pgp.ts";
-import { createSeal } from "../../server/secrets/domain/seal.ts";
+import { toHex } from "../../server/secrets/sys/key-encoding.ts";
+import { readPgpKeys } from "../../server/secrets/sys/pgp.ts";
+import { createSeal } from "../../server/secrets/sys/seal.ts";
 import { InvalidRequestError } from "../../server/secrets/errors.ts";
 import {
   ActivationTokenError,

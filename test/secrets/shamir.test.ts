@@ -2,9 +2,9 @@
 // over GF(2^8) with the AES polynomial. An independent combiner written from that definition (below)
 // must reconstruct the key from any threshold of shares the service makes.
 import { describe, expect, it } from "vitest";
-import { decodeKeyShare } from "../../server/secrets/domain/key-encoding.ts";
-import { createSeal, isOperatorKey, rekeyedSeal } from "../../server/secrets/domain/seal.ts";
-import { combineShares, KEY_LENGTH, shareLength, splitKey } from "../../server/secrets/domain/shamir.ts";
+import { decodeKeyShare } from "../../server/secrets/sys/key-encoding.ts";
+import { createSeal, isOperatorKey, rekeyedSeal } from "../../server/secrets/sys/seal.ts";
+import { combineShares, KEY_LENGTH, shareLength, splitKey } from "../../server/secrets/sys/shamir.ts";
 
 /** Multiplication in GF(2^8) modulo the AES polynomial x^8 + x^4 + x^3 + x + 1 (0x11b). */
 function gfMul(a: number, b: number): number {

@@ -1,21 +1,53 @@
-// What a secrets handler is: parse the request, call the cluster, answer.
-import type { Request, Response } from "express";
+// What a secrets handler is: its operation's validated input and the request's context (the
+// cluster, the caller's token, the mount reached) to one of the operation's documented replies.
+import type { Handler, HandlerTable, Input } from "../../shared/contract.ts";
 import type { SecretsCluster } from "../cluster.ts";
 import type { operations } from "../../../generated/secrets/schema.ts";
+import type { NullsRead } from "../wire.ts";
 
-export type Handler = (cluster: SecretsCluster, req: Request, res: Response) => void | Promise<void>;
+/** What a handler acts on besides its input: found by dispatch (app.ts) before the handler runs. */
+export interface SecretsContext {
+  cluster: SecretsCluster;
+  /** The caller's token, authenticated and authorized for this operation on its canonical path. */
+  token: string;
+  /** The mount an engine operation was reached at (`aws`, `consul`, or another the mount table names); none for the others. */
+  mount: string | undefined;
+}
 
-/** Members of a body with null taken out: dispatch (app.ts) reads every null the description allows as its zero value. */
-type NullsRead<T> = { [K in keyof T]: Exclude<T[K], null> };
 
-/** The JSON body of an operation as its handler gets it: validated against the description, nulls read. */
-export type RequestBody<O extends keyof operations> = operations[O] extends { requestBody?: { content: { "application/json": infer B } } }
-  ? NullsRead<NonNullable<B>>
-  : never;
+/**
+ * A request body as a secrets handler gets it: a write's body is never absent (dispatch reads no body,
+ * and a `null` one, as {}), and its nulls are read as zero values. None where the operation has none.
+ */
+type BodyRead<B> = [B] extends [undefined] ? undefined : NullsRead<NonNullable<B>>;
 
-/** Answers 204 No Content, for operations that return no body. */
-export function noContent(res: Response): void {
-  res.status(204).end();
+/** What a handler of one operation gets. */
+export type SecretsInput<K extends keyof operations> = Omit<Input<operations[K]>, "body"> & { body: BodyRead<Input<operations[K]>["body"]> };
+
+/** The input of every operation: the InputOf map of the service's HandlerTable. */
+export type SecretsInputs = { [K in keyof operations]: SecretsInput<K> };
+
+/** One handler for every operation of the description. */
+export type SecretsHandlerTable = HandlerTable<operations, SecretsContext, SecretsInputs>;
+
+/** A handler of one operation. */
+export type SecretsHandler<K extends keyof operations> = Handler<operations[K], SecretsContext, SecretsInput<K>>;
+
+/** The JSON body of an operation as its handler gets it. */
+export type RequestBody<K extends keyof operations> = SecretsInput<K>["body"];
+
+/** The mount an engine operation was reached at: every engine operation is described under one. */
+export function mountOf(context: SecretsContext): string {
+  if (context.mount === undefined) throw new Error("an engine operation reached without a mount");
+  return context.mount;
+}
+
+/** The reply of an operation done with nothing to say. */
+export const NO_CONTENT = { status: 204 } as const;
+
+/** The real system's answer for nothing there: 404 with an empty error list. */
+export function nothing(): { status: 404; body: { errors: string[] } } {
+  return { status: 404, body: { errors: [] } };
 }
 
 /** The service's standard response envelope around `data`, as the real system sends logical responses. */
@@ -46,9 +78,4 @@ export function withNewRequestId(cluster: SecretsCluster): (body: Buffer) => Buf
     fresh.write(cluster.newRequestId(), REQUEST_ID_AT, UUID_LENGTH, "latin1");
     return fresh;
   };
-}
-
-/** The real system's answer for nothing there: 404 with an empty error list. */
-export function nothing(res: Response): void {
-  res.status(404).json({ errors: [] });
 }

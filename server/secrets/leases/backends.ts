@@ -8,23 +8,23 @@
 //   so that it stops working there.
 import type { SecretsCluster } from "../cluster.ts";
 import { ACCESS_KEYS_SECRET, cloudCredentialsEngine } from "../engines/cloud-credentials/engine.ts";
-import { DiscoveryTokenEngine, TOKEN_SECRET, type TokenInternal } from "../engines/discovery-token/engine.ts";
+import { discoveryTokenEngine, TOKEN_SECRET, type TokenInternal } from "../engines/discovery-token/engine.ts";
 import type { LeaseEntry } from "./lease.ts";
 import type { LeaseBackend } from "./manager.ts";
 
 export function engineLeaseBackends(cluster: SecretsCluster): Record<string, LeaseBackend> {
   const accessKeys: LeaseBackend = {
-    renew: async (entry) => cloudCredentialsEngine(cluster).leaseTtls(entry.mount),
+    renew: async (entry) => cloudCredentialsEngine(cluster).at(entry.mount).leaseTtls(),
     revoke: async (entry) => {
       if (entry.internal.is_sts === true) return;
       const username = entry.internal.username;
       if (typeof username !== "string" || username === "") throw new Error("secret is missing username internal data");
-      await cloudCredentialsEngine(cluster).revokeUser(entry.mount, username);
+      await cloudCredentialsEngine(cluster).at(entry.mount).revokeUser(username);
     },
   };
   const tokens: LeaseBackend = {
-    renew: async (entry) => new DiscoveryTokenEngine(cluster.storage, entry.mount).leaseTtls(String(entry.internal.role ?? "")),
-    revoke: async (entry) => new DiscoveryTokenEngine(cluster.storage, entry.mount).revokeToken(tokenInternal(entry)),
+    renew: async (entry) => discoveryTokenEngine(cluster).at(entry.mount).leaseTtls(String(entry.internal.role ?? "")),
+    revoke: async (entry) => discoveryTokenEngine(cluster).at(entry.mount).revokeToken(tokenInternal(entry)),
   };
   return { [ACCESS_KEYS_SECRET]: accessKeys, [TOKEN_SECRET]: tokens };
 }

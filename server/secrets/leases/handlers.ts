@@ -1,88 +1,77 @@
 // Handlers of the lease operations (PUT /sys/leases/renew, /revoke, /lookup), with the real
 // system's statuses and words (vault/logical_system.go handleRenew, handleRevoke, handleLeaseLookup).
-import type { Request } from "express";
 import { parseDurationSeconds } from "../../shared/go-duration.ts";
+import type { SecretsCluster } from "../cluster.ts";
 import { InvalidRequestError } from "../errors.ts";
-import { envelope, noContent, type Handler } from "../handlers/types.ts";
+import { envelope, NO_CONTENT, nothing, type SecretsHandlerTable } from "../handlers/types.ts";
 import { leasesOf } from "./index.ts";
 
-type LeaseOperation = "renewLease" | "revokeLease" | "lookupLease" | "listLeases" | "listLeasesUnderPrefix" | "revokeLeasePrefix" | "forceRevokeLeasePrefix";
-
 /** A list answer; none is the real server's 404 with no message. */
-function keysAnswer(cluster: Parameters<Handler>[0], res: Parameters<Handler>[2], keys: string[]): void {
-  if (keys.length === 0) {
-    res.status(404).json({ errors: [] });
-    return;
-  }
-  res.json(envelope(cluster, { keys }));
+function keysAnswer(cluster: SecretsCluster, keys: string[]) {
+  if (keys.length === 0) return nothing();
+  return { status: 200 as const, body: envelope(cluster, { keys }) };
 }
 
-function leaseIdOf(req: Request): string {
-  const raw = (req.body ?? {}) as { lease_id?: unknown };
-  const id = typeof raw.lease_id === "string" ? raw.lease_id : "";
-  if (id === "") throw new InvalidRequestError("lease_id must be specified");
-  return id;
+/** The lease id of a body: the description requires it; the real handler refuses an empty one. */
+function leaseIdOf(body: { lease_id: string }): string {
+  if (body.lease_id === "") throw new InvalidRequestError("lease_id must be specified");
+  return body.lease_id;
 }
+
+/** As the real system's lazy revocation: accepted now, done in the background. */
+const ACCEPTED = { status: 202 } as const;
 
 export const leaseHandlers = {
-  renewLease: async (cluster, req, res) => {
-    const leaseId = leaseIdOf(req);
-    const raw = (req.body as { increment?: unknown }).increment;
+  renewLease: async ({ body }, { cluster }) => {
+    const leaseId = leaseIdOf(body);
     let increment = 0;
-    if (raw !== undefined && raw !== null) {
-      const parsed = parseDurationSeconds(raw, "increment");
+    if (body.increment !== undefined) {
+      const parsed = parseDurationSeconds(body.increment, "increment");
       if ("error" in parsed) throw new InvalidRequestError(parsed.error);
       increment = parsed.value;
     }
     const renewed = await leasesOf(cluster).renew(leaseId, increment);
-    res.json({
-      ...envelope(cluster, null),
-      lease_id: renewed.lease_id,
-      renewable: renewed.renewable,
-      lease_duration: renewed.lease_duration,
-      warnings: renewed.warnings.length > 0 ? renewed.warnings : null,
-    });
+    return {
+      status: 200,
+      body: {
+        ...envelope(cluster, null),
+        lease_id: renewed.lease_id,
+        renewable: renewed.renewable,
+        lease_duration: renewed.lease_duration,
+        warnings: renewed.warnings.length > 0 ? renewed.warnings : null,
+      },
+    };
   },
 
-  revokeLease: async (cluster, req, res) => {
-    const leaseId = leaseIdOf(req);
+  revokeLease: async ({ body }, { cluster }) => {
+    const leaseId = leaseIdOf(body);
     const leases = leasesOf(cluster);
-    if ((req.body as { sync?: unknown }).sync === false) {
-      // As the real system's lazy revocation: accepted now, done in the background.
-      leases.revoke(leaseId).catch((error: unknown) => console.error(`secrets: revoking lease ${leaseId}: ${(error as Error).message}`));
-      res.status(202).end();
-      return;
+    if (body.sync === false) {
+      leases.revoke(leaseId).catch((error: unknown) => console.error(`secrets: revoking lease ${leaseId}: ${String(error instanceof Error ? error.message : error)}`));
+      return ACCEPTED;
     }
     await leases.revoke(leaseId);
-    noContent(res);
+    return NO_CONTENT;
   },
 
-  lookupLease: (cluster, req, res) => {
-    res.json(envelope(cluster, leasesOf(cluster).lookup(leaseIdOf(req))));
-  },
+  lookupLease: ({ body }, { cluster }) => ({ status: 200, body: envelope(cluster, leasesOf(cluster).lookup(leaseIdOf(body))) }),
 
-  listLeases: (cluster, _req, res) => {
-    keysAnswer(cluster, res, leasesOf(cluster).children(""));
-  },
+  listLeases: (_input, { cluster }) => keysAnswer(cluster, leasesOf(cluster).children("")),
 
-  listLeasesUnderPrefix: (cluster, req, res) => {
-    keysAnswer(cluster, res, leasesOf(cluster).children(String(req.params.prefix)));
-  },
+  listLeasesUnderPrefix: ({ params }, { cluster }) => keysAnswer(cluster, leasesOf(cluster).children(params.prefix)),
 
-  revokeLeasePrefix: async (cluster, req, res) => {
-    const prefix = String(req.params.prefix);
+  revokeLeasePrefix: async ({ params: { prefix }, body }, { cluster }) => {
     const leases = leasesOf(cluster);
-    if ((req.body as { sync?: unknown } | undefined)?.sync === false) {
-      leases.revokePrefix(prefix).catch((error: unknown) => console.error(`secrets: revoking leases under ${prefix}: ${(error as Error).message}`));
-      res.status(202).end();
-      return;
+    if (body.sync === false) {
+      leases.revokePrefix(prefix).catch((error: unknown) => console.error(`secrets: revoking leases under ${prefix}: ${String(error instanceof Error ? error.message : error)}`));
+      return ACCEPTED;
     }
     await leases.revokePrefix(prefix);
-    noContent(res);
+    return NO_CONTENT;
   },
 
-  forceRevokeLeasePrefix: async (cluster, req, res) => {
-    await leasesOf(cluster).revokePrefix(String(req.params.prefix), { force: true });
-    noContent(res);
+  forceRevokeLeasePrefix: async ({ params }, { cluster }) => {
+    await leasesOf(cluster).revokePrefix(params.prefix, { force: true });
+    return NO_CONTENT;
   },
-} satisfies Record<LeaseOperation, Handler>;
+} satisfies Partial<SecretsHandlerTable>;

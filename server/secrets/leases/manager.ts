@@ -5,12 +5,12 @@
 // Operations on one lease run one after the other, as the real system locks per lease.
 import { randomBytes } from "node:crypto";
 import { InvalidRequestError } from "../errors.ts";
-import type { Storage, StoredValue } from "../store/storage.ts";
+import { isStoredObject, storedWhere, StoredRecords } from "../store/records.ts";
+import type { Storage } from "../store/storage.ts";
 import { MAX_TIMER_MS, systemClock, type Clock } from "./clock.ts";
 import {
   calculateTtl,
   LEASE_PREFIX,
-  leaseKey,
   lookupView,
   MAX_REVOKE_ATTEMPTS,
   renewProblem,
@@ -55,7 +55,8 @@ export interface RenewedLease {
 }
 
 export class LeaseManager {
-  readonly #storage: Storage;
+  /** The lease entries by lease id, under sys/expire/id/. */
+  readonly #leases: StoredRecords<LeaseEntry>;
   readonly #backends: Record<string, LeaseBackend>;
   #clock: Clock;
   readonly #timers = new Map<string, unknown>();
@@ -67,7 +68,7 @@ export class LeaseManager {
   readonly #active: () => boolean;
 
   constructor(storage: Storage, backends: Record<string, LeaseBackend>, clock: Clock = systemClock, active: () => boolean = () => true) {
-    this.#storage = storage;
+    this.#leases = new StoredRecords(storage, LEASE_PREFIX, storedWhere(isStoredObject));
     this.#backends = backends;
     this.#clock = clock;
     this.#active = active;
@@ -83,8 +84,8 @@ export class LeaseManager {
   /** Sets a timer for every stored lease (at start, on storage that already holds leases). */
   restore(): void {
     this.#stopped = false;
-    for (const key of this.#storage.list(LEASE_PREFIX)) {
-      const entry = this.#load(key.slice(LEASE_PREFIX.length));
+    for (const leaseId of this.#leases.names()) {
+      const entry = this.#load(leaseId);
       if (entry && entry.revoke_err === "") this.#schedule(entry);
     }
   }
@@ -203,7 +204,7 @@ export class LeaseManager {
 
   /** Ids of the stored leases under a prefix (for tests and the docs' curious). */
   list(prefix = ""): string[] {
-    return this.#storage.list(LEASE_PREFIX + prefix).map((key) => key.slice(LEASE_PREFIX.length));
+    return this.#leases.names(prefix);
   }
 
   /** The stored entry of a lease (internal data included: never for clients). */
@@ -299,18 +300,16 @@ export class LeaseManager {
   }
 
   #load(leaseId: string): LeaseEntry | undefined {
-    const raw = this.#storage.get(leaseKey(leaseId));
-    if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
-    return raw as unknown as LeaseEntry;
+    return this.#leases.get(leaseId);
   }
 
   #persist(entry: LeaseEntry): void {
-    this.#storage.put(leaseKey(entry.lease_id), entry as unknown as StoredValue);
+    this.#leases.put(entry.lease_id, entry);
   }
 
   #forget(entry: LeaseEntry): void {
     this.#unschedule(entry.lease_id);
-    this.#storage.delete(leaseKey(entry.lease_id));
+    this.#leases.delete(entry.lease_id);
   }
 
   #unschedule(leaseId: string): void {

@@ -7,7 +7,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { InvalidRequestError, NotFoundError } from "../errors.ts";
 import type { Random } from "../random.ts";
-import type { SealStore } from "../store/seal-store.ts";
+import type { SealStore } from "../sys/seal-store.ts";
 import type { StoredValue, Storage } from "../store/storage.ts";
 import { ActivationTokenError, generateSigningKey, verifyActivationToken, type ActivationCredentials } from "./domain/activation.ts";
 import { isMountReplicated } from "./domain/filter.ts";

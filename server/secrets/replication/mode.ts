@@ -23,7 +23,8 @@ import type { WalLog } from "./domain/wal.ts";
 import { loadCaCertificates, peerError, peerRequest, PeerUnreachableError } from "./peer-client.ts";
 import { PrimaryRole, type IssuedToken, type PrimarySnapshot, type PrimaryStatusView } from "./primary-role.ts";
 import { LinkRefusedError, SecondaryLink, type HandshakeAnswer, type LinkConfig, type SecondaryState } from "./secondary-link.ts";
-import type { StoredValue } from "../store/storage.ts";
+import { StoredRecord } from "../store/records.ts";
+import type { BodyRead } from "../wire.ts";
 
 /** What a mode needs from its cluster (given by the manager). */
 export interface ModeContext {
@@ -81,12 +82,8 @@ export interface SecondaryStatusView {
 
 export type StatusView = PrimaryStatusView | SecondaryStatusView | { mode: "disabled" };
 
-export interface ActivationRequest {
-  token: string;
-  primary_api_addr?: string;
-  ca_file?: string;
-  ca_path?: string;
-}
+/** The body of a secondary's enable (and, with the DR operation token, of its update-primary). */
+export type ActivationRequest = BodyRead<"ReplicationActivationRequest">;
 
 export class ModeReplication {
   #state: ModeState = { role: "disabled" };
@@ -111,8 +108,8 @@ export class ModeReplication {
       const link = state.link?.config ?? this.#linkToResume ?? null;
       snapshot = { role: "secondary", clusterId: state.clusterId, secondaryId: state.secondaryId, lastRemoteWal: state.link?.lastRemoteWal ?? state.lastRemoteWal, link };
     }
-    const key = modeStateKey(this.mode);
-    if (JSON.stringify(this.ctx.storage.get(key)) !== JSON.stringify(snapshot)) this.ctx.storage.put(key, snapshot as unknown as StoredValue);
+    const record = this.#snapshotRecord();
+    if (JSON.stringify(record.get()) !== JSON.stringify(snapshot)) record.put(snapshot);
   }
 
   /** The server listens: a secondary restored from storage connects to its primary again. */
@@ -126,8 +123,13 @@ export class ModeReplication {
     this.#state = { ...state, link };
   }
 
+  /** Where the mode's snapshot is kept (the storage may be replaced, by a DR secondary's resync). */
+  #snapshotRecord(): StoredRecord<ModeSnapshot> {
+    return new StoredRecord(this.ctx.storage, modeStateKey(this.mode));
+  }
+
   #restore(): void {
-    const snapshot = this.ctx.storage.get(modeStateKey(this.mode)) as unknown as ModeSnapshot | undefined;
+    const snapshot = this.#snapshotRecord().get();
     if (!snapshot || snapshot.role === "disabled") return;
     if (snapshot.role === "primary") {
       const primary = this.#newPrimary(snapshot.clusterId, snapshot.advertised);

@@ -3,28 +3,17 @@
 // and their check for DR promote, update-primary and operation-token/delete.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import * as openpgp from "openpgp";
-import { decodeKeyShare } from "../domain/key-encoding.ts";
-import { PgpKeyError, readPgpKeys, type PgpRecipient } from "../domain/pgp.ts";
+import { decodeKeyShare } from "../sys/key-encoding.ts";
+import { PgpKeyError, readPgpKeys, type PgpRecipient } from "../sys/pgp.ts";
 import { InvalidRequestError } from "../errors.ts";
 import type { Random } from "../random.ts";
-import type { SealStore } from "../store/seal-store.ts";
+import type { SealStore } from "../sys/seal-store.ts";
 import { generateOtp, encodeToken, OTP_LENGTH } from "./domain/otp.ts";
 import { operationTokenTransition, type OperationTokenAttempt, type OperationTokenEvent, type OperationTokenOutcome } from "./domain/operation-token.ts";
+import type { components } from "../../../generated/secrets/schema.ts";
 
-export interface OperationTokenStatusView {
-  started: boolean;
-  nonce: string;
-  progress: number;
-  required: number;
-  encoded_token: string;
-  pgp_fingerprint: string;
-  complete: boolean;
-}
-
-export interface OperationTokenStartView extends OperationTokenStatusView {
-  otp: string;
-  otp_length: number;
-}
+export type OperationTokenStatusView = components["schemas"]["DrOperationTokenAttempt"];
+export type OperationTokenStartView = components["schemas"]["DrOperationTokenStarted"];
 
 export class OperationTokenService {
   #attempt: OperationTokenAttempt | undefined;

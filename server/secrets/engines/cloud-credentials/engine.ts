@@ -1,24 +1,25 @@
 // The cloud credentials engine: configuration, roles and credentials of each of its mounts, kept in
 // the cluster's storage under the mount's prefix (config/root, config/lease, role/<name>, and the
 // legacy policy/<name> entries of earlier versions), with credentials issued by the cloud provider.
+// Reached as every engine is: `cloudCredentialsEngine(cluster).at(mount)`, the engine at one mount.
 // Refusals are InvalidRequestError (400, one message) or Refusal (any status, several messages).
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import type { SecretsCluster } from "../../cluster.ts";
 import { InvalidRequestError } from "../../errors.ts";
 import { Refusal } from "../../errors.ts";
-import type { Storage, StoredValue } from "../../store/storage.ts";
+import type { Storage } from "../../store/storage.ts";
+import type { BodyRead } from "../../wire.ts";
 import { combinePolicyDocuments } from "./arns.ts";
 import { localCredentials, NO_CREDENTIALS, regionOf, type ChainEnvironment, type CredentialSource } from "./credential-chain.ts";
 import { formatGoDuration, nsToSeconds, parseDurationSeconds, parseGoDuration, type Parsed } from "../../../shared/go-duration.ts";
-import { MountStorage } from "./mount-storage.ts";
+import { MountStorage, type RootConfig } from "./mount-storage.ts";
 import { federatedUserName, iamUserName, randomAlphanumeric, roleSessionName, type NameSource } from "./names.ts";
 import type { CloudProvider, ProviderClient } from "./provider.ts";
 import {
   applyRoleWrite,
   chooseRoleArn,
   credentialTypeFor,
-  normalizeStoredRole,
   roleResponse,
   upgradeLegacyEntry,
   type RoleEntry,
@@ -28,31 +29,10 @@ import { SimulatedCloud } from "./simulation.ts";
 import { stsTtl, type LeaseConfig } from "./ttl.ts";
 
 /** The stored root configuration (secret_key included: it never leaves this module). */
-export interface RootConfig {
-  access_key: string;
-  secret_key: string;
-  region: string;
-  iam_endpoint: string;
-  sts_endpoint: string;
-  max_retries: number;
-  [key: string]: string | number;
-}
-
-export interface RootConfigWrite {
-  access_key?: string;
-  secret_key?: string;
-  region?: string;
-  iam_endpoint?: string;
-  sts_endpoint?: string;
-  max_retries?: number;
-}
+export type RootConfigWrite = BodyRead<"CloudCredentialsRootConfigRequest">;
 
 /** What a credentials request may carry (query of /creds, body of /sts). */
-export interface CredentialsRequest {
-  role_arn?: string;
-  role_session_name?: string;
-  ttl?: string | number;
-}
+export type CredentialsRequest = BodyRead<"CloudCredentialsRequest">;
 
 export interface IssuedCredentials {
   data: { access_key: string; secret_key: string; security_token: string | null; arn: string };
@@ -80,33 +60,55 @@ export interface CloudCredentialsOptions {
   now?: () => number;
 }
 
-const CONFIG_ROOT = "config/root";
-const CONFIG_LEASE = "config/lease";
-const ROLE = "role/";
-const LEGACY = "policy/";
 
+/** The engine of a cluster: its provider and environment, shared by its mounts. */
 export class CloudCredentialsEngine {
   readonly provider: CloudProvider;
   readonly #storage: Storage;
-  readonly #env: Record<string, string | undefined>;
-  readonly #homeDir: string | undefined;
-  readonly #now: () => number;
+  readonly #settings: MountSettings;
 
   constructor(storage: Storage, options: CloudCredentialsOptions = {}) {
     this.#storage = storage;
     this.provider = options.provider ?? new SimulatedCloud({ ...(options.now ? { now: options.now } : {}) });
-    this.#env = options.env ?? process.env;
-    this.#homeDir = options.homeDir;
-    this.#now = options.now ?? Date.now;
+    this.#settings = { provider: this.provider, env: options.env ?? process.env, homeDir: options.homeDir, now: options.now ?? Date.now };
   }
 
-  #mount(mount: string): MountStorage {
-    return new MountStorage(this.#storage, mount);
+  /** The engine at one of its mounts (its configuration, roles and credentials there). */
+  at(mount: string): CloudCredentialsMount {
+    return new CloudCredentialsMount(this.#storage, mount, this.#settings);
+  }
+}
+
+interface MountSettings {
+  provider: CloudProvider;
+  env: Record<string, string | undefined>;
+  homeDir: string | undefined;
+  now: () => number;
+}
+
+/** The engine at one mount: what the mount's operations and leases do. */
+export class CloudCredentialsMount {
+  readonly provider: CloudProvider;
+  readonly #store: MountStorage;
+  readonly #env: Record<string, string | undefined>;
+  readonly #homeDir: string | undefined;
+  readonly #now: () => number;
+
+  constructor(
+    storage: Storage,
+    readonly mount: string,
+    settings: MountSettings,
+  ) {
+    this.#store = new MountStorage(storage, mount);
+    this.provider = settings.provider;
+    this.#env = settings.env;
+    this.#homeDir = settings.homeDir;
+    this.#now = settings.now;
   }
 
   // ---- config/root ----
 
-  writeRootConfig(mount: string, body: RootConfigWrite): void {
+  writeRootConfig(body: RootConfigWrite): void {
     const config: RootConfig = {
       access_key: body.access_key ?? "",
       secret_key: body.secret_key ?? "",
@@ -115,19 +117,19 @@ export class CloudCredentialsEngine {
       sts_endpoint: body.sts_endpoint ?? "",
       max_retries: body.max_retries ?? -1,
     };
-    this.#mount(mount).put(CONFIG_ROOT, config);
+    this.#store.rootConfig.put(config);
   }
 
   /** The configuration as it may be shown: everything but the secret key. */
-  readRootConfig(mount: string) {
-    const config = this.#rootConfig(this.#mount(mount));
+  readRootConfig() {
+    const config = this.#rootConfig(this.#store);
     if (!config) return undefined;
     return { access_key: config.access_key, region: config.region, iam_endpoint: config.iam_endpoint, sts_endpoint: config.sts_endpoint, max_retries: config.max_retries };
   }
 
   /** Rotates the static root credentials; returns the new access key id. */
-  async rotateRoot(mount: string): Promise<string> {
-    const storage = this.#mount(mount);
+  async rotateRoot(): Promise<string> {
+    const storage = this.#store;
     const config = this.#rootConfig(storage);
     if (!config) throw new InvalidRequestError("no configuration found for config/root");
     if (config.access_key === "" || config.secret_key === "") {
@@ -137,19 +139,19 @@ export class CloudCredentialsEngine {
     const user = await this.#step("error calling GetUser", () => this.provider.getUser(client));
     const key = await this.#step("error calling CreateAccessKey", () => this.provider.createAccessKey(client, user.userName));
     const old = config.access_key;
-    storage.put(CONFIG_ROOT, { ...config, access_key: key.accessKeyId, secret_key: key.secretAccessKey });
+    storage.rootConfig.put({ ...config, access_key: key.accessKeyId, secret_key: key.secretAccessKey });
     await this.#step("error deleting old access key", () => this.provider.deleteAccessKey(client, old, user.userName));
     return key.accessKeyId;
   }
 
   /** Where the root credentials of a mount come from now (for the README's curious, and tests). */
-  async rootCredentialSource(mount: string): Promise<CredentialSource> {
-    return (await this.#client(this.#mount(mount), "iam")).source;
+  async rootCredentialSource(): Promise<CredentialSource> {
+    return (await this.#client(this.#store, "iam")).source;
   }
 
   // ---- config/lease ----
 
-  writeLeaseConfig(mount: string, body: { lease: string; lease_max: string }): void {
+  writeLeaseConfig(body: { lease: string; lease_max: string }): void {
     const problems: string[] = [];
     const parse = (field: "lease" | "lease_max"): bigint => {
       const text = body[field];
@@ -167,11 +169,11 @@ export class CloudCredentialsEngine {
     const lease = parse("lease");
     const leaseMax = parse("lease_max");
     if (problems.length > 0) throw new Refusal(400, problems);
-    this.#mount(mount).put(CONFIG_LEASE, { lease: String(lease), lease_max: String(leaseMax) });
+    this.#store.leaseConfig.put({ lease: String(lease), lease_max: String(leaseMax) });
   }
 
-  readLeaseConfig(mount: string): { lease: string; lease_max: string } | undefined {
-    const stored = this.#leaseConfig(this.#mount(mount));
+  readLeaseConfig(): { lease: string; lease_max: string } | undefined {
+    const stored = this.#leaseConfig(this.#store);
     if (!stored) return undefined;
     return { lease: formatGoDuration(stored.lease), lease_max: formatGoDuration(stored.leaseMax) };
   }
@@ -179,38 +181,38 @@ export class CloudCredentialsEngine {
   // ---- roles ----
 
   /** Writes a role; returns the warnings (none for a plain write). */
-  writeRole(mount: string, name: string, body: RoleWrite): string[] {
-    const storage = this.#mount(mount);
+  writeRole(name: string, body: RoleWrite): string[] {
+    const storage = this.#store;
     const result = applyRoleWrite(this.#role(storage, name), body);
     if ("errors" in result) throw new Refusal(400, result.errors);
-    storage.put(ROLE + name, result.role as never);
-    if (storage.get(LEGACY + name) !== undefined) storage.delete(LEGACY + name);
+    storage.roles.put(name, result.role);
+    if (storage.legacyRoles.has(name)) storage.legacyRoles.delete(name);
     return result.warnings;
   }
 
-  readRole(mount: string, name: string) {
-    const role = this.#role(this.#mount(mount), name);
+  readRole(name: string) {
+    const role = this.#role(this.#store, name);
     return role ? roleResponse(role) : undefined;
   }
 
   /** Deletes a role; false when there was none. */
-  deleteRole(mount: string, name: string): boolean {
-    const storage = this.#mount(mount);
-    const exists = storage.get(ROLE + name) !== undefined || storage.get(LEGACY + name) !== undefined;
-    storage.delete(ROLE + name);
-    storage.delete(LEGACY + name);
+  deleteRole(name: string): boolean {
+    const storage = this.#store;
+    const exists = storage.roles.has(name) || storage.legacyRoles.has(name);
+    storage.roles.delete(name);
+    storage.legacyRoles.delete(name);
     return exists;
   }
 
-  listRoles(mount: string): string[] {
-    const storage = this.#mount(mount);
-    return [...new Set([...storage.list(ROLE), ...storage.list(LEGACY)])].sort();
+  listRoles(): string[] {
+    const storage = this.#store;
+    return [...new Set([...storage.roles.names(), ...storage.legacyRoles.names()])].sort();
   }
 
   // ---- credentials ----
 
-  async generate(mount: string, roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
-    const storage = this.#mount(mount);
+  async generate(roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
+    const storage = this.#store;
     const role = this.#role(storage, roleName);
     if (!role) throw new InvalidRequestError(`Role ${JSON.stringify(roleName)} not found`);
     let requested: number | undefined;
@@ -219,7 +221,7 @@ export class CloudCredentialsEngine {
     const type = credentialTypeFor(role, path);
     if ("error" in type) throw new InvalidRequestError(type.error);
     const names: NameSource = { unixTime: Math.floor(this.#now() / 1000), random: randomAlphanumeric };
-    const leasePath = `${mount}/${path}/${roleName}`;
+    const leasePath = `${this.mount}/${path}/${roleName}`;
 
     if (type.type === "iam_user") {
       const { data, userName } = await this.#createIamUser(storage, role, roleName, displayName, names);
@@ -338,8 +340,8 @@ export class CloudCredentialsEngine {
   // ---- leases (secretAccessKeysRenew and secretAccessKeysRevoke of the real engine) ----
 
   /** The TTL and maximum TTL a renewed IAM-user lease takes: the mount's lease configuration now. */
-  leaseTtls(mount: string): { ttl: number; maxTtl: number } {
-    const config = this.#leaseSeconds(this.#mount(mount));
+  leaseTtls(): { ttl: number; maxTtl: number } {
+    const config = this.#leaseSeconds(this.#store);
     return { ttl: config?.lease ?? 0, maxTtl: config?.leaseMax ?? 0 };
   }
 
@@ -347,8 +349,8 @@ export class CloudCredentialsEngine {
    * Removes an IAM user the engine made, with its access keys, policies and group memberships (the
    * real engine's user rollback). A user that is already gone is fine; any other refusal is thrown.
    */
-  async revokeUser(mount: string, userName: string): Promise<void> {
-    const client = (await this.#client(this.#mount(mount), "iam")).client;
+  async revokeUser(userName: string): Promise<void> {
+    const client = (await this.#client(this.#store, "iam")).client;
     const p = this.provider;
     let groups: string[];
     try {
@@ -401,24 +403,14 @@ export class CloudCredentialsEngine {
   }
 
   #rootConfig(storage: MountStorage): RootConfig | undefined {
-    const raw = storage.get<{ [key: string]: StoredValue }>(CONFIG_ROOT);
-    if (!raw) return undefined;
-    const text = (v: unknown) => (typeof v === "string" ? v : "");
-    return {
-      access_key: text(raw.access_key),
-      secret_key: text(raw.secret_key),
-      region: text(raw.region),
-      iam_endpoint: text(raw.iam_endpoint),
-      sts_endpoint: text(raw.sts_endpoint),
-      max_retries: typeof raw.max_retries === "number" ? raw.max_retries : -1,
-    };
+    return storage.rootConfig.get();
   }
 
   #leaseConfig(storage: MountStorage): { lease: bigint; leaseMax: bigint } | undefined {
-    const raw = storage.get<{ lease: string; lease_max: string }>(CONFIG_LEASE);
-    if (!raw) return undefined;
-    const ns = (value: unknown) => (typeof value === "string" && /^\d+$/.test(value) ? BigInt(value) : 0n);
-    return { lease: ns(raw.lease), leaseMax: ns(raw.lease_max) };
+    const stored = storage.leaseConfig.get();
+    if (!stored) return undefined;
+    const ns = (value: string) => (/^\d+$/.test(value) ? BigInt(value) : 0n);
+    return { lease: ns(stored.lease), leaseMax: ns(stored.lease_max) };
   }
 
   /** The lease configuration in whole seconds, if any. */
@@ -429,11 +421,10 @@ export class CloudCredentialsEngine {
 
   /** A role, also one stored by an earlier version (a legacy policy/ entry, read as the role it stands for). */
   #role(storage: MountStorage, name: string): RoleEntry | undefined {
-    const stored = storage.get(ROLE + name);
-    if (stored !== undefined) return normalizeStoredRole(stored);
-    const legacy = storage.get(LEGACY + name);
-    if (legacy === undefined) return undefined;
-    return upgradeLegacyEntry(typeof legacy === "string" ? legacy : JSON.stringify(legacy));
+    const stored = storage.roles.get(name);
+    if (stored !== undefined) return stored;
+    const legacy = storage.legacyRoles.get(name);
+    return legacy === undefined ? undefined : upgradeLegacyEntry(legacy);
   }
 }
 
@@ -454,7 +445,7 @@ function readTextFile(file: string): string | undefined {
 
 const engines = new WeakMap<SecretsCluster, CloudCredentialsEngine>();
 
-/** The engine of a cluster; made on first use, with the simulated provider of the cluster's world. */
+/** The engine of a cluster, reached as every engine is (`.at(mount)`); made on first use, with the simulated provider of the cluster's world. */
 export function cloudCredentialsEngine(cluster: SecretsCluster): CloudCredentialsEngine {
   let engine = engines.get(cluster);
   if (!engine) {
@@ -474,5 +465,5 @@ export function configureCloudCredentials(cluster: SecretsCluster, options: Clou
 
 /** Stores a role the way an earlier version did (a legacy `policy/<name>` entry holding the raw data), for tests and migrations. */
 export function storeLegacyRole(storage: Storage, mount: string, name: string, data: string): void {
-  new MountStorage(storage, mount).put(LEGACY + name, data);
+  new MountStorage(storage, mount).legacyRoles.put(name, data);
 }

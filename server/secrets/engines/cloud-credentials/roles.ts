@@ -3,10 +3,16 @@
 // roles), and the read shape. Pure: no storage, no provider.
 import { compactJson, parseArn, policyArnProblem, roleArnProblem } from "./arns.ts";
 import { parseDurationSeconds } from "../../../shared/go-duration.ts";
+import type { components } from "../../../../generated/secrets/schema.ts";
+import type { BodyRead } from "../../wire.ts";
 
 export const CREDENTIAL_TYPES = ["iam_user", "assumed_role", "federation_token"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 const STS_TYPES: readonly string[] = ["assumed_role", "federation_token"];
+
+function isCredentialType(type: string): type is CredentialType {
+  return (CREDENTIAL_TYPES as readonly string[]).includes(type);
+}
 
 /** A role as stored (the real engine's role entry; durations in seconds). */
 export interface RoleEntry {
@@ -28,20 +34,7 @@ export interface RoleEntry {
 }
 
 /** What a role write may carry (after the schema check: types are right, values unchecked). */
-export interface RoleWrite {
-  credential_type?: string;
-  role_arns?: string | string[];
-  policy_arns?: string | string[];
-  policy_document?: string;
-  iam_groups?: string | string[];
-  iam_tags?: string | string[] | Record<string, string>;
-  default_sts_ttl?: number | string;
-  max_sts_ttl?: number | string;
-  user_path?: string;
-  permissions_boundary_arn?: string;
-  policy?: string;
-  arn?: string;
-}
+export type RoleWrite = BodyRead<"CloudCredentialsRoleRequest">;
 
 /** The parameters that cannot be mixed with the legacy `policy` and `arn`, in the order they are checked. */
 const NEW_PARAMETERS = [
@@ -143,7 +136,7 @@ export function roleProblems(role: RoleEntry): string[] {
   const sts = types.some((type) => STS_TYPES.includes(type));
   if (types.length === 0) problems.push("did not supply credential_type");
   for (const type of types) {
-    if (!(CREDENTIAL_TYPES as readonly string[]).includes(type)) problems.push(`unrecognized credential type: ${type}`);
+    if (!isCredentialType(type)) problems.push(`unrecognized credential type: ${type}`);
   }
   if (role.default_sts_ttl !== 0 && !sts) problems.push("default_sts_ttl parameter only valid for assumed_role and federation_token credential types");
   if (role.max_sts_ttl !== 0 && !sts) problems.push("max_sts_ttl parameter only valid for assumed_role and federation_token credential types");
@@ -200,11 +193,11 @@ export function upgradeLegacyEntry(data: string): RoleEntry {
   return { ...emptyRole(), credential_types: ["iam_user", "federation_token"], policy_document: compacted, prohibit_flexible_cred_path: true, version: 1 };
 }
 
-/** The read shape of a role. */
-export function roleResponse(role: RoleEntry) {
+/** The read shape of a role (a stored role's types were checked when it was written). */
+export function roleResponse(role: RoleEntry): components["schemas"]["CloudCredentialsRole"] {
   return {
     credential_type: role.credential_types.join(","),
-    credential_types: [...role.credential_types],
+    credential_types: role.credential_types.filter(isCredentialType),
     role_arns: [...role.role_arns],
     policy_arns: [...role.policy_arns],
     policy_document: role.policy_document,

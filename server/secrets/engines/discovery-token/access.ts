@@ -1,15 +1,10 @@
 // The discovery-token engine's access configuration: the backend's address, scheme, management
 // token and TLS material, checked before anything is stored. Pure functions.
 import { createPrivateKey, X509Certificate } from "node:crypto";
+import type { BodyRead } from "../../wire.ts";
 
-export interface AccessInput {
-  address: string;
-  scheme?: "http" | "https";
-  token: string;
-  ca_cert?: string;
-  client_cert?: string;
-  client_key?: string;
-}
+/** The body of a configuration write (after the description's schema check). */
+export type AccessInput = BodyRead<"DiscoveryTokenAccessConfig">;
 
 /** What is stored: the settings, and the version the backend reported when they were written. */
 export interface AccessConfig {

@@ -1,9 +1,11 @@
-// The discovery-token engine at one mount: access configuration, roles, and tokens issued by the
-// discovery backend. State lives in the cluster's storage under the mount's prefix
+// The discovery-token engine, reached as every engine is: `discoveryTokenEngine(cluster).at(mount)`,
+// the engine at one mount: access configuration, roles, and tokens issued by the discovery backend. State lives in the cluster's storage under the mount's prefix
 // (`logical/<mount uuid>/config/access`, `logical/<mount uuid>/roles/<name>`), so a new engine
 // object per request sees everything and replication ships it.
+import type { SecretsCluster } from "../../cluster.ts";
 import { Refusal } from "../../errors.ts";
-import type { Storage, StoredValue } from "../../store/storage.ts";
+import { StoredRecord, StoredRecords } from "../../store/records.ts";
+import type { Storage } from "../../store/storage.ts";
 import { mountStoragePrefix } from "../mount-storage.ts";
 import { checkAccess, type AccessConfig, type AccessInput } from "./access.ts";
 import { BackendError, DiscoveryBackend } from "./backend.ts";
@@ -29,16 +31,41 @@ export interface TokenInternal {
 /** The secret type of the engine's tokens in the lease table. */
 export const TOKEN_SECRET = "discovery-token/token";
 
+/** The engine of a cluster: it keeps nothing of its own (every mount's state is in the cluster's storage). */
 export class DiscoveryTokenEngine {
-  readonly #prefix: string;
-
   constructor(
     private readonly storage: Storage,
+    /** How long a backend call may take (ms). */
+    private readonly backendTimeoutMs?: number,
+  ) {}
+
+  /** The engine at one of its mounts (its access configuration, roles and tokens there). */
+  at(mount: string): DiscoveryTokenMount {
+    return new DiscoveryTokenMount(this.storage, mount, this.backendTimeoutMs);
+  }
+}
+
+/** The engine of a cluster, reached as every engine is: `discoveryTokenEngine(cluster).at(mount)`. */
+export function discoveryTokenEngine(cluster: SecretsCluster): DiscoveryTokenEngine {
+  return new DiscoveryTokenEngine(cluster.storage);
+}
+
+/** The engine at one mount: what the mount's operations and leases do. */
+export class DiscoveryTokenMount {
+  /** The access configuration, at config/access under the mount's prefix. */
+  readonly #config: StoredRecord<AccessConfig>;
+  /** The roles by name, under roles/. */
+  readonly #roles: StoredRecords<StoredRole>;
+
+  constructor(
+    storage: Storage,
     readonly mount: string,
     /** How long a backend call may take (ms). */
     private readonly backendTimeoutMs?: number,
   ) {
-    this.#prefix = mountStoragePrefix(DISCOVERY_TOKEN_ENGINE, mount);
+    const prefix = mountStoragePrefix(DISCOVERY_TOKEN_ENGINE, mount);
+    this.#config = new StoredRecord(storage, `${prefix}config/access`);
+    this.#roles = new StoredRecords(storage, `${prefix}roles/`);
   }
 
   /** Checks the settings, learns the backend's version with them, and stores both. */
@@ -58,31 +85,30 @@ export class DiscoveryTokenEngine {
       throw new Refusal(400, [`the discovery backend at ${backend.origin} reports a version this engine cannot read: ${JSON.stringify(version)}`]);
     }
     const config: AccessConfig = { ...checked.value, backend_version: version };
-    this.storage.put(this.#prefix + "config/access", config as unknown as StoredValue);
+    this.#config.put(config);
   }
 
   config(): AccessConfig | undefined {
-    return this.storage.get(this.#prefix + "config/access") as AccessConfig | undefined;
+    return this.#config.get();
   }
 
   writeRole(name: string, input: RoleInput): void {
     const config = this.#requireConfig();
     const checked = checkRole(input, config.backend_version);
     if ("problems" in checked) throw new Refusal(400, checked.problems);
-    this.storage.put(this.#roleKey(name), checked.value as unknown as StoredValue);
+    this.#roles.put(name, checked.value);
   }
 
   readRole(name: string): StoredRole | undefined {
-    return this.storage.get(this.#roleKey(name)) as StoredRole | undefined;
+    return this.#roles.get(name);
   }
 
   listRoles(): string[] {
-    const prefix = this.#prefix + "roles/";
-    return this.storage.list(prefix).map((key) => key.slice(prefix.length));
+    return this.#roles.names();
   }
 
   deleteRole(name: string): void {
-    this.storage.delete(this.#roleKey(name));
+    this.#roles.delete(name);
   }
 
   /** A new token from the backend for the role, as a lease. `requester` names the caller in the token's description. */
@@ -160,10 +186,6 @@ export class DiscoveryTokenEngine {
     const config = this.config();
     if (!config) throw new Refusal(400, [`the access to the discovery backend is not configured: write ${this.mount}/config/access first`]);
     return config;
-  }
-
-  #roleKey(name: string): string {
-    return `${this.#prefix}roles/${name}`;
   }
 }
 

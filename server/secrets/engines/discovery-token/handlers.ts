@@ -1,66 +1,58 @@
 // Handlers of the discovery-token engine's six operations, at whatever mount the request reached.
-import type { Response } from "express";
-import { requestContext } from "../../http/request-context.ts";
-import type { SecretsCluster } from "../../cluster.ts";
-import { envelope, noContent, nothing, type Handler } from "../../handlers/types.ts";
-import type { AccessInput } from "./access.ts";
+import { envelope, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
 import { leasesOf } from "../../leases/index.ts";
-import { DiscoveryTokenEngine, TOKEN_SECRET } from "./engine.ts";
-import { roleView, type RoleInput } from "./role-rules.ts";
+import { discoveryTokenEngine, TOKEN_SECRET, type DiscoveryTokenMount } from "./engine.ts";
+import { roleView } from "./role-rules.ts";
 
-type DiscoveryTokenOperation =
-  | "configureDiscoveryTokenAccess"
-  | "writeDiscoveryTokenRole"
-  | "readDiscoveryTokenRole"
-  | "listDiscoveryTokenRoles"
-  | "deleteDiscoveryTokenRole"
-  | "generateDiscoveryToken";
-
-
-function engine(cluster: SecretsCluster, res: Response): DiscoveryTokenEngine {
-  return new DiscoveryTokenEngine(cluster.storage, requestContext(res).operation.mount!);
+/** The engine at the mount the request reached. */
+function engine(context: SecretsContext): DiscoveryTokenMount {
+  return discoveryTokenEngine(context.cluster).at(mountOf(context));
 }
 
 export const discoveryTokenHandlers = {
-  configureDiscoveryTokenAccess: async (cluster, req, res) => {
-    await engine(cluster, res).configure(req.body as AccessInput);
-    noContent(res);
+  configureDiscoveryTokenAccess: async ({ body }, context) => {
+    await engine(context).configure(body);
+    return NO_CONTENT;
   },
 
-  writeDiscoveryTokenRole: (cluster, req, res) => {
-    engine(cluster, res).writeRole(String(req.params.name), req.body as RoleInput);
-    noContent(res);
+  writeDiscoveryTokenRole: ({ params, body }, context) => {
+    engine(context).writeRole(params.name, body);
+    return NO_CONTENT;
   },
 
-  readDiscoveryTokenRole: (cluster, req, res) => {
-    const role = engine(cluster, res).readRole(String(req.params.name));
-    if (!role) return nothing(res);
-    res.json(envelope(cluster, roleView(role)));
+  readDiscoveryTokenRole: ({ params }, context) => {
+    const role = engine(context).readRole(params.name);
+    if (!role) return nothing();
+    return { status: 200, body: envelope(context.cluster, roleView(role)) };
   },
 
-  listDiscoveryTokenRoles: (cluster, _req, res) => {
-    const keys = engine(cluster, res).listRoles();
-    if (keys.length === 0) return nothing(res);
-    res.json(envelope(cluster, { keys }));
+  listDiscoveryTokenRoles: (_input, context) => {
+    const keys = engine(context).listRoles();
+    if (keys.length === 0) return nothing();
+    return { status: 200, body: envelope(context.cluster, { keys }) };
   },
 
-  deleteDiscoveryTokenRole: (cluster, req, res) => {
-    engine(cluster, res).deleteRole(String(req.params.name));
-    noContent(res);
+  deleteDiscoveryTokenRole: ({ params }, context) => {
+    engine(context).deleteRole(params.name);
+    return NO_CONTENT;
   },
 
-  generateDiscoveryToken: async (cluster, req, res) => {
-    const requester = cluster.auth.lookup(requestContext(res).token)?.displayName ?? "token";
-    const mount = requestContext(res).operation.mount!;
-    const issued = await engine(cluster, res).issue(String(req.params.name), requester);
+  generateDiscoveryToken: async ({ params }, context) => {
+    const { cluster } = context;
+    const requester = cluster.auth.lookup(context.token)?.displayName ?? "token";
+    const mount = mountOf(context);
+    const issued = await engine(context).issue(params.name, requester);
     const { path, ...lease } = issued.lease;
     const registered = await leasesOf(cluster).register({ path, mount, secretType: TOKEN_SECRET, ...lease });
-    res.json({
-      ...envelope(cluster, issued.data),
-      lease_id: registered.lease_id,
-      lease_duration: registered.lease_duration,
-      renewable: registered.renewable,
-      warnings: registered.warnings.length > 0 ? registered.warnings : null,
-    });
+    return {
+      status: 200,
+      body: {
+        ...envelope(cluster, issued.data),
+        lease_id: registered.lease_id,
+        lease_duration: registered.lease_duration,
+        renewable: registered.renewable,
+        warnings: registered.warnings.length > 0 ? registered.warnings : null,
+      },
+    };
   },
-} satisfies Record<DiscoveryTokenOperation, Handler>;
+} satisfies Partial<SecretsHandlerTable>;

@@ -2,6 +2,7 @@
 // needs, and how a role is read back. Pure functions (no storage, no network), so that the version
 // rules are a table that tests can walk.
 import { DurationError, formatDuration, parseDuration } from "../../../shared/go-duration.ts";
+import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
 
@@ -22,18 +23,7 @@ export interface StoredRole {
 }
 
 /** A role write's body as it arrives (after the description's schema check). */
-export interface RoleInput {
-  token_type?: string;
-  policy?: string;
-  policies?: string | string[];
-  catalog_roles?: string | string[];
-  local?: boolean;
-  ttl?: string | number;
-  max_ttl?: string | number;
-  lease?: string | number;
-  catalog_namespace?: string;
-  partition?: string;
-}
+export type RoleInput = BodyRead<"DiscoveryTokenRoleInput">;
 
 /** A dotted release version, compared number by number ("1.10.3", "1.16.0+ent", "v1.4.0-rc1"). */
 export type Version = readonly [number, number, number];
@@ -164,7 +154,7 @@ export function checkRole(input: RoleInput, versionText: string): Checked<Stored
   if (problems.length > 0) return { problems };
   return {
     value: {
-      token_type: tokenType as TokenType,
+      token_type: tokenType,
       policy,
       policies,
       catalog_roles: catalogRoles,

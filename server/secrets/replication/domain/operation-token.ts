@@ -16,10 +16,10 @@
 // a seal that stores its keys.
 import { timingSafeEqual } from "node:crypto";
 import { InvalidRequestError } from "../../errors.ts";
-import { checkShareLength } from "../../domain/key-encoding.ts";
-import type { PgpRecipient } from "../../domain/pgp.ts";
-import { isOperatorKey, operatorShareLength, type SealState } from "../../domain/seal.ts";
-import { combineShares } from "../../domain/shamir.ts";
+import { checkShareLength } from "../../sys/key-encoding.ts";
+import type { PgpRecipient } from "../../sys/pgp.ts";
+import { isOperatorKey, operatorShareLength, type SealState } from "../../sys/seal.ts";
+import { combineShares } from "../../sys/shamir.ts";
 
 export interface OperationTokenAttempt {
   nonce: string;

@@ -1,7 +1,8 @@
 // The cluster's key material in its storage, under `core/` (never replicated): the seal state and
 // the backup of PGP-encrypted shares a rekey with `backup` keeps.
-import type { SealState } from "../domain/seal.ts";
-import type { Storage, StoredValue } from "./storage.ts";
+import type { SealState } from "./seal.ts";
+import { StoredRecord } from "../store/records.ts";
+import type { Storage } from "../store/storage.ts";
 
 const SEAL_KEY = "core/seal";
 const BACKUP_KEY = "core/unseal-keys-backup";
@@ -13,27 +14,33 @@ export interface RekeyBackupRecord {
 }
 
 export class SealStore {
-  constructor(private readonly storage: Storage) {}
+  readonly #seal: StoredRecord<SealState>;
+  readonly #backup: StoredRecord<RekeyBackupRecord>;
+
+  constructor(storage: Storage) {
+    this.#seal = new StoredRecord(storage, SEAL_KEY);
+    this.#backup = new StoredRecord(storage, BACKUP_KEY);
+  }
 
   get(): SealState {
-    const state = this.storage.get(SEAL_KEY) as unknown as SealState | undefined;
+    const state = this.#seal.get();
     if (!state) throw new Error("the cluster has no seal: it was not initialized");
     return state;
   }
 
   put(state: SealState): void {
-    this.storage.put(SEAL_KEY, state as unknown as StoredValue);
+    this.#seal.put(state);
   }
 
   backup(): RekeyBackupRecord | undefined {
-    return this.storage.get(BACKUP_KEY) as unknown as RekeyBackupRecord | undefined;
+    return this.#backup.get();
   }
 
   putBackup(backup: RekeyBackupRecord): void {
-    this.storage.put(BACKUP_KEY, backup as unknown as StoredValue);
+    this.#backup.put(backup);
   }
 
   deleteBackup(): void {
-    this.storage.delete(BACKUP_KEY);
+    this.#backup.delete();
   }
 }

@@ -21,20 +21,14 @@
 // Every other (phase, event) pair is refused with 400 and changes nothing.
 import { timingSafeEqual } from "node:crypto";
 import { InvalidRequestError } from "../errors.ts";
-import { MAX_KEY_BYTES, MIN_KEY_BYTES } from "./key-encoding.ts";
-import { PgpKeyError, readPgpKeys, type PgpRecipient } from "./pgp.ts";
-import { isOperatorKey, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "./seal.ts";
-import { combineShares, splitKey, type ShareConfig } from "./shamir.ts";
+import { MAX_KEY_BYTES, MIN_KEY_BYTES } from "../sys/key-encoding.ts";
+import { PgpKeyError, readPgpKeys, type PgpRecipient } from "../sys/pgp.ts";
+import { isOperatorKey, rekeyReturnsShares, shareConfigProblem, type SealState, type SealType } from "../sys/seal.ts";
+import type { BodyRead } from "../wire.ts";
+import { combineShares, splitKey, type ShareConfig } from "../sys/shamir.ts";
 
 /** The body of POST /sys/rekey/init. */
-export interface RekeyRequest {
-  secret_shares?: number;
-  secret_threshold?: number;
-  stored_shares?: number;
-  pgp_keys?: string[] | null;
-  backup?: boolean;
-  require_verification?: boolean;
-}
+export type RekeyRequest = BodyRead<"RekeyInitRequest">;
 
 export interface RekeyConfig extends ShareConfig {
   pgpKeys: PgpRecipient[];

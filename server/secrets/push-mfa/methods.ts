@@ -3,19 +3,14 @@
 // with the real system's namespace rules; a method a login enforcement uses cannot be deleted.
 // Login enforcements come from the world file (SECRETS_WORLD `mfa_login_enforcements`).
 import { Refusal } from "../errors.ts";
-import type { Storage, StoredValue } from "../store/storage.ts";
+import { isStoredObject, storedWhere, StoredRecords } from "../store/records.ts";
+import type { Storage } from "../store/storage.ts";
+import type { BodyRead } from "../wire.ts";
 import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
 import { usernameFormatProblems } from "./username-template.ts";
 
 /** A create or update body (after the description's schema check). */
-export interface PushMfaInput {
-  username_format?: string;
-  secret_key: string;
-  integration_key: string;
-  api_hostname: string;
-  push_info?: string;
-  use_passcode?: boolean;
-}
+export type PushMfaInput = BodyRead<"PushMfaMethodInput">;
 
 export interface StoredPushMfaMethod {
   id: string;
@@ -102,12 +97,15 @@ const NAMESPACE_MISMATCH = "request namespace does not match method namespace";
 
 export class PushMfaMethods {
   readonly #namespaces: Set<string>;
+  /** The methods by id; anything else stored under their prefix is no push-MFA method. */
+  readonly #methods: StoredRecords<StoredPushMfaMethod>;
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly settings: IdentitySettings,
     private readonly newId: () => string,
   ) {
+    this.#methods = new StoredRecords(storage, METHOD_PREFIX, storedWhere((stored) => isStoredObject(stored) && stored.type === "pushmfa"));
     this.#namespaces = new Set(["", ...settings.namespaces]);
     // The world's methods are stored at start, like methods created through the API.
     for (const { id, namespace_path, ...input } of settings.methods) {
@@ -161,16 +159,15 @@ export class PushMfaMethods {
     if (enforcement) {
       throw new Refusal(400, [`methodID is still used by an enforcement configuration with ID: ${enforcement.id} (login enforcement ${JSON.stringify(enforcement.name)})`]);
     }
-    this.storage.delete(METHOD_PREFIX + id);
+    this.#methods.delete(id);
   }
 
   /** Ids of the methods of the namespace and its parents, sorted. */
   list(namespace: string): string[] {
     const visible = new Set(withParents(namespace));
-    return this.storage
-      .list(METHOD_PREFIX)
-      .map((key) => this.storage.get(key) as unknown as StoredPushMfaMethod)
-      .filter((method) => method.type === "pushmfa" && visible.has(method.namespace_path))
+    return this.#methods
+      .all()
+      .filter((method) => visible.has(method.namespace_path))
       .map((method) => method.id)
       .sort();
   }
@@ -183,11 +180,10 @@ export class PushMfaMethods {
   }
 
   #get(id: string): StoredPushMfaMethod | undefined {
-    const method = this.storage.get(METHOD_PREFIX + id) as unknown as StoredPushMfaMethod | undefined;
-    return method?.type === "pushmfa" ? method : undefined;
+    return this.#methods.get(id);
   }
 
   #put(method: StoredPushMfaMethod): void {
-    this.storage.put(METHOD_PREFIX + method.id, method as unknown as StoredValue);
+    this.#methods.put(method.id, method);
   }
 }

@@ -3,9 +3,9 @@
 // install the new key in the seal) and renders the answers in the API's shapes. A refused request
 // changes nothing (except that shares which fail to make up the key clear the progress, as in the
 // real system); the attempt is replaced only after every step of a request has succeeded.
-import type { components } from "../../generated/secrets/schema.ts";
-import { decodeKeyShare, toBase64, toHex } from "./domain/key-encoding.ts";
-import { encryptShares } from "./domain/pgp.ts";
+import type { components } from "../../../generated/secrets/schema.ts";
+import { decodeKeyShare, toBase64, toHex } from "../sys/key-encoding.ts";
+import { encryptShares } from "../sys/pgp.ts";
 import {
   checkRekeyRequest,
   checkShareBounds,
@@ -15,11 +15,11 @@ import {
   type RekeyEffect,
   type RekeyEvent,
   type RekeyRequest,
-} from "./domain/rekey.ts";
-import { rekeyedSeal } from "./domain/seal.ts";
-import { InvalidRequestError } from "./errors.ts";
-import type { SealStore } from "./store/seal-store.ts";
-import type { Random } from "./random.ts";
+} from "./rekey.ts";
+import { rekeyedSeal } from "../sys/seal.ts";
+import { InvalidRequestError } from "../errors.ts";
+import type { SealStore } from "../sys/seal-store.ts";
+import type { Random } from "../random.ts";
 
 type Schemas = components["schemas"];
 export type RekeyStatusView = Schemas["RekeyStatus"];

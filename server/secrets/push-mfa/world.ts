@@ -20,7 +20,7 @@
 // A problem stops the server at start, naming the entry.
 import { randomUUID } from "node:crypto";
 import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
-import { checkPushMfaInput, type IdentitySettings, type MfaLoginEnforcement, type WorldPushMfaMethod } from "./push-mfa.ts";
+import { checkPushMfaInput, type IdentitySettings, type MfaLoginEnforcement, type WorldPushMfaMethod } from "./methods.ts";
 
 export const IDENTITY_WORLD_KEYS = ["namespaces", "mfa_methods", "mfa_login_enforcements"] as const;
 

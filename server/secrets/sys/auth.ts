@@ -1,9 +1,9 @@
 // Tokens and what they may do. The root token holds the `root` policy (every capability, `sudo`
 // included); the world file adds tokens with narrower policies. A request without a token, with an
 // unknown one, or lacking a capability the operation needs is refused with 403 `permission denied`.
-import { Acl, ROOT_POLICY, type Capability, type Policy } from "./domain/policy.ts";
-import { PermissionDeniedError } from "./errors.ts";
-import type { World } from "./world.ts";
+import { Acl, ROOT_POLICY, type Capability, type Policy } from "./policy.ts";
+import { PermissionDeniedError } from "../errors.ts";
+import type { World } from "../world.ts";
 
 export interface TokenEntry {
   id: string;

@@ -1,0 +1,35 @@
+// Handlers of the five push-MFA method operations (/identity/mfa/method/pushmfa), each in the
+// namespace its request names (the X-Secrets-Namespace header; the root when absent).
+import { envelope, NO_CONTENT, nothing, type SecretsHandlerTable } from "../handlers/types.ts";
+import { methodView } from "./methods.ts";
+
+export const NAMESPACE_HEADER = "X-Secrets-Namespace";
+
+export const pushMfaHandlers = {
+  createPushMfaMethod: ({ headers, body }, { cluster }) => {
+    const id = cluster.mfa.create(cluster.mfa.namespace(headers["x-secrets-namespace"]), body);
+    return { status: 200, body: envelope(cluster, { method_id: id }) };
+  },
+
+  updatePushMfaMethod: ({ headers, params, body }, { cluster }) => {
+    cluster.mfa.update(cluster.mfa.namespace(headers["x-secrets-namespace"]), params.id, body);
+    return NO_CONTENT;
+  },
+
+  readPushMfaMethod: ({ headers, params }, { cluster }) => {
+    const method = cluster.mfa.read(cluster.mfa.namespace(headers["x-secrets-namespace"]), params.id);
+    if (!method) return nothing();
+    return { status: 200, body: envelope(cluster, methodView(method)) };
+  },
+
+  deletePushMfaMethod: ({ headers, params }, { cluster }) => {
+    cluster.mfa.delete(cluster.mfa.namespace(headers["x-secrets-namespace"]), params.id);
+    return NO_CONTENT;
+  },
+
+  listPushMfaMethods: ({ headers }, { cluster }) => {
+    const keys = cluster.mfa.list(cluster.mfa.namespace(headers["x-secrets-namespace"]));
+    if (keys.length === 0) return nothing();
+    return { status: 200, body: envelope(cluster, { keys }) };
+  },
+} satisfies Partial<SecretsHandlerTable>;
