@@ -44,5 +44,7 @@ export default defineConfig({
     // keep no module-level state that another could see: they build their own servers.
     isolate: false,
     sequence: { sequencer: LongestFirst },
+    // TEST_CPU_LOG=<file>: each file's CPU time, in its worker and its child processes (docs/testing.md).
+    setupFiles: process.env.TEST_CPU_LOG ? ["test/helpers/cpu-per-file.ts"] : [],
   },
 });
