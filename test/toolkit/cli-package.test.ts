@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolkitPackage, offlineInstallKit, packToolkit } from "../../cli/build.ts";
 import { nodeVersionProblem } from "../../cli/node-version.mjs";
 import { harRecorder } from "../../scripts/contract/har.ts";
-import { freePort, run, start, type Started } from "../helpers/run.ts";
+import { freePort, outputMatching, run, start, until, type Started } from "../helpers/run.ts";
 
 const work = mkdtempSync(path.join(tmpdir(), "cli-package-"));
 const empty = path.join(work, "empty");
@@ -134,8 +134,8 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     const proxy = await start(bin, ["proxy", "mesh", meshUrl, "--port", String(port)], { cwd: empty, ready: /validating proxy on/ });
     running.push(proxy);
     expect((await fetch(`http://127.0.0.1:${port}/v1/discovery-chain/web`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(proxy.output()).toContain("✓ GET /v1/discovery-chain/web → 200");
+    // The proxy prints its verdict after it has answered: wait for the line, not for a time.
+    expect(await outputMatching(proxy, /GET \/v1\/discovery-chain\/web → \d+/)).toContain("✓ GET /v1/discovery-chain/web → 200");
   });
 
   it("conformance: the server against the description", async () => {
@@ -177,7 +177,7 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     const proxy = await start(bin, ["proxy", "mesh", meshUrl, "--port", String(port), "--record", file], { cwd: empty, ready: /validating proxy on/ });
     running.push(proxy);
     expect((await fetch(`http://127.0.0.1:${port}/v1/agent/self`)).status).toBe(200);
-    for (let i = 0; i < 50 && !(existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 1); i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 1);
     const validate = await cli(["validate", "mesh", "recorded.har"]);
     expect(validate.code, validate.output).toBe(0);
     expect(validate.stdout).toContain("mesh: 1 entries checked");
