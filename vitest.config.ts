@@ -1,5 +1,35 @@
 import { availableParallelism } from "node:os";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The files that take longest (docs/testing.md), longest first. On a fresh clone vitest has no
+ * durations of an earlier run and starts the largest files first; these are small files, and one of
+ * them started last is the run's tail while the other workers are idle.
+ */
+export const LONGEST_FILES = [
+  "test/toolkit/cli-package.test.ts",
+  "test/toolkit/own-api.test.ts",
+  "test/toolkit/ci-kit.test.ts",
+  "test/docs/browser.test.ts",
+  "test/contract/conformance.test.ts",
+  "test/contract/properties.test.ts",
+  "test/mock/truth.test.ts",
+  "test/mock/prism.test.ts",
+  "test/docs/client-packages.test.ts",
+  "test/toolkit/diff-sources.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FILES.findIndex((long) => file.moduleId.endsWith(`/${long}`));
+      return at < 0 ? LONGEST_FILES.length : at;
+    };
+    const rest = await super.sort(files.filter((f) => rank(f) === LONGEST_FILES.length));
+    return [...files.filter((f) => rank(f) < LONGEST_FILES.length).sort((a, b) => rank(a) - rank(b)), ...rest];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -13,5 +43,8 @@ export default defineConfig({
     // loading them again for every file: a third of the suite's time went to imports. Test files
     // keep no module-level state that another could see: they build their own servers.
     isolate: false,
+    sequence: { sequencer: LongestFirst },
+    // TEST_CPU_LOG=<file>: each file's CPU time, in its worker and its child processes (docs/testing.md).
+    setupFiles: process.env.TEST_CPU_LOG ? ["test/helpers/cpu-per-file.ts"] : [],
   },
 });

@@ -16,7 +16,7 @@ function timed(label: string, command: string, args: string[]): [string, string,
 export async function testsSection(): Promise<void> {
   const npx = (args: string[]) => ["npx", args] as const;
   const jsonFile = path.join(mkdtempSync(path.join(tmpdir(), "bench-vitest-")), "report.json");
-  // npm test as CI runs it (scripts/test.sh: the lint beside vitest), then each stage alone.
+  // npm test as CI runs it (scripts/test.sh: vitest, then the lint beside the workflows), then each stage alone.
   const whole = timed("npm test (scripts/test.sh), target < 150 s", "npm", ["test"]);
   const stages = [
     timed("check:generated", "npm", ["run", "--silent", "check:generated"]),

@@ -6,6 +6,9 @@
 //                              the CLI and each verb's script; packages stay dependencies
 //   redocly.yaml, openapi/, generated/<api>/openapi.json, workflows/, server/**/*.json
 //                              the toolkit's own three APIs, at the places the code finds them
+//   assets/rapidoc/            RapiDoc's built file (the try-it console), without RapiDoc's own
+//                              dependencies: they only build that file, and were a third of the install
+//                              (103 packages, 164 MB, half of an offline install's time)
 //   package.json, npm-shrinkwrap.json, README.md
 // Modules find their files from their own place in the repository (import.meta.dirname); in the
 // bundle each module's import.meta is rewritten to that place under the package's root, found at
@@ -16,9 +19,11 @@
 import { build, type Plugin } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { createRequire } from "node:module";
+import { RAPIDOC_ASSETS } from "../scripts/docs/try-it.ts";
 import { VERBS } from "./main.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -172,7 +177,7 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   });
 
   // The dependencies: every package the bundle imports, and the tools it runs (Redocly, Prism).
-  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", "rapidoc"]);
+  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli"]);
   for (const output of Object.values(result.metafile.outputs)) for (const i of output.imports) if (i.external && packageOf(i.path)) imported.add(packageOf(i.path)!);
   const versions = { ...rootPackage.devDependencies, ...rootPackage.dependencies };
   const dependencies = Object.fromEntries(
@@ -192,6 +197,10 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   copyTree(path.join(root, "workflows"), path.join(outDir, "workflows"), (f) => /\.(arazzo|openapi)\.yaml$/.test(f) && !f.includes(`${path.sep}fixtures${path.sep}`));
   copyTree(path.join(root, "server"), path.join(outDir, "server"), (f) => f.endsWith(".json"));
   cpSync(path.join(root, "cli", "README.md"), path.join(outDir, "README.md"));
+  // The try-it console's one file, with its licences, where scripts/docs/try-it.ts looks in the package.
+  const rapidoc = path.dirname(createRequire(import.meta.url).resolve("rapidoc/package.json"));
+  mkdirSync(path.join(outDir, RAPIDOC_ASSETS), { recursive: true });
+  for (const file of ["dist/rapidoc-min.js", "dist/rapidoc-min.js.LICENSE.txt", "LICENSE.txt"]) cpSync(path.join(rapidoc, file), path.join(outDir, RAPIDOC_ASSETS, path.basename(file)));
   // Libraries this repository fixes under patches/ go inside the package as patched here: an
   // installed toolkit gets them from its tarball (npm 11 runs no dependency's install script, so
   // patch-package could not apply the patches there).
@@ -208,7 +217,7 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
     type: "module",
     bin: { [BIN_NAME]: `bin/${BIN_NAME}.mjs` },
     engines: rootPackage.engines,
-    files: ["bin", "dist", "generated", "openapi", "server", "workflows", "redocly.yaml", "README.md", "npm-shrinkwrap.json"],
+    files: ["assets", "bin", "dist", "generated", "openapi", "server", "workflows", "redocly.yaml", "README.md", "npm-shrinkwrap.json"],
     dependencies,
     bundleDependencies: PATCHED_PACKAGES.filter((name) => name in dependencies),
   };
@@ -257,7 +266,45 @@ export function offlineInstallKit(tarball: string, into: string): string {
     },
   };
   writeFileSync(path.join(into, "package-lock.json"), JSON.stringify(lock, null, 2) + "\n");
+  writeLocalPrebuilds(into, dependencies);
   return into;
+}
+
+/**
+ * The native binaries this repository's own install built, as prebuilds next to the kit: a
+ * dependency installed with prebuild-install (better-sqlite3) takes its binary from there instead of
+ * compiling its C sources, which an offline install otherwise does (a minute of CPU here; online,
+ * prebuild-install downloads the same kind of file from the package's releases). prebuild-install
+ * reads `local-prebuilds` from a .prebuild-installrc in a parent folder of the package (rc's
+ * lookup), and only a file named for this platform, Node.js ABI and version: anywhere else it
+ * downloads or compiles as usual.
+ */
+function writeLocalPrebuilds(into: string, packages: Record<string, LockEntry>): void {
+  const dir = path.join(into, "prebuilds");
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(path.join(into, ".prebuild-installrc"), { force: true });
+  const libc = process.platform === "linux" && !(process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime ? "musl" : "";
+  for (const [at, entry] of Object.entries(packages)) {
+    if (!entry.hasInstallScript || !at.startsWith("node_modules/") || at.includes("/node_modules/", "node_modules/".length)) continue;
+    const name = at.slice("node_modules/".length);
+    const here = path.join(root, "node_modules", name);
+    let manifest: { version?: string; scripts?: { install?: string } };
+    try {
+      manifest = JSON.parse(readFileSync(path.join(here, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (manifest.version !== entry.version || !manifest.scripts?.install?.startsWith("prebuild-install")) continue;
+    // The module's own binary only, as in its published prebuilds (prebuild-install loads the last
+    // .node file it unpacks to check it; better-sqlite3 also builds a test extension).
+    const bare = name.replace(/^@[^/]+\//, "");
+    const binary = `build/Release/${bare.replace(/-/g, "_")}.node`;
+    if (!existsSync(path.join(here, binary))) continue;
+    mkdirSync(dir, { recursive: true });
+    const file = `${bare}-v${entry.version}-node-v${process.versions.modules}-${process.platform}${libc}-${process.arch}.tar.gz`;
+    execFileSync("tar", ["-czf", path.join(dir, file), "-C", here, binary]);
+  }
+  if (existsSync(dir)) writeFileSync(path.join(into, ".prebuild-installrc"), `local-prebuilds=${dir}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

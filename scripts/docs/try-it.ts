@@ -37,10 +37,17 @@ export function withServers(doc: OpenApiDoc, servers: { url: string; description
   return servers?.length ? { ...doc, servers } : doc;
 }
 
+declare const __TOOLKIT_BUNDLE__: boolean | undefined;
+
+/** Where the installable toolkit (cli/build.ts) carries RapiDoc's file, from its root: not RapiDoc's package, whose dependencies only build that file. */
+export const RAPIDOC_ASSETS = "assets/rapidoc";
+
 /** Copies RapiDoc's file into <outDir>/assets/ and answers its path relative to the pages. */
 export function copyConsoleAssets(outDir: string): string {
-  const manifest = require.resolve("rapidoc/package.json");
-  const from = path.join(path.dirname(manifest), "dist", "rapidoc-min.js");
+  const from =
+    typeof __TOOLKIT_BUNDLE__ !== "undefined" && __TOOLKIT_BUNDLE__
+      ? path.join(import.meta.dirname, "..", "..", RAPIDOC_ASSETS, "rapidoc-min.js")
+      : path.join(path.dirname(require.resolve("rapidoc/package.json")), "dist", "rapidoc-min.js");
   mkdirSync(path.join(outDir, "assets"), { recursive: true });
   copyFileSync(from, path.join(outDir, "assets", "rapidoc-min.js"));
   copyFileSync(`${from}.LICENSE.txt`, path.join(outDir, "assets", "rapidoc-min.js.LICENSE.txt"));

@@ -77,3 +77,35 @@ export function freePort(): Promise<number> {
     server.once("error", reject);
   });
 }
+
+/** Resolves once a started command's output matches `pattern`: it waits on the output, not on a clock (the test's timeout bounds it). */
+export function outputMatching(started: Started, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // start() registered its own listeners first: output() already holds a chunk when this sees it.
+    const check = () => {
+      if (!pattern.test(started.output())) return false;
+      cleanup();
+      resolve(started.output());
+      return true;
+    };
+    const onData = () => void check();
+    const onClose = () => {
+      cleanup();
+      reject(new Error(`stopped before printing ${pattern}:\n${started.output()}`));
+    };
+    const cleanup = () => {
+      started.child.stdout?.off("data", onData);
+      started.child.stderr?.off("data", onData);
+      started.child.off("close", onClose);
+    };
+    if (check()) return;
+    started.child.stdout?.on("data", onData);
+    started.child.stderr?.on("data", onData);
+    started.child.once("close", onClose);
+  });
+}
+
+/** Waits until `condition` holds, looking again every 20 ms (the test's timeout bounds it). */
+export async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}

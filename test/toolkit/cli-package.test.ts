@@ -1,6 +1,6 @@
 // The installable CLI: the package is built (cli/build.ts) and packed with `npm pack`, installed into
 // an empty folder offline (`npm ci --offline` from the npm cache, with the lock the build makes from
-// its npm-shrinkwrap.json), and each verb is run there, from a folder with no redocly.yaml (so on the
+// its npm-shrinkwrap.json, and better-sqlite3's binary from the kit's prebuilds), and each verb is run there, from a folder with no redocly.yaml (so on the
 // toolkit's own three APIs), as a user would. The Node.js version check is run with an older version.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolkitPackage, offlineInstallKit, packToolkit } from "../../cli/build.ts";
 import { nodeVersionProblem } from "../../cli/node-version.mjs";
 import { harRecorder } from "../../scripts/contract/har.ts";
-import { freePort, run, start, type Started } from "../helpers/run.ts";
+import { freePort, outputMatching, run, start, until, type Started } from "../helpers/run.ts";
 
 const work = mkdtempSync(path.join(tmpdir(), "cli-package-"));
 const empty = path.join(work, "empty");
@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([serve, ...running].map((s) => s?.stop()));
   rmSync(work, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe("the packed toolkit", { timeout: 120_000 }, () => {
   it("is JavaScript only, with a bin, a shrinkwrap and the toolkit's own APIs", async () => {
@@ -49,12 +49,25 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     expect(files).toContain("package/redocly.yaml");
     // The libraries fixed under patches/, as patched here.
     expect(files).toContain("package/node_modules/express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js");
+    // RapiDoc's built file with its licences, not RapiDoc's package (whose dependencies only build it).
+    expect(files).toContain("package/assets/rapidoc/rapidoc-min.js");
+    expect(files).toContain("package/assets/rapidoc/LICENSE.txt");
     // Nothing to compile when it runs.
     expect(files.filter((f) => f.endsWith(".ts"))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(work, "toolkit", "package.json"), "utf8"));
     expect(manifest.bin).toEqual({ "contract-toolkit": "bin/contract-toolkit.mjs" });
     expect(manifest.dependencies).not.toHaveProperty("tsx");
     expect(manifest.dependencies).not.toHaveProperty("typescript");
+    expect(manifest.dependencies).not.toHaveProperty("rapidoc");
+  });
+
+  it("installs its native dependency from the kit's prebuild, not by compiling it", async () => {
+    const sqlite = path.join(work, "install", "node_modules", "better-sqlite3");
+    expect(existsSync(path.join(sqlite, "build", "Release", "better_sqlite3.node"))).toBe(true);
+    // What node-gyp leaves when it compiles.
+    expect(existsSync(path.join(sqlite, "build", "Release", "obj.target"))).toBe(false);
+    const loaded = await run(process.execPath, ["-e", 'const D = require("better-sqlite3"); console.log(new D(":memory:").prepare("select 6 * 7 as n").get().n)'], { cwd: path.join(work, "install") });
+    expect(loaded.stdout.trim(), loaded.output).toBe("42");
   });
 
   it("--help lists every verb; --version; an unknown verb is named", async () => {
@@ -121,8 +134,8 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     const proxy = await start(bin, ["proxy", "mesh", meshUrl, "--port", String(port)], { cwd: empty, ready: /validating proxy on/ });
     running.push(proxy);
     expect((await fetch(`http://127.0.0.1:${port}/v1/discovery-chain/web`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(proxy.output()).toContain("✓ GET /v1/discovery-chain/web → 200");
+    // The proxy prints its verdict after it has answered: wait for the line, not for a time.
+    expect(await outputMatching(proxy, /GET \/v1\/discovery-chain\/web → \d+/)).toContain("✓ GET /v1/discovery-chain/web → 200");
   });
 
   it("conformance: the server against the description", async () => {
@@ -164,7 +177,7 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     const proxy = await start(bin, ["proxy", "mesh", meshUrl, "--port", String(port), "--record", file], { cwd: empty, ready: /validating proxy on/ });
     running.push(proxy);
     expect((await fetch(`http://127.0.0.1:${port}/v1/agent/self`)).status).toBe(200);
-    for (let i = 0; i < 50 && !(existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 1); i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 1);
     const validate = await cli(["validate", "mesh", "recorded.har"]);
     expect(validate.code, validate.output).toBe(0);
     expect(validate.stdout).toContain("mesh: 1 entries checked");

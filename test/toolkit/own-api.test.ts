@@ -13,7 +13,7 @@ import YAML from "yaml";
 import { readApis } from "../../scripts/apis.ts";
 import { harRecorder } from "../../scripts/contract/har.ts";
 import { projectCopy, REPO } from "../helpers/project-copy.ts";
-import { freePort, run, start, type Started } from "../helpers/run.ts";
+import { freePort, run, start, until, type Started } from "../helpers/run.ts";
 
 const FIXTURE = path.join(REPO, "test", "fixtures", "third-party", "museum", "openapi.yaml");
 const AUTH = { Authorization: "Basic Og==" };
@@ -166,7 +166,7 @@ describe("every tool on the added API", { timeout: 120_000 }, () => {
       const base = `http://127.0.0.1:${port}/_mock/docs/openapi/museum-api`;
       expect((await fetch(`${base}/museum-hours`, { headers: AUTH })).status).toBe(200);
       expect((await fetch(`${base}/special-events?limit=nope`, { headers: AUTH })).status).toBe(400);
-      for (let i = 0; i < 50 && !(existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 2); i++) await new Promise((r) => setTimeout(r, 20));
+      await until(() => existsSync(file) && JSON.parse(readFileSync(file, "utf8")).log.entries.length === 2);
     } finally {
       await proxy.stop();
     }
