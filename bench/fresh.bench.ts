@@ -146,7 +146,9 @@ export async function freshSection(): Promise<Row[]> {
             });
             if (result.bad > 0) progress(`  ${target}: ${result.bad} answers were errors or not 2xx`);
             const previous = best[target];
-            if (!previous || result.rps > previous.rps) best[target] = result;
+            const cpu = min(result.cpuPerRequest, previous?.cpuPerRequest);
+            if (!previous || result.rps > previous.rps) best[target] = { ...result, cpuPerRequest: cpu };
+            else previous.cpuPerRequest = cpu;
           }
         }
         rows.push({ case: c, server: best.server!, plain: best.plain!, before: best.before });
@@ -158,6 +160,8 @@ export async function freshSection(): Promise<Row[]> {
   printFresh(rows, baseCheckout !== undefined);
   return rows;
 }
+
+const min = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
 
 function printFresh(rows: Row[], withBefore: boolean): void {
   const cell = (r: LoadResult) => `${int(r.rps)} (p99 ${ms(r.p99)})${r.bad > 0 ? ` ${r.bad} bad` : ""}`;
@@ -176,5 +180,24 @@ function printFresh(rows: Row[], withBefore: boolean): void {
         return cells;
       }),
     ),
+    "",
+    "Server CPU time per request, µs (lowest of the rounds), and the ratios it implies (requests per CPU second over the other's): steadier than requests/s when other processes share the cores.",
+    "",
+    table(
+      ["operation", "this server", ...(withBefore ? ["before"] : []), "plain Express", "ratio to Express (target)", ...(withBefore ? ["after / before (>= 0.9)"] : [])],
+      rows.map((r) => {
+        const ratio = cpuRatio(r.server, r.plain);
+        const cells = [r.case.name, cpu(r.server), ...(withBefore ? [r.before ? cpu(r.before) : "?"] : []), cpu(r.plain), ratio === undefined ? "?" : `${ratio.toFixed(2)} (>= ${TARGET[r.case.kind]}) ${verdict(ratio >= TARGET[r.case.kind])}`];
+        if (withBefore) {
+          const change = r.before ? cpuRatio(r.server, r.before) : undefined;
+          cells.push(change === undefined ? "?" : `${change.toFixed(2)} ${verdict(change >= 0.9)}`);
+        }
+        return cells;
+      }),
+    ),
   );
 }
+
+const cpu = (r: LoadResult) => (r.cpuPerRequest === undefined ? "?" : int(r.cpuPerRequest));
+/** How many requests `a` answers per CPU second over `b`'s. */
+const cpuRatio = (a: LoadResult, b: LoadResult) => (a.cpuPerRequest && b.cpuPerRequest ? b.cpuPerRequest / a.cpuPerRequest : undefined);

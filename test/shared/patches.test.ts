@@ -272,3 +272,55 @@ describe("express-openapi-validator+5.6.2+005+validators-keyed-by-what-they-chec
     expect((await post("text/plain", '{"name":"a"}')).status).toBe(415);
   });
 });
+
+describe("express-openapi-validator+5.6.2+006+response-media-type-chosen-once.patch: an answer's media type worked out once", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "answers", version: "1" },
+    paths: {
+      "/answer": {
+        get: {
+          parameters: [{ name: "n", in: "query", schema: { type: "string" } }],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }, "text/csv": { schema: { type: "string" } } } } },
+        },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve(spec, (app) =>
+      app.get("/answer", (req, res) => {
+        const n = String(req.query.n);
+        res.json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
+      }),
+    );
+  });
+  afterAll(() => target.close());
+
+  it("chooses the described media type of an answer, and whether it is JSON, once per kind of answer (was parsed again for every answer)", async () => {
+    const util = fromLibrary<{ findResponseContent: (...args: unknown[]) => unknown }>("middlewares/util.js");
+    const responses = fromLibrary<{ ResponseValidator: { prototype: { canValidateContentType: () => boolean } } }>("middlewares/openapi.response.validator.js");
+    const choose = vi.spyOn(util, "findResponseContent");
+    const parse = vi.spyOn(responses.ResponseValidator.prototype, "canValidateContentType");
+    try {
+      // The first answer builds the operation's validators (which asks whether each described type is JSON) and chooses.
+      expect(await (await fetch(`${target.base}/answer?n=0`)).json()).toEqual({ n: 0 });
+      choose.mockClear();
+      parse.mockClear();
+      for (let i = 1; i < 4; i++) expect(await (await fetch(`${target.base}/answer?n=${i}`)).json()).toEqual({ n: i });
+      expect(choose).not.toHaveBeenCalled();
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      choose.mockRestore();
+      parse.mockRestore();
+    }
+  });
+
+  it("still refuses an answer that breaks the schema, every time", async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${target.base}/answer?n=seven`);
+      expect(response.status).toBe(500);
+      expect(((await response.json()) as { message: string }).message).toContain("must be integer");
+    }
+  });
+});
