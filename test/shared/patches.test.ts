@@ -324,3 +324,82 @@ describe("express-openapi-validator+5.6.2+006+response-media-type-chosen-once.pa
     }
   });
 });
+
+describe("express-openapi-validator+5.6.2+007+meta-schema-only-when-checking.patch: no meta-schema compiled when the description is not checked", () => {
+  const spec = { openapi: "3.1.0", info: { title: "start", version: "1" }, paths: { "/ping": { get: { responses: ok } } } };
+
+  it("builds the OpenAPI meta-schema checker only with validateApiSpec on (was at every start: a compile of the meta-schema)", async () => {
+    const module = fromLibrary<{ OpenAPISchemaValidator: new (...args: unknown[]) => object }>("framework/openapi.schema.validator.js");
+    const Original = module.OpenAPISchemaValidator;
+    let built = 0;
+    module.OpenAPISchemaValidator = class extends Original {
+      constructor(...args: unknown[]) {
+        super(...args);
+        built++;
+      }
+    };
+    try {
+      for (const validateApiSpec of [false, true]) {
+        const target = await serve(spec, (app) => app.get("/ping", (_req, res) => res.json({})), { validateApiSpec });
+        try {
+          expect((await fetch(`${target.base}/ping`)).status).toBe(200);
+        } finally {
+          target.close();
+        }
+        expect(built).toBe(validateApiSpec ? 1 : 0);
+      }
+    } finally {
+      module.OpenAPISchemaValidator = Original;
+    }
+  });
+
+  it("still refuses a description that breaks the meta-schema when it is checked", async () => {
+    const broken = { openapi: "3.1.0", info: { title: "broken" }, paths: { "/ping": { get: { responses: ok } } } };
+    const target = await serve(broken, (app) => app.get("/ping", (_req, res) => res.json({})), { validateApiSpec: true });
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      expect((await fetch(`${target.base}/ping`)).status).toBe(500);
+    } finally {
+      error.mockRestore();
+      target.close();
+    }
+  });
+});
+
+describe("express-openapi-validator+5.6.2+008+local-references-by-pointer.patch: local $refs found by their pointer", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "refs", version: "1" },
+    components: {
+      schemas: {
+        Item: { type: "object", required: ["name"], properties: { name: { $ref: "#/components/schemas/Name" } } },
+        Name: { type: "string", minLength: 1 },
+      },
+    },
+    paths: {
+      "/items": {
+        post: {
+          requestBody: { required: true, content: json({ $ref: "#/components/schemas/Item" }) },
+          responses: { "200": { description: "ok", content: json({ $ref: "#/components/schemas/Item" }) } },
+        },
+      },
+    },
+  };
+
+  it("resolves them without compiling each target into a validator (was a quarter of the servers' start)", async () => {
+    const Ajv = library(library.resolve("ajv/dist/core")) as { default: { prototype: { getSchema: (key: string) => unknown } } };
+    const getSchema = vi.spyOn(Ajv.default.prototype, "getSchema");
+    const target = await serve(spec, (app) => app.post("/items", (req, res) => res.json(req.body)), {}, [express.json()]);
+    try {
+      const post = (body: string) => fetch(`${target.base}/items`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect(await (await post('{"name":"a"}')).json()).toEqual({ name: "a" });
+      expect(getSchema.mock.calls.filter(([key]) => typeof key === "string" && key.startsWith("#/"))).toEqual([]);
+      // The references still check what they name.
+      expect((await post('{"name":""}')).status).toBe(400);
+      expect((await post("{}")).status).toBe(400);
+    } finally {
+      getSchema.mockRestore();
+      target.close();
+    }
+  });
+});
