@@ -163,6 +163,12 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         if (refusal) throw refusal;
         next();
       },
+      // A chain read answered before goes out again as it was sent, until the state moves (the
+      // handler keeps only reads that do not block: a blocking one has its own URL).
+      kept: (req, res, next) => {
+        if (req.method === "GET" && res.locals.blocking === undefined && answers.sendKept(req, res)) return;
+        next();
+      },
       handle: operationHandler(routes, (route, req, res) => {
         const handler = meshHandlers[route.operationId as keyof typeof meshHandlers];
         // A read that does not block is answered again from the memo until the state moves (the

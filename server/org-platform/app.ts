@@ -108,6 +108,11 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
       }),
       // Media type, size and depth are checked before the body is parsed.
       readBody: underApi(jsonApiBody()),
+      // A read answered before goes out again as it was sent, until the state moves (the handler keeps it).
+      kept: (req, res, next) => {
+        if (req.method === "GET" && answers.sendKept(req, res)) return;
+        next();
+      },
       handle: operationHandler(routes, (route, req, res) => {
         const handler: Handler = orgPlatformHandlers[route.operationId as keyof typeof orgPlatformHandlers];
         const answer = () => handler({ service, caller: res.locals.caller, origin: `${req.protocol}://${req.get("host")}` }, req, res);

@@ -151,6 +151,12 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         res.locals.secrets = { operation, token: token!, path: canonical, params } satisfies RequestContext;
         next();
       }),
+      // A stored-state read answered before goes out again as it was sent, until the storage moves.
+      kept: underApi((req, res, next) => {
+        const context = res.locals.secrets as RequestContext | undefined;
+        if (context && MEMOIZED_READS.has(context.operation.operationId) && answers.sendKept(req, res)) return;
+        next();
+      }),
       // The operation dispatch found and authorized, with the parameters of the path it authorized.
       handle: (req, res, next) => {
         const context = res.locals.secrets as RequestContext | undefined;

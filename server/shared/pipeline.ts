@@ -23,6 +23,11 @@ export interface ServiceStages {
   readBody: Stage;
   /** Decoding the service does in its own words before the description's check (mesh durations, names). */
   decode?: Stage;
+  /**
+   * A read answered before, sent again as it was (server/shared/answer-memo.ts): the same request
+   * passed the description's checks then, and was authenticated and authorized again just now.
+   */
+  kept?: Stage;
   /** The operation's handler. */
   handle: Stage;
   /** What answers a request no stage answered (the service's 404). */
@@ -44,6 +49,7 @@ export function requestPipeline(service: ServiceStages, validator: ValidatorStag
     service.authorize,
     service.readBody,
     ...(service.decode ? [service.decode] : []),
+    ...(service.kept ? [service.kept] : []),
     ...(matchAgainAtValidate ? described : []),
     ...(validator?.request ?? []), // 400/422: parameters and body against the description, coerced
     serviceJsonWriter, // the service's JSON bytes (exactly application/json, a newline) ...
