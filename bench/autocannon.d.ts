@@ -11,7 +11,7 @@ declare module "autocannon" {
       path?: string;
       body?: string;
       headers?: Record<string, string>;
-      setupRequest?: (request: { body?: string }) => { body?: string };
+      setupRequest?: (request: { body?: string; path?: string }) => { body?: string; path?: string };
     }[];
     connections?: number;
     duration?: number;

@@ -61,12 +61,14 @@ const bundles = new Map<string, Promise<string>>();
  * the benchmarks measure the code as it is served, not as a development loader (tsx) runs it.
  * (Measured on the mesh write: about 15% more server CPU a request through tsx.)
  */
-export function bundled(script: string): Promise<string> {
-  let made = bundles.get(script);
+export function bundled(script: string, checkout = root): Promise<string> {
+  const key = path.join(checkout, script);
+  let made = bundles.get(key);
   if (!made) {
-    const outfile = path.join(root, ".build", "bench", `${path.basename(script, ".ts")}.bundle.mjs`);
-    made = build(serverBundle(root, script, outfile)).then(() => outfile);
-    bundles.set(script, made);
+    // Inside the checkout it comes from: it finds that checkout's generated/ files and node_modules.
+    const outfile = path.join(checkout, ".build", "bench", `${path.basename(script, ".ts")}.bundle.mjs`);
+    made = build(serverBundle(checkout, script, outfile)).then(() => outfile);
+    bundles.set(key, made);
   }
   return made;
 }
@@ -83,8 +85,10 @@ export async function startChild(
   nodeArgs: string[] = [],
   /** A command node runs under (`prlimit --nofile=4096`): it must exec node, so that the child is node. */
   wrapper: string[] = [],
+  /** Another checkout to take the script from (bench/fresh.bench.ts: the server before a change, side by side). */
+  checkout = root,
 ): Promise<Child> {
-  const file = script.endsWith(".ts") ? await bundled(script) : script;
+  const file = script.endsWith(".ts") ? await bundled(script, checkout) : script;
   const [command, ...prefix] = [...wrapper, process.execPath];
   const child = spawn(command!, [...prefix, "--expose-gc", "--max-old-space-size=4096", ...nodeArgs, file], {
     cwd: root,
@@ -176,7 +180,7 @@ export interface LoadOptions {
   body?: string;
   /** A body for each request (numbered from 1 over the whole run), instead of the same body for all. */
   bodyAt?: (n: number) => string;
-  /** A path (with its query) for each request, numbered like bodyAt: reads that are never repeats. */
+  /** A path (and query) for each request (numbered from 1 over the whole run), instead of the URL's. */
   pathAt?: (n: number) => string;
   connections?: number;
   seconds?: number;
@@ -200,6 +204,7 @@ export interface LoadResult {
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   let sent = 0;
+  let asked = 0;
   const { bodyAt, pathAt } = options;
   const run = (seconds: number) =>
     autocannon({
@@ -211,10 +216,11 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         ? {
             requests: [
               {
-                setupRequest: (request) => {
-                  const n = ++sent;
-                  return { ...request, ...(bodyAt ? { body: bodyAt(n) } : {}), ...(pathAt ? { path: pathAt(n) } : {}) };
-                },
+                setupRequest: (request) => ({
+                  ...request,
+                  ...(bodyAt ? { body: bodyAt(++sent) } : {}),
+                  ...(pathAt ? { path: pathAt(++asked) } : {}),
+                }),
               },
             ],
           }

@@ -2,7 +2,8 @@
 // one --cpu-prof uses) while one operation is loaded, and prints self time per request by place
 // (package or server module) and by function, validated beside unvalidated, so the cost of
 // validation shows as the difference.
-//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0>
+//   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0> [--fresh]
+// --fresh: a query parameter of its own on every request (no kept answer serves it).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -24,6 +25,8 @@ const found = APIS.find((a) => a.api === apiName)!;
 // BENCH_SIZE: the data size of the target (teams, roles, services) instead of the hot-path one.
 const api = process.env.BENCH_SIZE ? { ...found, spec: { ...found.spec, size: Number(process.env.BENCH_SIZE) } } : found;
 const op = api.operations[Number(index)]!;
+const FRESH = process.argv.includes("--fresh");
+const pathAt = FRESH ? (n: number) => `${api.base}${op.path}${op.path.includes("?") ? "&" : "?"}fresh=${n}` : undefined;
 const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 
 // Profiles bench/serve.ts bundled by esbuild (as npm start runs the servers, and as the benchmarks
@@ -57,9 +60,9 @@ async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: M
   const child = await startChild(serveScript, { ...api.spec, validate });
   try {
     const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
-    await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, seconds: 2, cold: true }); // warm-up, not profiled
+    await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, seconds: 2, cold: true }); // warm-up, not profiled
     await child.ask({ profile: "start" });
-    const result = await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, cold: true });
+    const result = await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, cold: true });
     const { profile } = await child.ask<{ profile: Profile }>({ profile: "stop" });
     const file = path.join(dir, `${apiName}-${index}-${validate ? "validated" : "unvalidated"}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));

@@ -109,10 +109,17 @@ export function shrinkwrapFor(lock: { packages: Record<string, LockEntry> }, roo
   return { name: rootEntry.name, version: rootEntry.version, lockfileVersion: 3, requires: true, packages: { "": rootEntry, ...sorted } };
 }
 
-/** The packages patched under patches/ (`<name>+<version>.patch`), shipped inside the package. */
-const PATCHED_PACKAGES = readdirSync(path.join(root, "patches"))
-  .filter((file) => file.endsWith(".patch"))
-  .map((file) => file.slice(0, file.lastIndexOf("+")).replace(/\+/g, "/"));
+/**
+ * The packages patched under patches/ (`<name>+<version>.patch`, or a sequence of
+ * `<name>+<version>+<nnn>+<what>.patch`; a scope as `@scope+name`), shipped inside the package.
+ */
+const PATCHED_PACKAGES = [
+  ...new Set(
+    readdirSync(path.join(root, "patches"))
+      .filter((file) => file.endsWith(".patch"))
+      .map((file) => file.replace(/\+\d+\.\d+\.\d+[^+]*(\+.*)?\.patch$/, "").replace(/\+/g, "/")),
+  ),
+];
 
 /** A shrinkwrap whose bundled packages (and what lies inside them) are marked as coming from the tarball. */
 export function withBundled(shrinkwrap: object, bundled: readonly string[]): object {

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
+import { requestPipeline } from "../shared/pipeline.ts";
 import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
 import type { ConfigEntry } from "./domain/entries.ts";
@@ -19,7 +20,7 @@ import { MemoryConfigEntryStore, type ConfigEntryStore } from "./store/config-en
 import { DataDirectory, StorageUnavailableError } from "../shared/data-dir.ts";
 import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
 import { corsFromEnv } from "../shared/cors.ts";
-import { operationHandler, RouteTable } from "../shared/operation-router.ts";
+import { matchedRoute, operationHandler, operationMatch, RouteTable, type OperationRoute } from "../shared/operation-router.ts";
 import type { Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 
@@ -105,60 +106,78 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   const app = serviceApp({ jsonCharset: false });
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
-  // Everything the real agent checks before the request reaches its endpoint, in its order, in
-  // one step (each Express layer costs every request its own bookkeeping).
-  const stages: Stage[] = [corsFromEnv()]; // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
-  stages.push(async (req, res, next) => {
-    canonicalConfigPath(req);
-    // A path no endpoint serves is the mux's 404, before the token or the body is looked at.
-    if (!routes.matchRequest(req) && !SERVED_METHODS.some((method) => routes.match(method, req.path))) return notFound(res);
-    // Then the endpoint's methods, before the token or the body (the agent's wrap checks them first).
-    const endpoint = routes.endpointMethods(req.path);
-    if (endpoint.length > 0 && !endpoint.includes(req.method) && !(req.method === "HEAD" && endpoint.includes("GET"))) {
-      throw new MeshHttpError(405, `method ${req.method} not allowed`);
-    }
-    // Refuse before reading: an unknown token first (no byte of its body is read), then the size
-    // (Content-Length, then the bytes as they arrive), then the shape of the text (depth, string
-    // lengths, members) before JSON.parse builds anything. The real system decodes every body as
-    // JSON whatever its Content-Type; so does this server (and the validator is told so).
-    authenticate(service, req);
-    req.body = await readJsonBody(req, BODY_LIMITS);
-    if (req.body !== undefined) req.headers["content-type"] = "application/json";
-    // A second, structural bound on the parsed value, before anything walks it recursively.
-    const problem = checkBodyShape(req.body);
-    if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
-    const route = routes.matchRequest(req)?.route;
-    if (route?.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
-    if (route) checkBodyDurations(route.operationId, req.body);
-    // Namespace and partition names, checked before the validator so a bad one gets the server's words.
-    if (route) checkNames(req, route.operationId);
-    checkBlockingParams(req, res);
-    // The validator lets a request without any body through; the real decoder fails on it first.
-    if (route?.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
-    // The agent reads the query parameters it needs and ignores the rest; of the common ones,
-    // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
-    const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
-    if (refusal) throw refusal;
-    next();
-  });
-  if (options.validate !== false) {
-    stages.push(
-      openApiValidator(bundle, {
-        basePath: MESH_BASE_PATH,
-        validateResponses: options.validateResponses !== false,
-        allowUnknownQueryParameters: true,
+  const validator =
+    options.validate === false
+      ? undefined
+      : openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false, allowUnknownQueryParameters: true });
+  type Route = OperationRoute & { bodyRequired: boolean };
+  // Everything the real agent checks before the request reaches its endpoint, in its order.
+  const stages = requestPipeline(
+    {
+      prepare: [
+        corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
+        (req, _res, next) => {
+          canonicalConfigPath(req);
+          next();
+        },
+      ],
+      match: operationMatch(routes, validator !== undefined),
+      authenticate: (req, res, next) => {
+        // A path no endpoint serves is the mux's 404, and a method its endpoint does not have the
+        // agent's 405 (its wrap checks them first): before the token or the body is looked at.
+        if (!matchedRoute(res)) {
+          if (routes.endpointMethods(req.path).length === 0) return notFound(res);
+          throw new MeshHttpError(405, `method ${req.method} not allowed`);
+        }
+        // An unknown token is refused before a byte of the body is read; resolved once, for the handler too.
+        authenticate(service, req);
+        next();
+      },
+      // The ACL rules of the resource itself are checked by the service's endpoints once the body is
+      // decoded, as the agent decodes the request and its RPC endpoints then authorize it.
+      authorize: (_req, _res, next) => next(),
+      // Refuse before reading: the size (Content-Length, then the bytes as they arrive), then the shape
+      // of the text (depth, string lengths, members) before JSON.parse builds anything. The real system
+      // decodes every body as JSON whatever its Content-Type; so does this server (and the validator is told so).
+      readBody: async (req, _res, next) => {
+        req.body = await readJsonBody(req, BODY_LIMITS);
+        if (req.body !== undefined) req.headers["content-type"] = "application/json";
+        // A second, structural bound on the parsed value, before anything walks it recursively.
+        const problem = checkBodyShape(req.body);
+        if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
+        next();
+      },
+      decode: (req, res, next) => {
+        const route = matchedRoute<Route>(res)!;
+        if (route.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
+        checkBodyDurations(route.operationId, req.body);
+        // Namespace and partition names, checked before the validator so a bad one gets the server's words.
+        checkNames(req, route.operationId);
+        checkBlockingParams(req, res);
+        // The validator lets a request without any body through; the real decoder fails on it first.
+        if (route.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
+        // The agent reads the query parameters it needs and ignores the rest; of the common ones,
+        // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
+        const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
+        if (refusal) throw refusal;
+        next();
+      },
+      // A chain read answered before goes out again as it was sent, until the state moves (the
+      // handler keeps only reads that do not block: a blocking one has its own URL).
+      kept: (req, res, next) => {
+        if (req.method === "GET" && !isBlocking(req) && answers.sendKept(req, res)) return;
+        next();
+      },
+      handle: operationHandler(routes, (route, req, res) => {
+        const run = () => boundMeshHandlers(route.operationId, req, res, meshContext(service, req, res));
+        // A read that does not block is answered again from the memo until the state moves (the
+        // token was resolved, so refused when unknown or expired, in the step before).
+        if (route.operationId === "readDiscoveryChain" && !isBlocking(req)) return answers.serve(req, res, run);
+        return run();
       }),
-    );
-  }
-  stages.push(
-    operationHandler(routes, (route, req, res) => {
-      const run = () => boundMeshHandlers(route.operationId, req, res, meshContext(service, req, res));
-      // A read that does not block is answered again from the memo until the state moves (the
-      // token was resolved, so refused when unknown or expired, in the step before).
-      if (route.operationId === "readDiscoveryChain" && !isBlocking(req)) return answers.serve(req, res, run);
-      return run();
-    }),
-    (_req, res) => notFound(res),
+      notFound: (_req, res) => notFound(res),
+    },
+    validator,
   );
   answerWith(app, stages, (error: unknown, req: Request, res: Response, next: NextFunction) => {
     // As the agent's 405 (agent/http.go MethodNotAllowedError): the path's methods in Allow, joined by ",".
@@ -169,8 +188,6 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   });
   return { app, service, ...(data ? { data } : {}) };
 }
-
-const SERVED_METHODS = ["GET", "PUT", "POST", "DELETE"];
 
 /** What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error). */
 function notFound(res: Response): void {

@@ -3,6 +3,7 @@
 import type { Request, Response } from "express";
 import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
+import { requestPipeline } from "../shared/pipeline.ts";
 import { DEFAULT_WORLD } from "./default-world.ts";
 import { ApiError, INVALID_INCLUDE, notFound, type ErrorObject } from "./domain/errors.ts";
 import { loadWorld, type WorldFile } from "./domain/world.ts";
@@ -17,7 +18,7 @@ import { canonicalRequestPath, noSuchPath } from "./http/canonical.ts";
 import { openDurableStore } from "./store/durable.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { declaresBody } from "../shared/json-body.ts";
-import { operationHandler, RouteTable } from "../shared/operation-router.ts";
+import { matchedRoute, operationHandler, operationMatch, RouteTable, type OperationRoute } from "../shared/operation-router.ts";
 import { under, type Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
@@ -68,50 +69,65 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   const app = serviceApp();
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
   const answers = new AnswerMemo({ version: () => store.version() });
-  const stages: Stage[] = [
-    corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
-    canonicalRequestPath,
-    under(ORG_PLATFORM_BASE_PATH, (req, res, next) => {
-      // Every answer of the API says its version and rate limit; clients read them from GET /ping.
-      res.setHeader("TFP-API-Version", API_VERSION);
-      res.setHeader("X-RateLimit-Limit", RATE_LIMIT);
-      // Authentication comes first: without a valid token nothing else is looked at (but the ping).
-      const match = routes.matchRequest(req);
-      if (match?.route.operationId === "ping") return next();
-      const caller = service.authenticate(bearerToken(req));
-      res.locals.caller = caller;
-      // Then what the request acts on, from its path: a caller who may not act on it gets the 404 before
-      // its query or body are looked at.
-      if (match) service.authorize(caller, match.route.operationId as keyof operations, match.params);
-      next();
-    }),
-    // Then the body: media type, size and depth are checked before it is parsed.
-    under(ORG_PLATFORM_BASE_PATH, jsonApiBody()),
-  ];
-  if (options.validate !== false) {
-    stages.push(
-      openApiValidator(bundle, {
-        basePath: ORG_PLATFORM_BASE_PATH,
-        validateResponses: options.validateResponses !== false,
-        // Clients send parameters of other versions (show_affected_workspaces...): ignored, not refused.
-        allowUnknownQueryParameters: true,
+  const validator =
+    options.validate === false
+      ? undefined
+      : openApiValidator(bundle, {
+          basePath: ORG_PLATFORM_BASE_PATH,
+          validateResponses: options.validateResponses !== false,
+          // Clients send parameters of other versions (show_affected_workspaces...): ignored, not refused.
+          allowUnknownQueryParameters: true,
+        });
+  const underApi = (stage: Stage): Stage => under(ORG_PLATFORM_BASE_PATH, stage);
+  const stages = requestPipeline(
+    {
+      prepare: [
+        corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
+        canonicalRequestPath,
+        underApi((_req, res, next) => {
+          // Every answer of the API says its version and rate limit; clients read them from GET /ping.
+          res.setHeader("TFP-API-Version", API_VERSION);
+          res.setHeader("X-RateLimit-Limit", RATE_LIMIT);
+          next();
+        }),
+      ],
+      match: operationMatch(routes, validator !== undefined),
+      // Without a valid token nothing else is looked at (but the ping).
+      authenticate: underApi((req, res, next) => {
+        if (matchedRoute<OperationRoute>(res)?.operationId === "ping") return next();
+        res.locals.caller = service.authenticate(bearerToken(req));
+        next();
       }),
-    );
-  }
-  stages.push(
-    operationHandler(routes, (route, req, res) => {
-      const context: OrgPlatformContext = {
-        service,
-        caller: res.locals.caller,
-        origin: `${req.protocol}://${req.get("host")}`,
-        sent: { path: req.path, query: req.originalUrl.split("?")[1] ?? "" },
-      };
-      const answer = () => runOrgPlatformOperation(route.operationId, req, res, context);
-      // Reads are answered again from the memo until the state moves (the caller was authenticated
-      // in the step before; what it may see is decided by the state).
-      return req.method === "GET" ? answers.serve(req, res, answer) : answer();
-    }),
-    (_req, _res, next) => next(noSuchPath()),
+      // What the request acts on, from its path: a caller who may not act on it gets the 404 before
+      // its query or body are looked at. A path or method the API does not have: 404 or 405.
+      authorize: underApi((req, res, next) => {
+        const route = matchedRoute<OperationRoute>(res);
+        if (!route) throw routes.methodsFor(req.path).length > 0 ? methodNotAllowed() : noSuchPath();
+        if (route.operationId !== "ping") service.authorize(res.locals.caller, route.operationId as keyof operations, req.params as Record<string, string>);
+        next();
+      }),
+      // Media type, size and depth are checked before the body is parsed.
+      readBody: underApi(jsonApiBody()),
+      // A read answered before goes out again as it was sent, until the state moves (the handler keeps it).
+      kept: (req, res, next) => {
+        if (req.method === "GET" && answers.sendKept(req, res)) return;
+        next();
+      },
+      handle: operationHandler(routes, (route, req, res) => {
+        const context: OrgPlatformContext = {
+          service,
+          caller: res.locals.caller,
+          origin: `${req.protocol}://${req.get("host")}`,
+          sent: { path: req.path, query: req.originalUrl.split("?")[1] ?? "" },
+        };
+        const answer = () => runOrgPlatformOperation(route.operationId, req, res, context);
+        // Reads are answered again from the memo until the state moves (the caller was authenticated
+        // in the step before; what it may see is decided by the state).
+        return req.method === "GET" ? answers.serve(req, res, answer) : answer();
+      }),
+      notFound: (_req, _res, next) => next(noSuchPath()),
+    },
+    validator,
   );
   answerWith(app, stages, (error: unknown, req: Request, res: Response) => {
     // RFC 9110: a 405 says which methods the path has.
@@ -119,6 +135,11 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
     renderError(error, req, res);
   });
   return { app, service, ...(data && { data }) };
+}
+
+/** A method the path does not have (the Allow header is set by the error handler). */
+function methodNotAllowed(): Error & { status: number } {
+  return Object.assign(new Error("method not allowed"), { status: 405 });
 }
 
 function bearerToken(req: Request): string | undefined {

@@ -1,21 +1,21 @@
 // The secrets reference server: express app, token and policy checks, OpenAPI validation,
 // handlers, and the `{"errors": [...]}` envelope. One app serves one cluster.
 //
-// A request goes through, in order (cheapest refusal first, nothing parsed for a stranger):
-//   1. dispatch: the canonical path (decoded once, cleaned: http/canonical-path.ts); `list` (LIST or
-//      GET ?list=true) read; the token checked (403); the operation found from method and path (404
-//      no route, 405 unsupported); its capabilities checked on the canonical path (403); only then
-//      the body read within its limits (413 for size, 400 for shape) and decoded as JSON whatever
-//      its Content-Type (a missing, empty or `null` body counts as {}); the URL rewritten to the
-//      canonical path, so that the validator and the handlers see exactly what was authorized;
-//   2. express-openapi-validator: the request against the description (400), and every JSON answer;
-//   3. the operation's handler.
+// A request goes through the shared pipeline (server/shared/pipeline.ts), cheapest refusal first,
+// nothing parsed for a stranger: the canonical path (decoded once, cleaned: http/canonical-path.ts)
+// and `list` (LIST or GET ?list=true) read; the operation found from method and path; the token
+// checked (403); then 404 for no route, 405 unsupported, and the capabilities checked on the
+// canonical path (403); only then the body read within its limits (413 for size, 400 for shape) and
+// decoded as JSON whatever its Content-Type (a missing, empty or `null` body counts as {}); the URL
+// rewritten to the described one, so that express-openapi-validator (which matches it again: the
+// description has no LIST and one segment per parameter) and the handlers see exactly what was
+// authorized; the request checked against the description (400); the handler; every JSON answer checked.
 import type { NextFunction, Request, Response } from "express";
 import { answerWith, sendJsonText, serviceApp } from "../shared/express-app.ts";
 import { RETRY_AFTER_SECONDS } from "../shared/bounds.ts";
 import { StorageUnavailableError } from "../shared/data-dir.ts";
 import { express, loadBundle, openApiValidator, validationProblems, type OpenApiDocument, type ValidationProblem } from "../shared/openapi.ts";
-import "../shared/validator-route-cache.ts";
+import { requestPipeline } from "../shared/pipeline.ts";
 import { corsFromEnv } from "../shared/cors.ts";
 import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
@@ -94,81 +94,114 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
 
   const answers = new AnswerMemo({ version: () => cluster.storage.index(), perAnswer: withNewRequestId(cluster) });
   const app = serviceApp({ jsonCharset: false, jsonNewline: true });
-  const stages: Stage[] = [
-    corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
-    (_req, res, next) => {
-      res.set("Cache-Control", "no-store");
-      next();
-    },
-    // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
-    unwrapStage(cluster.replication, SECRETS_BASE_PATH),
-    under(SECRETS_BASE_PATH, dispatch(cluster, operations, { ...BODY_LIMITS, ...options.bodyLimits })),
-  ];
-  if (options.validate !== false) {
-    stages.push(
-      openApiValidator(document, {
-        basePath: SECRETS_BASE_PATH,
-        validateResponses: options.validateResponses !== false,
-        allowUnknownQueryParameters: true,
+  const validator =
+    options.validate === false
+      ? undefined
+      : openApiValidator(document, { basePath: SECRETS_BASE_PATH, validateResponses: options.validateResponses !== false, allowUnknownQueryParameters: true });
+  const underApi = (stage: Stage): Stage => under(SECRETS_BASE_PATH, stage);
+  const limits = { ...BODY_LIMITS, ...options.bodyLimits };
+  const stages = requestPipeline(
+    {
+      prepare: [
+        corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
+        (_req, res, next) => {
+          res.set("Cache-Control", "no-store");
+          next();
+        },
+        // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
+        unwrapStage(cluster.replication, SECRETS_BASE_PATH),
+        underApi(canonicalRequest),
+      ],
+      match: underApi((_req, res, next) => {
+        const { method, routePath } = res.locals.request as CanonicalRequest;
+        res.locals.resolution = operations.resolve(method, routePath);
+        next();
       }),
-    );
-  }
-  stages.push(
-    // The operation dispatch found and authorized, with the parameters of the path it authorized.
-    (req, res, next) => {
-      const context = res.locals.secrets as RequestContext | undefined;
-      if (!context) return next();
-      req.params = context.params;
-      const { operationId } = context.operation;
-      const handlerContext: SecretsContext = { cluster, token: context.token, mount: context.operation.mount };
-      // Reads of stored state are answered again from the memo until the storage moves (the token
-      // and its policy were checked by dispatch, for this request).
-      if (MEMOIZED_READS.has(operationId)) return answers.serve(req, res, () => boundSecretsHandlers(operationId, req, res, handlerContext));
-      return boundSecretsHandlers(operationId, req, res, handlerContext);
+      authenticate: underApi((req, res, next) => {
+        const token = tokenOf(req);
+        cluster.auth.authenticate(token);
+        (res.locals.request as CanonicalRequest).token = token;
+        next();
+      }),
+      authorize: underApi((_req, res, next) => {
+        const { method, routePath, canonical, token } = res.locals.request as CanonicalRequest;
+        const resolution = res.locals.resolution as Resolution;
+        // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
+        cluster.replication.admit(method, canonical, "operation" in resolution ? resolution.operation.mount : undefined);
+        if ("problem" in resolution) throw unsupported(resolution, routePath, method);
+        cluster.auth.authorize(token, canonical, resolution.operation.capabilities);
+        next();
+      }),
+      readBody: underApi(async (req, res, next) => {
+        const { operation } = res.locals.resolution as Extract<Resolution, { operation: SecretsOperation }>;
+        req.body = withNullsRead(await bodyOf(req, operation, limits), operations.nullReadsAs.get(operation.operationId));
+        // The body is JSON whatever its Content-Type; the validator checks it against the schema.
+        if (req.body !== undefined) req.headers["content-type"] = "application/json";
+        next();
+      }),
+      // The described method (PUT for POST and the other way round), the canonical path (each
+      // segment encoded again, so express and the validator decode exactly the canonical segments)
+      // and a canonical `list`.
+      decode: underApi((req, res, next) => {
+        const { method, routePath, canonical, token } = res.locals.request as CanonicalRequest;
+        const { operation, params } = res.locals.resolution as Extract<Resolution, { operation: SecretsOperation }>;
+        req.method = operation.describedMethod.toUpperCase();
+        req.url = req.originalUrl = SECRETS_BASE_PATH + withListParameter(servedPath(operation, params, routePath) + queryOf(req.url), method === "list");
+        res.locals.secrets = { operation, token: token!, path: canonical, params } satisfies RequestContext;
+        next();
+      }),
+      // A stored-state read answered before goes out again as it was sent, until the storage moves.
+      kept: underApi((req, res, next) => {
+        const context = res.locals.secrets as RequestContext | undefined;
+        if (context && MEMOIZED_READS.has(context.operation.operationId) && answers.sendKept(req, res)) return;
+        next();
+      }),
+      // The operation dispatch found and authorized, with the parameters of the path it authorized.
+      handle: (req, res, next) => {
+        const context = res.locals.secrets as RequestContext | undefined;
+        if (!context) return next();
+        req.params = context.params;
+        const { operationId } = context.operation;
+        const handlerContext: SecretsContext = { cluster, token: context.token, mount: context.operation.mount };
+        // Reads of stored state are answered again from the memo until the storage moves (the token
+        // and its policy were checked by dispatch, for this request).
+        if (MEMOIZED_READS.has(operationId)) return answers.serve(req, res, () => boundSecretsHandlers(operationId, req, res, handlerContext));
+        return boundSecretsHandlers(operationId, req, res, handlerContext);
+      },
+      notFound: (req, _res, next) => next(routeNotFound(req.path)),
     },
-    (req, _res, next) => next(routeNotFound(req.path)),
+    validator,
+    true,
   );
   answerWith(app, stages, (error, req, res, next) => renderError(error, req, res, next, cluster));
   return { app, cluster, document, operations };
 }
 
-function dispatch(cluster: SecretsCluster, operations: OperationIndex, limits: JsonLimits): Stage {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const list = listFlag(req);
-      const method: RequestMethod = (req.method === "GET" && list) || req.method === "LIST" ? "list" : (req.method.toLowerCase() as RequestMethod);
-      const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(underBasePath(req.url)), SECRETS_BASE_PATH, method === "list");
-      if (canonical.kind === "invalid") throw new InvalidRequestError(canonical.message);
-      if (canonical.kind === "redirect") {
-        // As the real server's HTTP mux answers a path that is not clean.
-        const query = req.url.indexOf("?");
-        res.status(301).location(canonical.location + (query === -1 ? "" : req.url.slice(query))).end();
-        return;
-      }
-      const token = tokenOf(req);
-      cluster.auth.authenticate(token);
-      const routePath = `/${canonical.segments.join("/")}`;
-      const resolution = operations.resolve(method, routePath);
-      // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
-      cluster.replication.admit(method, canonical.path, "operation" in resolution ? resolution.operation.mount : undefined);
-      if ("problem" in resolution) throw unsupported(resolution, routePath, method);
-      const { operation, params } = resolution;
-      cluster.auth.authorize(token, canonical.path, operation.capabilities);
-      req.body = withNullsRead(await bodyOf(req, operation, limits), operations.nullReadsAs.get(operation.operationId));
-      // The body is JSON whatever its Content-Type; the validator checks it against the schema.
-      if (req.body !== undefined) req.headers["content-type"] = "application/json";
-      // The described method (PUT for POST and the other way round), the canonical path (each
-      // segment encoded again, so express and the validator decode exactly the canonical segments)
-      // and a canonical `list`.
-      req.method = operation.describedMethod.toUpperCase();
-      req.url = req.originalUrl = SECRETS_BASE_PATH + withListParameter(servedPath(operation, params, routePath) + queryOf(req.url), method === "list");
-      res.locals.secrets = { operation, token: token!, path: canonical.path, params } satisfies RequestContext;
-      next();
-    } catch (error) {
-      next(error);
-    }
-  };
+/** What the canonical form of a request is: its method (`list` read), its cleaned path, its route under the base path. */
+interface CanonicalRequest {
+  method: RequestMethod;
+  /** The cleaned path, e.g. /v1/aws/roles/x, which the policy checks. */
+  canonical: string;
+  /** The path under the base path, as the operations are routed. */
+  routePath: string;
+  token?: string;
 }
+
+/** The request's canonical path and method, or the real server's redirect (an unclean path) or 400. */
+const canonicalRequest: Stage = (req, res, next) => {
+  const list = listFlag(req);
+  const method: RequestMethod = (req.method === "GET" && list) || req.method === "LIST" ? "list" : (req.method.toLowerCase() as RequestMethod);
+  const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(underBasePath(req.url)), SECRETS_BASE_PATH, method === "list");
+  if (canonical.kind === "invalid") throw new InvalidRequestError(canonical.message);
+  if (canonical.kind === "redirect") {
+    // As the real server's HTTP mux answers a path that is not clean.
+    const query = req.url.indexOf("?");
+    res.status(301).location(canonical.location + (query === -1 ? "" : req.url.slice(query))).end();
+    return;
+  }
+  res.locals.request = { method, canonical: canonical.path, routePath: `/${canonical.segments.join("/")}` } satisfies CanonicalRequest;
+  next();
+};
 
 /** The token from the service's own header, or else from `Authorization: Bearer <token>` (as the real server takes it). */
 function tokenOf(req: Request): string | undefined {

@@ -71,6 +71,19 @@ export class AnswerMemo {
     return answer();
   }
 
+  /**
+   * Sends the kept answer to this request if there is one (true), before the request checks: a kept
+   * answer was sent to a request with the same method, URL and headers, which passed them, and
+   * was authorized again just now (the pipeline runs this after authorization). False: nothing kept.
+   */
+  sendKept(req: Request, res: Response): boolean {
+    this.#current();
+    const kept = this.#answers.get(exactRequestKey(req));
+    if (!kept) return false;
+    this.#send(res, kept);
+    return true;
+  }
+
   /** The version now, forgetting every answer read at another one. */
   #current(): number {
     const version = this.#version();

@@ -3,10 +3,12 @@
 // Why not one app.get/app.put per operation: Express walks its layers in order and matches every
 // one's expression until a route fits, so a request to the fortieth operation paid forty matches
 // (and the router's bookkeeping for each), on every request (profiled with bench/profile.ts). Here
-// the operation is found once: from the validator, which has already matched the request against
-// the description (req.openapi), or else from this table, with Express's own matching rules
-// (case-insensitive, an optional trailing slash, parameters one segment each, decoded once).
+// the operation is found once (operationMatch): from the validator, which matched the request against
+// the description (req.openapi), or, when a service does not validate, from this table, with Express's
+// own matching rules (case-insensitive, an optional trailing slash, parameters one segment each,
+// decoded once). The table also answers the refusals: which methods a path has (405's Allow).
 import type { NextFunction, Request, Response } from "express";
+import { matchedOperation } from "./openapi.ts";
 
 export interface OperationRoute {
   method: string;
@@ -62,23 +64,9 @@ export class RouteTable<R extends OperationRoute> {
     }
   }
 
-  /** Where a request keeps what it matched in this table, with the method and path it was found for. */
-  readonly #ofRequest = Symbol("route match");
-
-  /**
-   * The request's match (below), found once per request: a service that needs the operation before
-   * the validator (the mesh's decoding checks) and the handler step share it, unless the method or
-   * path changed in between.
-   */
+  /** The request's match (below), by its method and path. */
   matchRequest(req: Request): RouteMatch<R> | undefined {
-    const { method, path } = req;
-    // A property of the request rather than a WeakMap entry: one per request is cheaper to add and to collect.
-    const kept = req as unknown as Record<symbol, { method: string; path: string; match: RouteMatch<R> | undefined } | undefined>;
-    const known = kept[this.#ofRequest];
-    if (known && known.method === method && known.path === path) return known.match;
-    const match = this.match(method, path);
-    kept[this.#ofRequest] = { method, path, match };
-    return match;
+    return this.match(req.method, req.path);
   }
 
   /** The first route of the method (GET for HEAD, as Express) whose expression matches the path; parameters decoded. */
@@ -139,36 +127,44 @@ export class RouteTable<R extends OperationRoute> {
   }
 }
 
-/** What the validator's metadata stage leaves on a request it matched. */
-interface ValidatedOperation {
-  expressRoute?: string;
-  pathParams?: Record<string, string>;
+/** Where the match stage (operationMatch) keeps a request's operation. */
+const MATCHED = Symbol("matched operation");
+
+/** The operation the match stage found for this request; undefined when it matched none. */
+export function matchedRoute<R extends OperationRoute>(res: Response): R | undefined {
+  return (res.locals as { [MATCHED]?: R })[MATCHED];
 }
 
 /**
- * The stage calling `invoke` with the request's operation, and req.params set to its path
- * parameters (as the validator coerced them, when it ran). A request that matches no operation goes on.
+ * The stage that records the request's operation, found once: the one the validator matched
+ * (req.openapi, set by its metadata stage just before) when the service validates, or else this
+ * table's. req.params are its path parameters. A request that matches none goes on without one:
+ * each service refuses it in its own words and order.
  */
+export function operationMatch<R extends OperationRoute>(table: RouteTable<R>, validated: boolean): (req: Request, res: Response, next: NextFunction) => void {
+  return function operationMatch(req, res, next) {
+    let route: R | undefined;
+    if (validated) {
+      const operation = matchedOperation(req);
+      route = operation && table.described(req.method, operation.expressRoute);
+    } else {
+      const match = table.matchRequest(req); // a path parameter that does not decode throws: 400
+      if (match) req.params = match.params;
+      route = match?.route;
+    }
+    (res.locals as { [MATCHED]?: R })[MATCHED] = route;
+    next();
+  };
+}
+
+/** The stage calling `invoke` with the request's operation (found by operationMatch). A request without one goes on. */
 export function operationHandler<R extends OperationRoute>(
-  table: RouteTable<R>,
+  _table: RouteTable<R>,
   invoke: (route: R, req: Request, res: Response, next: NextFunction) => unknown,
 ): (req: Request, res: Response, next: NextFunction) => unknown {
   return function operation(req, res, next) {
-    const validated = (req as Request & { openapi?: ValidatedOperation }).openapi;
-    let route = validated?.expressRoute === undefined ? undefined : table.described(req.method, validated.expressRoute);
-    if (route) {
-      req.params = validated!.pathParams ?? {};
-    } else {
-      let match: RouteMatch<R> | undefined;
-      try {
-        match = table.matchRequest(req);
-      } catch (error) {
-        return next(error);
-      }
-      if (!match) return next();
-      route = match.route;
-      req.params = match.params;
-    }
+    const route = matchedRoute<R>(res);
+    if (!route) return next();
     // A handler's throw or rejected promise goes to whoever runs this stage (stages.ts).
     return invoke(route, req, res, next);
   };

@@ -173,3 +173,45 @@ describe("the answer memo's byte count", () => {
     expect(memo.size).toEqual({ answers: 1, bytes: 100 });
   });
 });
+
+describe("sendKept: a kept answer sent before the request checks", () => {
+  it("sends what serve() kept for the same request, and nothing for another request or after the state moved", async () => {
+    const h = await harness();
+    const first = await read(`${h.url}/thing/a`);
+    const sent: string[] = [];
+    const fake = (url: string, rawHeaders: string[]) => {
+      const res = {
+        statusCode: 0,
+        headers: {} as Record<string, unknown>,
+        setHeader(name: string, value: unknown) {
+          this.headers[name.toLowerCase()] = value;
+        },
+        end(body: Buffer) {
+          sent.push(body.toString());
+        },
+      };
+      return { req: { method: "GET", originalUrl: url, rawHeaders } as unknown as Request, res: res as unknown as Response & { statusCode: number } };
+    };
+    // The request fetch sent, as the server received it: the same method, URL and raw headers.
+    const headersSent = await new Promise<string[]>((resolve) => {
+      const probe = express();
+      probe.get("/thing/a", (req, res) => {
+        resolve(req.rawHeaders);
+        res.end();
+      });
+      const s = probe.listen(0, "127.0.0.1", () => void fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/thing/a`).then(() => s.close()));
+    });
+    const host = headersSent.indexOf("host");
+    const rawHeaders = [...headersSent];
+    rawHeaders[host + 1] = new URL(h.url).host;
+    const same = fake("/thing/a", rawHeaders);
+    expect(h.memo.sendKept(same.req, same.res)).toBe(true);
+    expect(same.res.statusCode).toBe(200);
+    expect(sent).toEqual([first.body]);
+    const other = fake("/thing/b", rawHeaders);
+    expect(h.memo.sendKept(other.req, other.res)).toBe(false);
+    h.state.version++;
+    expect(h.memo.sendKept(same.req, same.res)).toBe(false);
+    expect(sent).toHaveLength(1);
+  });
+});

@@ -1,11 +1,11 @@
-// The Express app the reference servers start from: a query parsed once per request (and again when
-// the URL changes), and requests answered by the stages without the router, with Express's final
-// handler for what no stage answers and for errors the error handler passes on.
+// The Express app the reference servers start from: no X-Powered-By or ETag, the stages as one
+// middleware with Express's own final handler for what no stage answers, and JSON written as each
+// service writes it (exactly application/json and a newline where the real service does).
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { answerWith, serviceApp } from "../../server/shared/express-app.ts";
+import { answerWith, sendJsonText, serviceApp, serviceJsonWriter, type JsonStyle } from "../../server/shared/express-app.ts";
 import type { Stage } from "../../server/shared/stages.ts";
 
 let server: Server | undefined;
@@ -14,8 +14,8 @@ afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => reso
 type ErrorHandler = (error: unknown, req: Request, res: Response, next: NextFunction) => void;
 const answer418: ErrorHandler = (error, _req, res) => void res.status(418).send(String(error));
 
-async function serve(stages: Stage[], onError: ErrorHandler = answer418) {
-  const app = serviceApp();
+async function serve(stages: Stage[], onError: ErrorHandler = answer418, style: JsonStyle = {}) {
+  const app = serviceApp(style);
   answerWith(app, stages, onError);
   server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server!.once("listening", resolve));
@@ -23,38 +23,41 @@ async function serve(stages: Stage[], onError: ErrorHandler = answer418) {
 }
 
 describe("serviceApp", () => {
-  it("parses a request's query once, and again after its URL changed", async () => {
-    const seen: unknown[] = [];
-    const base = await serve([
-      (req, res) => {
-        const first = req.query;
-        seen.push(first === req.query, { ...first });
-        req.url = "/other?b=2";
-        seen.push({ ...req.query });
-        res.json(seen);
-      },
-    ]);
-    expect(await (await fetch(`${base}/x?a=1`)).json()).toEqual([true, { a: "1" }, { b: "2" }]);
-  });
-
   it("sends neither X-Powered-By nor an ETag", async () => {
     const base = await serve([(_req, res) => res.json({ ok: true })]);
     const response = await fetch(base);
     expect(response.headers.get("x-powered-by")).toBeNull();
     expect(response.headers.get("etag")).toBeNull();
   });
+
+  it("writes JSON as res.json does by default, and exactly `application/json` with a newline when the service does", async () => {
+    const stages: Stage[] = [serviceJsonWriter, (req, res) => (req.path === "/text" ? sendJsonText(res.status(400), '{"errors":["x"]}') : res.json({ name: "zoë ✓" }))];
+    const plain = await serve(stages);
+    let response = await fetch(plain);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await response.text()).toBe('{"name":"zoë ✓"}');
+    server!.close();
+    const exact = await serve(stages, answer418, { jsonCharset: false, jsonNewline: true });
+    response = await fetch(exact);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const text = '{"name":"zoë ✓"}\n';
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    expect(await response.text()).toBe(text);
+    response = await fetch(`${exact}/text`);
+    expect([response.status, response.headers.get("content-type"), await response.text()]).toEqual([400, "application/json", '{"errors":["x"]}\n']);
+  });
 });
 
 describe("answerWith", () => {
-  it("runs the stages in order with what Express's router sets: originalUrl, baseUrl, params, the app's request and response", async () => {
+  it("runs the stages in order, as one middleware of the app", async () => {
     const base = await serve([
       (req, _res, next) => {
         req.url = "/rewritten";
         next();
       },
-      (req, res) => res.json({ url: req.url, originalUrl: req.originalUrl, baseUrl: req.baseUrl, params: req.params, hasGet: typeof req.get, locals: typeof res.locals }),
+      (req, res) => res.json({ url: req.url, originalUrl: req.originalUrl, baseUrl: req.baseUrl, hasGet: typeof req.get, locals: typeof res.locals }),
     ]);
-    expect(await (await fetch(`${base}/asked?q=1`)).json()).toEqual({ url: "/rewritten", originalUrl: "/asked?q=1", baseUrl: "", params: {}, hasGet: "function", locals: "object" });
+    expect(await (await fetch(`${base}/asked?q=1`)).json()).toEqual({ url: "/rewritten", originalUrl: "/asked?q=1", baseUrl: "", hasGet: "function", locals: "object" });
   });
 
   it("gives a stage's error, thrown or rejected, to the error handler", async () => {

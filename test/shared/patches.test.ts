@@ -1,11 +1,12 @@
 // The fixes under patches/ (applied by patch-package on install), each tested through the library's
 // public API the way an upstream test would: without the patch these tests fail.
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-describe("express-openapi-validator+5.6.2.patch: an empty non-exploded array parameter", () => {
+describe("express-openapi-validator+5.6.2+001+empty-array-parameter.patch: an empty non-exploded array parameter", () => {
   let base: string;
   let close: () => void;
   beforeAll(async () => {
@@ -60,5 +61,345 @@ describe("express-openapi-validator+5.6.2.patch: an empty non-exploded array par
     const refused = await fetch(`${base}/items?include=c`);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { message: string }).message).toMatch(/include/);
+  });
+});
+
+// The library's own modules, as an upstream test reaches them: each patch changes one of them.
+const library = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
+const fromLibrary = <T>(file: string): T => library(`./${file}`) as T;
+
+/** An app validating against `apiSpec` with the library's middleware, `routes` after it, errors as `{ message }`. */
+async function serve(
+  apiSpec: object,
+  routes: (app: express.Express) => void,
+  options: Partial<Parameters<typeof OpenApiValidator.middleware>[0]> = {},
+  before: express.RequestHandler[] = [],
+): Promise<{ base: string; close: () => void }> {
+  const app = express();
+  app.use(...before, ...(OpenApiValidator.middleware({ apiSpec: apiSpec as never, validateRequests: true, validateResponses: true, ...options }) as unknown as express.RequestHandler[]));
+  routes(app);
+  app.use((error: { status?: number; message: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(error.status ?? 500).json({ message: error.message });
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+const json = (schema: object) => ({ "application/json": { schema } });
+const ok = { "200": { description: "ok", content: json({ type: "object" }) } };
+
+describe("express-openapi-validator+5.6.2+002+route-expressions-once.patch: route expressions compiled once", () => {
+  const paths: Record<string, object> = {};
+  for (let i = 0; i < 20; i++) paths[`/things${i}/{id}`] = { get: { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: ok } };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve({ openapi: "3.1.0", info: { title: "routes", version: "1" }, paths }, (app) => app.get("/things19/:id", (req, res) => res.json({ id: req.params.id })));
+  });
+  afterAll(() => target.close());
+
+  it("compiles each described route at most once, however many requests come (was every route on every request)", async () => {
+    const pathToRegexp = library(library.resolve("path-to-regexp")) as { pathToRegexp: (...args: unknown[]) => unknown };
+    const compile = vi.spyOn(pathToRegexp, "pathToRegexp");
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${target.base}/things19/x${i}`);
+        expect(await response.json()).toEqual({ id: `x${i}` });
+      }
+      expect(compile.mock.calls.length).toBeLessThanOrEqual(20);
+      const before = compile.mock.calls.length;
+      await fetch(`${target.base}/things19/again`);
+      expect(compile.mock.calls.length).toBe(before);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it("still matches, decodes and refuses as before", async () => {
+    expect(await (await fetch(`${target.base}/things19/a%20b`)).json()).toEqual({ id: "a b" });
+    expect((await fetch(`${target.base}/things19/%E0%A4%A`)).status).toBe(400);
+    expect((await fetch(`${target.base}/nothing`)).status).toBe(404);
+  });
+});
+
+describe("express-openapi-validator+5.6.2+003+parameter-mutator-per-operation.patch: the parameter mutator", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "mutator", version: "1" },
+    paths: {
+      "/teams": {
+        get: {
+          parameters: [
+            { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { number: { type: "integer", default: 1 }, size: { type: "integer" } } } },
+            { name: "q", in: "query", schema: { type: "string" } },
+          ],
+          responses: ok,
+        },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
+  });
+  afterAll(() => target.close());
+
+  it("does not JSON.parse a value that is not text (an absent deepObject's default: a throw and catch on every request)", async () => {
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const response = await fetch(`${target.base}/teams?q=a`);
+      expect(response.status).toBe(200);
+      expect(parse.mock.calls.filter(([value]) => typeof value !== "string")).toEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("builds one mutator per operation, not one per request", async () => {
+    const module = fromLibrary<{ RequestParameterMutator: new (...args: unknown[]) => object }>("middlewares/parsers/req.parameter.mutator.js");
+    const Original = module.RequestParameterMutator;
+    let built = 0;
+    module.RequestParameterMutator = class extends Original {
+      constructor(...args: unknown[]) {
+        super(...args);
+        built++;
+      }
+    };
+    try {
+      const fresh = await serve(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
+      try {
+        for (let i = 0; i < 4; i++) expect((await fetch(`${fresh.base}/teams?q=${i}`)).status).toBe(200);
+        expect(built).toBe(1);
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      module.RequestParameterMutator = Original;
+    }
+  });
+
+  it("reads parameters as before: deepObject members coerced, defaults filled in, bad values refused", async () => {
+    expect(await (await fetch(`${target.base}/teams?page%5Bnumber%5D=2&page%5Bsize%5D=20`)).json()).toEqual({ query: { page: { number: 2, size: 20 } } });
+    expect(await (await fetch(`${target.base}/teams`)).json()).toEqual({ query: { page: { number: 1 } } });
+    expect((await fetch(`${target.base}/teams?page%5Bnumber%5D=two`)).status).toBe(400);
+  });
+});
+
+describe("express-openapi-validator+5.6.2+004+loaded-spec-without-promise-hops.patch: once loaded, the chain runs at once", () => {
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    // Marks the request "sync" now and "async" at the next microtask: a stage reached after a promise hop sees "async".
+    const mark: express.RequestHandler = (req, _res, next) => {
+      const marked = req as express.Request & { turn?: string };
+      marked.turn = "sync";
+      queueMicrotask(() => (marked.turn = "async"));
+      next();
+    };
+    target = await serve(
+      { openapi: "3.1.0", info: { title: "hops", version: "1" }, paths: { "/ping": { get: { responses: ok } } } },
+      (app) => app.get("/ping", (req, res) => res.json({ turn: (req as express.Request & { turn?: string }).turn })),
+      {},
+      [mark],
+    );
+    await fetch(`${target.base}/ping`); // the description is loaded by the first request
+  });
+  afterAll(() => target.close());
+
+  it("reaches the handler in the same turn as the request entered the chain (was a promise hop per stage)", async () => {
+    expect(await (await fetch(`${target.base}/ping`)).json()).toEqual({ turn: "sync" });
+  });
+
+  it("still gives the first request, which waits for the description, its answer, and errors to the error handler", async () => {
+    const fresh = await serve({ openapi: "3.1.0", info: { title: "hops", version: "1" }, paths: { "/ping": { get: { responses: ok } } } }, (app) =>
+      app.get("/ping", (_req, res) => res.json({ pong: true })),
+    );
+    try {
+      expect(await (await fetch(`${fresh.base}/ping`)).json()).toEqual({ pong: true });
+      expect((await fetch(`${fresh.base}/nothing`)).status).toBe(404);
+    } finally {
+      fresh.close();
+    }
+  });
+});
+
+describe("express-openapi-validator+5.6.2+005+validators-keyed-by-what-they-check.patch: one set of validators per operation", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "keys", version: "1" },
+    paths: {
+      "/items": {
+        get: { responses: ok },
+        post: { requestBody: { required: true, content: json({ type: "object", required: ["name"] }) }, responses: ok },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve(
+      spec,
+      (app) => {
+        app.get("/items", (_req, res) => res.json({ items: [] }));
+        app.post("/items", (req, res) => res.json(req.body));
+      },
+      {},
+      [express.json({ type: () => true })],
+    );
+  });
+  afterAll(() => target.close());
+
+  it("builds one request and one response validator for a GET whatever Content-Type clients send (was one per spelling: memory without bound)", async () => {
+    const requests = fromLibrary<{ RequestValidator: { prototype: { buildMiddleware: () => unknown } } }>("middlewares/openapi.request.validator.js");
+    const responses = fromLibrary<{ ResponseValidator: { prototype: { buildValidators: () => unknown } } }>("middlewares/openapi.response.validator.js");
+    const buildRequest = vi.spyOn(requests.RequestValidator.prototype, "buildMiddleware");
+    const buildResponse = vi.spyOn(responses.ResponseValidator.prototype, "buildValidators");
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${target.base}/items`, { headers: { "content-type": `text/x-${i}` } });
+        expect(response.status).toBe(200);
+      }
+      expect(buildRequest.mock.calls.length).toBeLessThanOrEqual(1);
+      expect(buildResponse.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      buildRequest.mockRestore();
+      buildResponse.mockRestore();
+    }
+  });
+
+  it("still picks the body's schema by its media type, and refuses one the operation does not take", async () => {
+    const post = (type: string, body: string) => fetch(`${target.base}/items`, { method: "POST", headers: { "content-type": type }, body });
+    expect((await post("application/json", '{"name":"a"}')).status).toBe(200);
+    expect((await post("application/json", "{}")).status).toBe(400);
+    expect((await post("text/plain", '{"name":"a"}')).status).toBe(415);
+  });
+});
+
+describe("express-openapi-validator+5.6.2+006+response-media-type-chosen-once.patch: an answer's media type worked out once", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "answers", version: "1" },
+    paths: {
+      "/answer": {
+        get: {
+          parameters: [{ name: "n", in: "query", schema: { type: "string" } }],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }, "text/csv": { schema: { type: "string" } } } } },
+        },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve(spec, (app) =>
+      app.get("/answer", (req, res) => {
+        const n = String(req.query.n);
+        res.json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
+      }),
+    );
+  });
+  afterAll(() => target.close());
+
+  it("chooses the described media type of an answer, and whether it is JSON, once per kind of answer (was parsed again for every answer)", async () => {
+    const util = fromLibrary<{ findResponseContent: (...args: unknown[]) => unknown }>("middlewares/util.js");
+    const responses = fromLibrary<{ ResponseValidator: { prototype: { canValidateContentType: () => boolean } } }>("middlewares/openapi.response.validator.js");
+    const choose = vi.spyOn(util, "findResponseContent");
+    const parse = vi.spyOn(responses.ResponseValidator.prototype, "canValidateContentType");
+    try {
+      // The first answer builds the operation's validators (which asks whether each described type is JSON) and chooses.
+      expect(await (await fetch(`${target.base}/answer?n=0`)).json()).toEqual({ n: 0 });
+      choose.mockClear();
+      parse.mockClear();
+      for (let i = 1; i < 4; i++) expect(await (await fetch(`${target.base}/answer?n=${i}`)).json()).toEqual({ n: i });
+      expect(choose).not.toHaveBeenCalled();
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      choose.mockRestore();
+      parse.mockRestore();
+    }
+  });
+
+  it("still refuses an answer that breaks the schema, every time", async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${target.base}/answer?n=seven`);
+      expect(response.status).toBe(500);
+      expect(((await response.json()) as { message: string }).message).toContain("must be integer");
+    }
+  });
+});
+
+describe("express-openapi-validator+5.6.2+007+meta-schema-only-when-checking.patch: no meta-schema compiled when the description is not checked", () => {
+  const spec = { openapi: "3.1.0", info: { title: "start", version: "1" }, paths: { "/ping": { get: { responses: ok } } } };
+
+  it("builds the OpenAPI meta-schema checker only with validateApiSpec on (was at every start: a compile of the meta-schema)", async () => {
+    const module = fromLibrary<{ OpenAPISchemaValidator: new (...args: unknown[]) => object }>("framework/openapi.schema.validator.js");
+    const Original = module.OpenAPISchemaValidator;
+    let built = 0;
+    module.OpenAPISchemaValidator = class extends Original {
+      constructor(...args: unknown[]) {
+        super(...args);
+        built++;
+      }
+    };
+    try {
+      for (const validateApiSpec of [false, true]) {
+        const target = await serve(spec, (app) => app.get("/ping", (_req, res) => res.json({})), { validateApiSpec });
+        try {
+          expect((await fetch(`${target.base}/ping`)).status).toBe(200);
+        } finally {
+          target.close();
+        }
+        expect(built).toBe(validateApiSpec ? 1 : 0);
+      }
+    } finally {
+      module.OpenAPISchemaValidator = Original;
+    }
+  });
+
+  it("still refuses a description that breaks the meta-schema when it is checked", async () => {
+    const broken = { openapi: "3.1.0", info: { title: "broken" }, paths: { "/ping": { get: { responses: ok } } } };
+    const target = await serve(broken, (app) => app.get("/ping", (_req, res) => res.json({})), { validateApiSpec: true });
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      expect((await fetch(`${target.base}/ping`)).status).toBe(500);
+    } finally {
+      error.mockRestore();
+      target.close();
+    }
+  });
+});
+
+describe("express-openapi-validator+5.6.2+008+local-references-by-pointer.patch: local $refs found by their pointer", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "refs", version: "1" },
+    components: {
+      schemas: {
+        Item: { type: "object", required: ["name"], properties: { name: { $ref: "#/components/schemas/Name" } } },
+        Name: { type: "string", minLength: 1 },
+      },
+    },
+    paths: {
+      "/items": {
+        post: {
+          requestBody: { required: true, content: json({ $ref: "#/components/schemas/Item" }) },
+          responses: { "200": { description: "ok", content: json({ $ref: "#/components/schemas/Item" }) } },
+        },
+      },
+    },
+  };
+
+  it("resolves them without compiling each target into a validator (was a quarter of the servers' start)", async () => {
+    const Ajv = library(library.resolve("ajv/dist/core")) as { default: { prototype: { getSchema: (key: string) => unknown } } };
+    const getSchema = vi.spyOn(Ajv.default.prototype, "getSchema");
+    const target = await serve(spec, (app) => app.post("/items", (req, res) => res.json(req.body)), {}, [express.json()]);
+    try {
+      const post = (body: string) => fetch(`${target.base}/items`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect(await (await post('{"name":"a"}')).json()).toEqual({ name: "a" });
+      expect(getSchema.mock.calls.filter(([key]) => typeof key === "string" && key.startsWith("#/"))).toEqual([]);
+      // The references still check what they name.
+      expect((await post('{"name":""}')).status).toBe(400);
+      expect((await post("{}")).status).toBe(400);
+    } finally {
+      getSchema.mockRestore();
+      target.close();
+    }
   });
 });
