@@ -121,18 +121,29 @@ const PATCHED_PACKAGES = [
   ),
 ];
 
-/** A shrinkwrap whose bundled packages (and what lies inside them) are marked as coming from the tarball. */
-export function withBundled(shrinkwrap: object, bundled: readonly string[]): object {
-  const { packages } = shrinkwrap as { packages: Record<string, LockEntry> };
-  for (const [at, entry] of Object.entries(packages)) {
-    if (bundled.some((name) => at === `node_modules/${name}` || at.startsWith(`node_modules/${name}/`))) {
-      const { resolved, integrity, ...rest } = entry;
-      void resolved;
-      void integrity;
-      packages[at] = { ...rest, inBundle: true };
-    }
-  }
-  return shrinkwrap;
+/**
+ * The patched packages' imports, taken to the package's own copy under vendor/ (its entry file; every
+ * output file is in <package>/dist/). Not npm's bundleDependencies: `npm ci` of the packed toolkit
+ * also unpacked the registry's copy of a bundled package over the bundled one (npm 11 here; a file
+ * of the registry's shorter text with the tail of the patched one left after it).
+ */
+function vendoredPatchedPackages(names: readonly string[]): Plugin {
+  const entryOf = (name: string): string => {
+    const manifest = JSON.parse(readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { main?: string };
+    return path.posix.normalize(manifest.main ?? "index.js");
+  };
+  return {
+    name: "vendored-patched-packages",
+    setup(b) {
+      for (const name of names) {
+        const escaped = name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+        b.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, (args) => {
+          const subpath = args.path.slice(name.length);
+          return { path: `../vendor/${name}/${subpath ? subpath.slice(1) : entryOf(name)}`, external: true };
+        });
+      }
+    },
+  };
 }
 
 /** Package names of bare imports (node:* and relative ones aside). */
@@ -180,11 +191,12 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
     metafile: true,
     logLevel: "warning",
     define: { __TOOLKIT_BUNDLE__: "true", __TOOLKIT_VERSION__: JSON.stringify(rootPackage.version) },
-    plugins: [toolkitLocation(root)],
+    plugins: [toolkitLocation(root), vendoredPatchedPackages(PATCHED_PACKAGES)],
   });
 
   // The dependencies: every package the bundle imports, and the tools it runs (Redocly, Prism).
-  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli"]);
+  // The patched packages stay dependencies: npm installs what their vendored copies require.
+  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", ...PATCHED_PACKAGES]);
   for (const output of Object.values(result.metafile.outputs)) for (const i of output.imports) if (i.external && packageOf(i.path)) imported.add(packageOf(i.path)!);
   const versions = { ...rootPackage.devDependencies, ...rootPackage.dependencies };
   const dependencies = Object.fromEntries(
@@ -208,12 +220,12 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   const rapidoc = path.dirname(createRequire(import.meta.url).resolve("rapidoc/package.json"));
   mkdirSync(path.join(outDir, RAPIDOC_ASSETS), { recursive: true });
   for (const file of ["dist/rapidoc-min.js", "dist/rapidoc-min.js.LICENSE.txt", "LICENSE.txt"]) cpSync(path.join(rapidoc, file), path.join(outDir, RAPIDOC_ASSETS, path.basename(file)));
-  // Libraries this repository fixes under patches/ go inside the package as patched here: an
-  // installed toolkit gets them from its tarball (npm 11 runs no dependency's install script, so
-  // patch-package could not apply the patches there).
+  // Libraries this repository fixes under patches/ go inside the package as patched here, under
+  // vendor/, where the bundle imports them from (npm 11 runs no dependency's install script, so
+  // patch-package could not apply the patches in an installed toolkit).
   for (const name of PATCHED_PACKAGES) {
     // What runs: the JavaScript, not the type declarations and source maps (the package is JavaScript only).
-    cpSync(path.join(root, "node_modules", name), path.join(outDir, "node_modules", name), { recursive: true, filter: (source) => !/\.(d\.ts|map)$/.test(source) });
+    cpSync(path.join(root, "node_modules", name), path.join(outDir, "vendor", name), { recursive: true, filter: (source) => !/\.(d\.ts|map)$/.test(source) });
   }
 
   const manifest = {
@@ -224,14 +236,13 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
     type: "module",
     bin: { [BIN_NAME]: `bin/${BIN_NAME}.mjs` },
     engines: rootPackage.engines,
-    files: ["assets", "bin", "dist", "generated", "openapi", "server", "workflows", "redocly.yaml", "README.md", "npm-shrinkwrap.json"],
+    files: ["assets", "bin", "dist", "generated", "openapi", "server", "vendor", "workflows", "redocly.yaml", "README.md", "npm-shrinkwrap.json"],
     dependencies,
-    bundleDependencies: PATCHED_PACKAGES.filter((name) => name in dependencies),
   };
   writeFileSync(path.join(outDir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
   const rootEntry = { name: PACKAGE_NAME, version: rootPackage.version, dependencies, bin: manifest.bin, engines: manifest.engines } as LockEntry;
-  writeFileSync(path.join(outDir, "npm-shrinkwrap.json"), JSON.stringify(withBundled(shrinkwrapFor(lock, rootEntry), manifest.bundleDependencies), null, 2) + "\n");
+  writeFileSync(path.join(outDir, "npm-shrinkwrap.json"), JSON.stringify(shrinkwrapFor(lock, rootEntry), null, 2) + "\n");
   return outDir;
 }
 
