@@ -403,3 +403,70 @@ describe("express-openapi-validator+5.6.2+008+local-references-by-pointer.patch:
     }
   });
 });
+
+describe("express-openapi-validator+5.6.2+009+request-content-type-and-object-schemas-once.patch: per-request parses kept", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "writes", version: "1" },
+    paths: {
+      "/teams": {
+        post: {
+          parameters: [
+            { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { size: { type: "integer" } } } },
+            { name: "q", in: "query", schema: { type: "string" } },
+          ],
+          requestBody: { required: true, content: json({ type: "object", required: ["name"], properties: { name: { type: "string" } } }) },
+          responses: ok,
+        },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve(spec, (app) => app.post("/teams", (req, res) => res.json({ query: req.query, body: req.body })), {}, [express.json()]);
+  });
+  afterAll(() => target.close());
+  const post = (body: unknown, contentType = "application/json", query = "?q=a&page[size]=2") =>
+    fetch(`${target.base}/teams${query}`, { method: "POST", headers: { "content-type": contentType }, body: JSON.stringify(body) });
+
+  it("parses a request's Content-Type once per spelling (was on every request with a body)", async () => {
+    const util = fromLibrary<{ ContentType: { fromString: (type?: string) => unknown; from: (req: unknown) => unknown } }>("middlewares/util.js");
+    expect((await post({ name: "a" })).status).toBe(200);
+    const fromString = vi.spyOn(util.ContentType, "fromString");
+    const from = vi.spyOn(util.ContentType, "from");
+    try {
+      for (let i = 0; i < 3; i++) expect((await post({ name: `t${i}` })).status).toBe(200);
+      expect(fromString).not.toHaveBeenCalled();
+      expect(from).not.toHaveBeenCalled();
+      // A new spelling is parsed (with its operation's validators built for it) at its first request, then kept too.
+      expect((await post({ name: "b" }, "application/json; charset=utf-8")).status).toBe(200);
+      expect(fromString).toHaveBeenCalledWith("application/json; charset=utf-8");
+      fromString.mockClear();
+      for (let i = 0; i < 2; i++) expect((await post({ name: "b" }, "application/json; charset=utf-8")).status).toBe(200);
+      expect(fromString).not.toHaveBeenCalled();
+    } finally {
+      fromString.mockRestore();
+      from.mockRestore();
+    }
+  });
+
+  it("asks once per schema whether a query parameter's schema holds an object (was a walk for every parameter of every request)", async () => {
+    const module = fromLibrary<{ RequestParameterMutator: { prototype: { walkObjectOrXOf?: (schema: unknown) => boolean } } }>("middlewares/parsers/req.parameter.mutator.js");
+    expect(typeof module.RequestParameterMutator.prototype.walkObjectOrXOf).toBe("function");
+    expect((await post({ name: "a" })).status).toBe(200);
+    const walk = vi.spyOn(module.RequestParameterMutator.prototype as { walkObjectOrXOf: (schema: unknown) => boolean }, "walkObjectOrXOf");
+    try {
+      for (let i = 0; i < 3; i++) expect((await post({ name: `t${i}` })).status).toBe(200);
+      expect(walk).not.toHaveBeenCalled();
+    } finally {
+      walk.mockRestore();
+    }
+  });
+
+  it("still reads and refuses as before: deepObject members coerced, a bad body and a media type it does not take refused", async () => {
+    expect(await (await post({ name: "a" })).json()).toEqual({ query: { q: "a", page: { size: 2 } }, body: { name: "a" } });
+    expect((await post({ name: 7 })).status).toBe(400);
+    expect((await post({ name: "a" }, "text/plain")).status).toBe(415);
+    expect((await post({ name: "a" }, "application/json", "?page[size]=x")).status).toBe(400);
+  });
+});
