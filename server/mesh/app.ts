@@ -12,7 +12,7 @@ import { DurationInputError, durationText } from "./domain/durations.ts";
 import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { authenticate, boundMeshHandlers, checkBlockingParams, isBlocking, meshContext } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
-import { declaresBody, JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { declaresBody, JsonBodyError, objectMembers, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
@@ -231,8 +231,8 @@ const BODY_DURATIONS: Record<string, { field: string; prefix: string }> = {
 
 function checkBodyDurations(operationId: string, body: unknown): void {
   const rule = BODY_DURATIONS[operationId];
-  if (!rule || typeof body !== "object" || body === null) return;
-  const value = (body as Record<string, unknown>)[rule.field];
+  if (!rule) return;
+  const value = objectMembers(body)?.[rule.field];
   if (typeof value !== "string" && typeof value !== "number") return;
   try {
     parseDuration(durationText(value) as string);

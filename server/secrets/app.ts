@@ -21,7 +21,7 @@ import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
-import { JsonBodyError, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { JsonBodyError, objectMembers, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
@@ -258,8 +258,8 @@ function servedPath(operation: SecretsOperation, params: Record<string, string>,
 
 /** Members sent as JSON null read as their zero value where the description says null is taken. */
 function withNullsRead(body: unknown, zeros: ReadonlyMap<string, unknown> | undefined): unknown {
-  if (!zeros || body === null || typeof body !== "object" || Array.isArray(body)) return body;
-  const members = body as Record<string, unknown>;
+  const members = objectMembers(body);
+  if (!zeros || !members) return body;
   for (const [name, zero] of zeros) if (members[name] === null) members[name] = structuredClone(zero);
   return body;
 }
@@ -378,7 +378,7 @@ function describeProblem({ location, field, message: said }: ValidationProblem, 
   const missing = /^must have required property '(.+)'$/.exec(message)?.[1];
   if (location === "body" && missing) {
     const words = (field === "" || field === missing) && refused.operationId !== undefined ? MISSING_MEMBER_WORDS[refused.operationId as keyof operations]?.[missing] : undefined;
-    if (words !== undefined) return words((refused.body ?? {}) as Record<string, unknown>, refused.cluster);
+    if (words !== undefined) return words(objectMembers(refused.body) ?? {}, refused.cluster);
     // The real system's words for a missing field, naming it where it sits.
     const where = field.endsWith(missing) ? field : field ? `${field}.${missing}` : missing;
     return `'${where}' must be specified in request body as JSON`;

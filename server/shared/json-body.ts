@@ -199,3 +199,11 @@ export async function readJsonBody(req: IncomingMessage, limits: JsonLimits): Pr
     throw new JsonBodyError({ kind: "syntax", message: (error as Error).message });
   }
 }
+
+/**
+ * The members of a parsed body that is a JSON object; undefined for any other JSON value. For the
+ * checks that run before the description's (a body not validated yet is only known to be JSON).
+ */
+export function objectMembers(body: unknown): Record<string, unknown> | undefined {
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+}
