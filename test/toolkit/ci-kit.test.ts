@@ -82,26 +82,33 @@ describe("the action's steps, run as GitHub Actions runs them", { timeout: 600_0
     const summaryFile = path.join(temp, "step-summary.md");
     writeFileSync(summaryFile, "");
 
-    // The inputs as the workflow gives them (github.base_ref is empty on a push), the server on free ports.
+    // The inputs as the workflow gives them (github.base_ref is empty on a push), the server on free
+    // ports. The ports are taken right before the step that starts the server: taken earlier, another
+    // test file's server could be given one of them while the steps before run.
     const ports = { ORG_PLATFORM_PORT: 8080, SECRETS_PORT: 8200, MESH_PORT: 8500 };
-    // The secrets server's cluster port too (default: SECRETS_PORT + 1, which a free port may not leave free).
-    const free: Record<string, string> = { SECRETS_CLUSTER_PORT: String(await freePort()) };
-    let conformance = String(actionStep.with!.conformance);
-    for (const [variable, port] of Object.entries(ports)) {
-      free[variable] = String(await freePort());
-      conformance = conformance.replace(`127.0.0.1:${port}/`, `127.0.0.1:${free[variable]}/`);
-    }
+    const free: Record<string, string> = {};
     const inputs: Record<string, string> = {
       ...Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, v.default ?? ""])),
       ...Object.fromEntries(Object.entries(actionStep.with!).map(([k, v]) => [k, String(v)])),
       "base-ref": "",
-      conformance,
     };
+    const takeFreePorts = async () => {
+      // The secrets server's cluster port too (default: SECRETS_PORT + 1, which a free port may not leave free).
+      free.SECRETS_CLUSTER_PORT = String(await freePort());
+      let conformance = String(actionStep.with!.conformance);
+      for (const [variable, port] of Object.entries(ports)) {
+        free[variable] = String(await freePort());
+        conformance = conformance.replace(`127.0.0.1:${port}/`, `127.0.0.1:${free[variable]}/`);
+      }
+      inputs.conformance = conformance;
+    };
+    await takeFreePorts();
     const expand = (text: string) => text.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => inputs[name] ?? "");
     for (const step of action.runs.steps) {
       if (step.uses) continue;
       const condition = /^inputs\.([\w-]+) != ''$/.exec(step.if ?? "");
       if (condition && !inputs[condition[1]!]) continue;
+      if (step.env?.SERVER_COMMAND !== undefined) await takeFreePorts();
       const env = { ...actionStep.env, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v)])), ...free, RUNNER_TEMP: temp, GITHUB_STEP_SUMMARY: summaryFile, CI: "true" };
       const result = await run("bash", ["-e", "-c", expand(step.run!)], { cwd: copy, env, timeoutMs: 300_000 });
       results.push({ name: step.name!, ...result });
