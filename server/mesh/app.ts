@@ -23,6 +23,7 @@ import { corsFromEnv } from "../shared/cors.ts";
 import { matchedRoute, operationHandler, operationMatch, RouteTable, type OperationRoute } from "../shared/operation-router.ts";
 import type { Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
+import { queryOf } from "../shared/request-query.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -243,7 +244,7 @@ function checkBodyDurations(operationId: string, body: unknown): void {
 }
 
 function checkNames(req: Request, operationId: string): void {
-  for (const ns of [req.query.ns, req.get("x-mesh-namespace")]) {
+  for (const ns of [queryOf(req).ns, req.get("x-mesh-namespace")]) {
     const problem = typeof ns === "string" && ns !== "" ? checkNamespaceName(ns) : undefined;
     if (problem) throw new MeshHttpError(400, problem);
   }
@@ -291,7 +292,7 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
 }
 
 function checkDatacenterAndPartition(req: Request, datacenter: string): MeshHttpError | undefined {
-  const { dc, partition } = req.query;
+  const { dc, partition } = queryOf(req);
   // Another datacenter would be reached over the WAN; this server has none (the RPC layer's words).
   if (typeof dc === "string" && dc !== "" && dc !== datacenter) return new MeshHttpError(500, "No path to datacenter");
   if (typeof partition === "string" && partition !== "") {

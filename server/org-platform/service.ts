@@ -43,6 +43,9 @@ export interface ListOptions<I> {
 }
 
 export class OrgPlatformService {
+  /** Teams by name per organization, at one state version (teamsByName). */
+  private nameOrder: { version: number; byOrganization: Map<string, readonly Team[]> } = { version: -1, byOrganization: new Map() };
+
   constructor(readonly store: OrgPlatformStore) {}
 
   /** The caller a bearer token stands for; no token or an unknown one is a 401. */
@@ -279,12 +282,9 @@ export class OrgPlatformService {
   ): Schemas["TeamListDocument"] {
     const { organization, role } = this.access(caller, organizationName);
     const q = filters.q?.toLowerCase();
-    const teams = this.store
-      .teams(organization.name)
-      .filter((t) => canSeeTeam(role, t))
-      .filter((t) => q === undefined || t.name.toLowerCase().includes(q))
-      .filter((t) => filters.names === undefined || filters.names.includes(t.name))
-      .sort((a, b) => compareNames(a.name, b.name));
+    const teams = this.teamsByName(organization.name).filter(
+      (t) => canSeeTeam(role, t) && (q === undefined || t.name.toLowerCase().includes(q)) && (filters.names === undefined || filters.names.includes(t.name)),
+    );
     const { items, meta, links } = paginate(teams, options.page, options.location);
     return {
       data: items.map((t) => this.renderTeam(t, organization, role)),
@@ -292,6 +292,18 @@ export class OrgPlatformService {
       meta: { pagination: meta },
       links,
     };
+  }
+
+  /** An organization's teams in name order; sorted again only after a write (lists are read far more often). */
+  private teamsByName(organization: string): readonly Team[] {
+    const version = this.store.version();
+    if (this.nameOrder.version !== version) this.nameOrder = { version, byOrganization: new Map() };
+    let sorted = this.nameOrder.byOrganization.get(organization);
+    if (!sorted) {
+      sorted = sortByName(this.store.teams(organization));
+      this.nameOrder.byOrganization.set(organization, sorted);
+    }
+    return sorted;
   }
 
   readTeam(caller: Caller, id: string, include: TeamInclude[]): Schemas["TeamDocument"] {
@@ -331,7 +343,7 @@ export class OrgPlatformService {
 
   /** Team members whose membership is active, in the team's order, with those memberships. */
   private activeMembers(team: Team): { user: User; membership: Membership }[] {
-    const active = new Map(this.store.memberships(team.organization).filter((m) => m.status === "active").map((m) => [m.userId, m]));
+    const active = this.store.activeMemberships(team.organization);
     return team.userIds.flatMap((id) => {
       const membership = active.get(id);
       const user = membership && this.store.user(id);
@@ -360,8 +372,11 @@ export class OrgPlatformService {
   }
 }
 
-export function compareNames(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+/** Teams in name order: case-insensitive, then byte order for names that differ only in case. */
+function sortByName(teams: readonly Team[]): readonly Team[] {
+  const keyed = teams.map((team) => ({ team, lower: team.name.toLowerCase() }));
+  keyed.sort((a, b) => compareStrings(a.lower, b.lower) || compareStrings(a.team.name, b.team.name));
+  return keyed.map(({ team }) => team);
 }
+
+const compareStrings = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);

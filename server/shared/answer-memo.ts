@@ -13,6 +13,11 @@
 // - it is kept only when it was sent with a body and a status under 500 (a response that failed
 //   validation is a 500 and never kept), after the response validator (when on) passed it.
 // Bounded by bytes and count; the oldest answers go first.
+//
+// An answer is kept the second time its request comes (at one state version), not the first: a
+// request made once (a read with a query of its own, a scan of every page) costs no copy of its
+// answer and does not push out the answers of requests that do come again. Only the keys of
+// requests seen once are held for that, bounded too (an eighth of the bytes, the same count).
 import type { Request, Response } from "express";
 
 export interface AnswerMemoOptions {
@@ -42,6 +47,11 @@ export class AnswerMemo {
   readonly #maxAnswers: number;
   readonly #perAnswer: ((body: Buffer) => Buffer) | undefined;
   readonly #answers = new Map<string, KeptAnswer>();
+  /** Each request's key, built once: the kept stage and the handler's serve() both look it up. */
+  readonly #keys = new WeakMap<Request, string>();
+  /** Keys of requests answered once at this version, and their bytes: their next answer is kept. */
+  readonly #seenOnce = new Map<string, number>();
+  #seenOnceBytes = 0;
   #keptAt: number | undefined;
   #bytes = 0;
 
@@ -52,10 +62,10 @@ export class AnswerMemo {
     this.#perAnswer = options.perAnswer;
   }
 
-  /** Bytes and count of the answers kept (for the current version). */
-  get size(): { answers: number; bytes: number } {
+  /** Bytes and count of the answers kept (for the current version), and of the keys of requests seen once. */
+  get size(): { answers: number; bytes: number; seenOnce: number; seenOnceBytes: number } {
     this.#current();
-    return { answers: this.#answers.size, bytes: this.#bytes };
+    return { answers: this.#answers.size, bytes: this.#bytes, seenOnce: this.#seenOnce.size, seenOnceBytes: this.#seenOnceBytes };
   }
 
   /**
@@ -64,10 +74,15 @@ export class AnswerMemo {
    */
   serve(req: Request, res: Response, answer: () => unknown): unknown {
     const version = this.#current();
-    const key = exactRequestKey(req);
+    const key = this.#keyOf(req);
     const kept = this.#answers.get(key);
     if (kept) return this.#send(res, kept);
-    this.#capture(key, version, res);
+    if (this.#seenOnce.delete(key)) {
+      this.#seenOnceBytes -= key.length * 2;
+      this.#capture(key, version, res);
+    } else {
+      this.#see(key);
+    }
     return answer();
   }
 
@@ -78,10 +93,19 @@ export class AnswerMemo {
    */
   sendKept(req: Request, res: Response): boolean {
     this.#current();
-    const kept = this.#answers.get(exactRequestKey(req));
+    const kept = this.#answers.get(this.#keyOf(req));
     if (!kept) return false;
     this.#send(res, kept);
     return true;
+  }
+
+  #keyOf(req: Request): string {
+    let key = this.#keys.get(req);
+    if (key === undefined) {
+      key = exactRequestKey(req);
+      this.#keys.set(req, key);
+    }
+    return key;
   }
 
   /** The version now, forgetting every answer read at another one. */
@@ -90,6 +114,8 @@ export class AnswerMemo {
     if (version !== this.#keptAt) {
       this.#answers.clear();
       this.#bytes = 0;
+      this.#seenOnce.clear();
+      this.#seenOnceBytes = 0;
       this.#keptAt = version;
     }
     return version;
@@ -121,6 +147,18 @@ export class AnswerMemo {
       }
       return (end as (...a: unknown[]) => Response).apply(this, args);
     } as Response["end"];
+  }
+
+  #see(key: string): void {
+    const bytes = key.length * 2;
+    if (bytes > this.#maxBytes / 8) return;
+    for (const [oldest, oldestBytes] of this.#seenOnce) {
+      if (this.#seenOnceBytes + bytes <= this.#maxBytes / 8 && this.#seenOnce.size < this.#maxAnswers) break;
+      this.#seenOnce.delete(oldest);
+      this.#seenOnceBytes -= oldestBytes;
+    }
+    this.#seenOnce.set(key, bytes);
+    this.#seenOnceBytes += bytes;
   }
 
   #keep(key: string, answer: Omit<KeptAnswer, "bytes">): void {

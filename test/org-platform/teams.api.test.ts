@@ -71,6 +71,21 @@ describe("listTeams", () => {
     expect(data!.links.self).toBe(`${server.baseUrl}/organizations/acme/teams?page%5Bnumber%5D=1&page%5Bsize%5D=20`);
   });
 
+  it("lists every write at once, in name order (ignoring case): a created, a renamed and a deleted team", async () => {
+    expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "platform", "security"]);
+    const created = await createTeam(TOKENS.alice, { name: "Alpha" });
+    expect(created.response.status).toBe(200);
+    expect(await teamNames(TOKENS.alice)).toEqual(["Alpha", "developers", "owners", "platform", "security"]);
+    expect((await updateTeam(TOKENS.alice, created.data!.data.id, { name: "zeta" })).response.status).toBe(200);
+    expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "platform", "security", "zeta"]);
+    expect((await updateTeam(TOKENS.alice, IDS.teams.platform, { name: "Dev" })).response.status).toBe(200);
+    expect(await teamNames(TOKENS.alice)).toEqual(["Dev", "developers", "owners", "security", "zeta"]);
+    expect((await server.as(TOKENS.alice).DELETE("/teams/{team_id}", team(IDS.teams.platform))).response.status).toBe(204);
+    expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "security", "zeta"]);
+    // A member's view of the same organization, after the owner's writes.
+    expect(await teamNames(TOKENS.carol)).toEqual(["developers"]);
+  });
+
   it("shows a member the visible teams and the secret teams they belong to", async () => {
     expect(await teamNames(TOKENS.bob)).toEqual(["developers"]);
     expect(await teamNames(TOKENS.carol)).toEqual(["developers", "platform"]);

@@ -44,94 +44,124 @@ const read = async (url: string, headers: Record<string, string> = {}) => {
   return { status: response.status, headers: response.headers, body: await response.text() };
 };
 
+/** Reads twice: an answer is kept the second time its request comes. */
+const readTwice = async (url: string, headers: Record<string, string> = {}) => {
+  await read(url, headers);
+  return read(url, headers);
+};
+
 describe("the answer memo", () => {
   it("sends a kept answer again, status, headers and body, without running the handler", async () => {
     const h = await harness();
     const first = await read(`${h.url}/thing/a`);
-    const second = await read(`${h.url}/thing/a`);
-    expect(h.runs()).toBe(1);
-    expect(second.status).toBe(200);
-    expect(second.body).toBe(first.body);
-    expect(second.headers.get("x-from-handler")).toBe("v1");
-    expect(second.headers.get("content-type")).toBe(first.headers.get("content-type"));
-    expect(second.headers.get("content-length")).toBe(String(Buffer.byteLength(first.body)));
+    await read(`${h.url}/thing/a`);
+    expect(h.runs()).toBe(2);
+    const third = await read(`${h.url}/thing/a`);
+    expect(h.runs()).toBe(2);
+    expect(third.status).toBe(200);
+    expect(JSON.parse(third.body)).toEqual({ ...JSON.parse(first.body), run: 2 });
+    expect(third.headers.get("x-from-handler")).toBe("v1");
+    expect(third.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    expect(third.headers.get("content-length")).toBe(String(Buffer.byteLength(third.body)));
     // What the steps before the handler set is theirs, for every request.
     expect(first.headers.get("x-before-handler")).toBe("1");
-    expect(second.headers.get("x-before-handler")).toBe("2");
+    expect(third.headers.get("x-before-handler")).toBe("3");
+  });
+
+  it("keeps an answer the second time its request comes: a request made once is not copied and pushes out no kept answer", async () => {
+    const h = await harness({ maxAnswers: 2 });
+    await readTwice(`${h.url}/thing/a`);
+    await readTwice(`${h.url}/thing/b`);
+    expect(h.memo.size).toMatchObject({ answers: 2, seenOnce: 0 });
+    for (let n = 0; n < 5; n++) await read(`${h.url}/thing/once-${n}`);
+    // Held: the keys of the last two (the count bounds them too), no answer of theirs.
+    expect(h.memo.size).toMatchObject({ answers: 2, seenOnce: 2 });
+    const runs = h.runs();
+    await read(`${h.url}/thing/a`);
+    await read(`${h.url}/thing/b`);
+    expect(h.runs()).toBe(runs);
+    // The second time of a request seen once: answered, and kept.
+    await read(`${h.url}/thing/once-4`);
+    expect(h.runs()).toBe(runs + 1);
+    expect(h.memo.size).toMatchObject({ answers: 2, seenOnce: 1 });
   });
 
   it("answers anew once the state moved", async () => {
     const h = await harness();
-    await read(`${h.url}/thing/a`);
+    await readTwice(`${h.url}/thing/a`);
     h.state.version++;
     const after = await read(`${h.url}/thing/a`);
-    expect(h.runs()).toBe(2);
-    expect(JSON.parse(after.body)).toMatchObject({ version: 2, run: 2 });
+    expect(h.runs()).toBe(3);
+    expect(JSON.parse(after.body)).toMatchObject({ version: 2, run: 3 });
     expect(after.headers.get("x-from-handler")).toBe("v2");
+    // Seen once at the new version only: its next answer is kept, not served from before.
+    expect(h.memo.size).toMatchObject({ answers: 0, seenOnce: 1 });
   });
 
   it("keys by method, URL and every header: a request that differs in any is answered anew", async () => {
     const h = await harness();
+    await readTwice(`${h.url}/thing/a`);
     await read(`${h.url}/thing/a`);
-    await read(`${h.url}/thing/a?x=1`);
-    await read(`${h.url}/thing/b`);
-    await read(`${h.url}/thing/a`, { authorization: "Bearer other" });
+    expect(h.runs()).toBe(2);
+    await readTwice(`${h.url}/thing/a?x=1`);
+    await readTwice(`${h.url}/thing/b`);
+    await readTwice(`${h.url}/thing/a`, { authorization: "Bearer other" });
+    await readTwice(`${h.url}/thing/a`, { "x-namespace": "team-a" });
+    expect(h.runs()).toBe(10);
     await read(`${h.url}/thing/a`, { "x-namespace": "team-a" });
-    expect(h.runs()).toBe(5);
-    await read(`${h.url}/thing/a`, { "x-namespace": "team-a" });
-    expect(h.runs()).toBe(5);
+    expect(h.runs()).toBe(10);
   });
 
   it("keeps no answer of 500 or more, and none read while the state moved", async () => {
     const h = await harness();
     h.state.status = 500;
-    await read(`${h.url}/thing/a`);
-    await read(`${h.url}/thing/a`);
-    expect(h.runs()).toBe(2);
-    h.state.status = 404;
-    await read(`${h.url}/thing/a`);
-    expect((await read(`${h.url}/thing/a`)).status).toBe(404);
+    for (let n = 0; n < 3; n++) await read(`${h.url}/thing/a`);
     expect(h.runs()).toBe(3);
+    h.state.status = 404;
+    await readTwice(`${h.url}/thing/c`);
+    expect((await read(`${h.url}/thing/c`)).status).toBe(404);
+    expect(h.runs()).toBe(5);
 
     h.state.status = 200;
     h.state.version++;
+    await read(`${h.url}/thing/b`);
     h.state.moveDuringAnswer = true;
     await read(`${h.url}/thing/b`);
     h.state.moveDuringAnswer = false;
     await read(`${h.url}/thing/b`);
-    expect(h.runs()).toBe(5);
+    expect(h.runs()).toBe(8);
   });
 
   it("gives every kept answer what changes per answer", async () => {
     let n = 0;
     const h = await harness({ perAnswer: (body) => Buffer.from(body.toString().replace(/"run":\d+/, `"run":${++n + 100}`)) });
-    await read(`${h.url}/thing/a`);
+    await readTwice(`${h.url}/thing/a`);
     expect(JSON.parse((await read(`${h.url}/thing/a`)).body).run).toBe(101);
     expect(JSON.parse((await read(`${h.url}/thing/a`)).body).run).toBe(102);
-    expect(h.runs()).toBe(1);
+    expect(h.runs()).toBe(2);
   });
 
   it("holds at most its bytes and its count, dropping the oldest answers first", async () => {
     const h = await harness({ maxBytes: 4_000, maxAnswers: 3 });
-    for (const name of ["a", "b", "c", "d"]) await read(`${h.url}/thing/${name}`);
+    for (const name of ["a", "b", "c", "d"]) await readTwice(`${h.url}/thing/${name}`);
     expect(h.memo.size.answers).toBe(3);
     await read(`${h.url}/thing/a`); // dropped: answered anew
-    expect(h.runs()).toBe(5);
+    expect(h.runs()).toBe(9);
     await read(`${h.url}/thing/d`); // kept
-    expect(h.runs()).toBe(5);
+    expect(h.runs()).toBe(9);
 
     h.state.version++;
     h.state.body = "x".repeat(600);
-    for (const name of ["a", "b", "c"]) await read(`${h.url}/thing/${name}`);
-    const { answers, bytes } = h.memo.size;
+    for (const name of ["a", "b", "c"]) await readTwice(`${h.url}/thing/${name}`);
+    const { answers, bytes, seenOnceBytes } = h.memo.size;
     expect(bytes).toBeLessThanOrEqual(4_000);
     expect(answers).toBeLessThan(3);
+    expect(seenOnceBytes).toBeLessThanOrEqual(500);
 
     // An answer over a quarter of the bytes is never kept.
     h.state.body = "x".repeat(1_100);
-    await read(`${h.url}/thing/big`);
-    await read(`${h.url}/thing/big`);
-    expect(h.runs()).toBe(10);
+    for (let n = 0; n < 3; n++) await read(`${h.url}/thing/big`);
+    expect(h.runs()).toBe(18);
   });
 });
 
@@ -157,27 +187,40 @@ describe("the answer memo's byte count", () => {
 
   it("keeps answers up to exactly its bytes, and counts what it drops", () => {
     const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
-    for (const path of ["/a", "/b", "/c", "/d"]) respond(memo, path, "x".repeat(86));
-    expect(memo.size).toEqual({ answers: 4, bytes: 400 });
+    for (const path of ["/a", "/b", "/c", "/d"]) for (let n = 0; n < 2; n++) respond(memo, path, "x".repeat(86));
+    expect(memo.size).toEqual({ answers: 4, bytes: 400, seenOnce: 0, seenOnceBytes: 0 });
     respond(memo, "/e", "x".repeat(86));
-    expect(memo.size).toEqual({ answers: 4, bytes: 400 });
+    // Seen once: its key alone is held (7 characters, counted twice).
+    expect(memo.size).toEqual({ answers: 4, bytes: 400, seenOnce: 1, seenOnceBytes: 14 });
+    respond(memo, "/e", "x".repeat(86));
+    expect(memo.size).toEqual({ answers: 4, bytes: 400, seenOnce: 0, seenOnceBytes: 0 });
     expect(respond(memo, "/b", "x".repeat(86)).ran).toBe(false);
     expect(respond(memo, "/a", "x".repeat(86)).ran).toBe(true); // the oldest went first
-    expect(memo.size).toEqual({ answers: 4, bytes: 400 });
+    expect(memo.size).toMatchObject({ answers: 4, bytes: 400 });
+  });
+
+  it("holds the keys of requests seen once in an eighth of its bytes, the oldest going first", () => {
+    const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
+    // Each key is "GET /n\n" or "GET /nn\n": 14 or 16 bytes; 50 of them fit in 400 / 8.
+    for (let n = 0; n < 10; n++) respond(memo, `/${n}`, "x");
+    expect(memo.size).toMatchObject({ answers: 0, seenOnce: 3, seenOnceBytes: 42 });
+    expect(respond(memo, "/9", "x").ran).toBe(true);
+    expect(memo.size).toMatchObject({ answers: 1, seenOnce: 2 });
+    expect(respond(memo, "/9", "x").ran).toBe(false);
   });
 
   it("keeps an answer of a quarter of its bytes, and none larger", () => {
     const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
-    respond(memo, "/a", "x".repeat(86));
-    respond(memo, "/b", "x".repeat(87));
-    expect(memo.size).toEqual({ answers: 1, bytes: 100 });
+    for (let n = 0; n < 2; n++) respond(memo, "/a", "x".repeat(86));
+    for (let n = 0; n < 2; n++) respond(memo, "/b", "x".repeat(87));
+    expect(memo.size).toMatchObject({ answers: 1, bytes: 100 });
   });
 });
 
 describe("sendKept: a kept answer sent before the request checks", () => {
   it("sends what serve() kept for the same request, and nothing for another request or after the state moved", async () => {
     const h = await harness();
-    const first = await read(`${h.url}/thing/a`);
+    const first = await readTwice(`${h.url}/thing/a`);
     const sent: string[] = [];
     const fake = (url: string, rawHeaders: string[]) => {
       const res = {

@@ -470,3 +470,104 @@ describe("express-openapi-validator+5.6.2+009+request-content-type-and-object-sc
     expect((await post({ name: "a" }, "application/json", "?page[size]=x")).status).toBe(400);
   });
 });
+
+describe("express-openapi-validator+5.6.2+010+deep-object-members-without-qs.patch: plain deepObject members read without qs.parse", () => {
+  const spec = {
+    openapi: "3.1.0",
+    info: { title: "pages", version: "1" },
+    paths: {
+      "/teams": {
+        get: {
+          parameters: [
+            { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { number: { type: "integer", default: 1 }, size: { type: "integer" } } } },
+            { name: "filter", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } } },
+          ],
+          responses: ok,
+        },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
+  });
+  afterAll(() => target.close());
+  const qs = library(library.resolve("qs")) as { parse: (text: string) => Record<string, unknown> };
+
+  it("reads page[number]=2&page[size]=20 without qs.parse (was one qs.parse per bracketed member, every request)", async () => {
+    expect((await fetch(`${target.base}/teams?page[number]=1`)).status).toBe(200);
+    const parse = vi.spyOn(qs, "parse");
+    try {
+      const response = await fetch(`${target.base}/teams?page%5Bnumber%5D=2&page%5Bsize%5D=20&filter[names]=a,b`);
+      expect(await response.json()).toEqual({ query: { page: { number: 2, size: 20 }, filter: { names: "a,b" } } });
+      expect(parse).not.toHaveBeenCalled();
+      // What qs reads otherwise than it is written still goes to qs: a plus (a space to qs).
+      expect(await (await fetch(`${target.base}/teams?filter[names]=a%2Bb`)).json()).toEqual({ query: { page: { number: 1 }, filter: { names: "a b" } } });
+      expect(parse).toHaveBeenCalledWith("filter[names]=a+b");
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("reads every bracketed pair exactly as qs.parse does (2,000 random pairs of names, members and values)", () => {
+    const { RequestParameterMutator } = fromLibrary<{ RequestParameterMutator: new (...args: unknown[]) => { handleBracketNotationQueryFields: (query: Record<string, unknown>) => Record<string, unknown> } }>(
+      "middlewares/parsers/req.parameter.mutator.js",
+    );
+    const mutator = new RequestParameterMutator(undefined, undefined, "/", {});
+    // Pieces qs reads in its own way: decoding (%, +), splitting (&, =), brackets, array indexes, Object.prototype's names.
+    const pieces = ["a", "b", "0", "12", "[", "]", "%", "%41", "+", "&", "=", "_", ".", " ", "__proto__", "constructor", "toString", "?", ",", "é"];
+    let seed = 12345;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const text = (length: number) => Array.from({ length }, () => pieces[random(pieces.length)]).join("");
+    for (let i = 0; i < 2_000; i++) {
+      const key = `${text(1 + random(2))}[${text(1 + random(2))}]`;
+      const value = random(10) === 0 ? [text(1), text(2)] : text(random(4));
+      // The library's reading before the patch: qs.parse of the pair, its value under the name before the bracket.
+      const name = key.split("[")[0]!;
+      const expected = qs.parse(`${key}=${String(value)}`)[name];
+      const query = mutator.handleBracketNotationQueryFields({ [key]: value });
+      expect({ key, value, read: query[name] }).toEqual({ key, value, read: expected });
+    }
+  });
+});
+
+describe("express-openapi-validator+5.6.2+011+routes-passed-over-by-literal-prefix.patch: a route's expression runs only for paths that start with its text", () => {
+  const paths: Record<string, object> = {};
+  for (let i = 0; i < 20; i++) paths[`/things${i}/{id}`] = { get: { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: ok } };
+  paths["/things19/{id}/parts/{part}"] = {
+    get: {
+      parameters: ["id", "part"].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+      responses: ok,
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve({ openapi: "3.1.0", info: { title: "routes", version: "1" }, paths }, (app) => {
+      app.get("/things19/:id", (req, res) => res.json({ id: req.params.id }));
+      app.get("/things19/:id/parts/:part", (req, res) => res.json(req.params));
+    });
+  });
+  afterAll(() => target.close());
+
+  it("runs none of the other routes' expressions (was every route's until one matched)", async () => {
+    expect((await fetch(`${target.base}/things19/warm`)).status).toBe(200);
+    const exec = vi.spyOn(RegExp.prototype, "exec");
+    try {
+      expect(await (await fetch(`${target.base}/things19/x`)).json()).toEqual({ id: "x" });
+      const routesRun = new Set(exec.mock.contexts.map((re) => /things(\d+)/.exec((re as RegExp).source)?.[1]).filter((n) => n !== undefined));
+      expect([...routesRun]).toEqual(["19"]);
+    } finally {
+      exec.mockRestore();
+    }
+  });
+
+  it("still matches as before: any letter case, parameters between literal parts, and 404 for what no route takes", async () => {
+    expect(await (await fetch(`${target.base}/THINGS19/Y`)).json()).toEqual({ id: "Y" });
+    expect(await (await fetch(`${target.base}/things19/a/parts/b`)).json()).toEqual({ id: "a", part: "b" });
+    expect((await fetch(`${target.base}/things19/a/parts`)).status).toBe(404);
+    expect((await fetch(`${target.base}/things2`)).status).toBe(404);
+  });
+});

@@ -6,6 +6,7 @@ import { BlockingParamError, parseWait, type BlockingWait } from "../blocking.ts
 import type { Authorizer } from "../domain/acl.ts";
 import { MeshHttpError } from "../errors.ts";
 import type { Caller, MeshService } from "../service.ts";
+import { queryOf } from "../../shared/request-query.ts";
 
 export interface MeshContext {
   readonly service: MeshService;
@@ -22,7 +23,7 @@ export interface MeshContext {
 /** The token as the agent's parseToken finds it: `?token=`, then the token header, then a bearer token. */
 export function tokenOf(req: Request): string | undefined {
   const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
-  return queryText(req.query.token) || req.get("x-mesh-token") || bearer;
+  return queryText(queryOf(req).token) || req.get("x-mesh-token") || bearer;
 }
 
 interface Resolved {
@@ -47,8 +48,9 @@ export function authenticate(service: MeshService, req: Request): void {
  */
 export function checkBlockingParams(req: Request, _res?: Response): void {
   if (req.method !== "GET" && req.method !== "POST") return;
-  if (req.query.wait === undefined && req.query.index === undefined) return;
-  blockingWaits.set(req, checkedWait(queryValue(req.query.wait), queryValue(req.query.index)));
+  const { wait, index } = queryOf(req);
+  if (wait === undefined && index === undefined) return;
+  blockingWaits.set(req, checkedWait(queryValue(wait), queryValue(index)));
 }
 
 /** Whether the request is a blocking query (it sent `wait` or `index`). */
@@ -73,7 +75,7 @@ export function meshContext(service: MeshService, req: Request, res: Response): 
   if (!resolved) throw new Error("mesh: a handler ran before the request was authenticated");
   return {
     service,
-    caller: service.callerOf(resolved.authorizer, queryText(req.query.ns), req.get("x-mesh-namespace")),
+    caller: service.callerOf(resolved.authorizer, queryText(queryOf(req).ns), req.get("x-mesh-namespace")),
     token: resolved.secret,
     blocking: blockingWaits.get(req),
     whileConnected: (wait) => whileConnected(res, wait),

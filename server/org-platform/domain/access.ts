@@ -24,7 +24,7 @@ export interface Role {
  * The caller's role in an organization, or undefined when it has none there: another organization's
  * token, or a user who is not an active member (an invited user has not joined yet).
  */
-export function roleIn(caller: Caller, organization: string, memberships: Membership[], teams: Team[]): Role | undefined {
+export function roleIn(caller: Caller, organization: string, memberships: readonly Membership[], teams: readonly Team[]): Role | undefined {
   switch (caller.kind) {
     case "organization":
       if (caller.organization !== organization) return undefined;

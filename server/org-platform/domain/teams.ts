@@ -68,7 +68,7 @@ export function resolveOrganizationAccess(
   return result;
 }
 
-function checkName(name: string, organizationTeams: Team[], self?: Team): void {
+function checkName(name: string, organizationTeams: readonly Team[], self?: Team): void {
   if (!NAME.test(name)) {
     throw invalidAttribute("/data/attributes/name", "Name can only include letters, numbers, - and _");
   }
@@ -102,7 +102,7 @@ export function hasTeamManagement(organization: Organization): boolean {
 export function newTeam(
   organization: Organization,
   input: TeamCreateInput,
-  organizationTeams: Team[],
+  organizationTeams: readonly Team[],
   id: string,
   createdAt: string,
 ): Team {
@@ -124,7 +124,7 @@ export function newTeam(
   };
 }
 
-export function changedTeam(team: Team, organization: Organization, input: TeamInput, organizationTeams: Team[]): Team {
+export function changedTeam(team: Team, organization: Organization, input: TeamInput, organizationTeams: readonly Team[]): Team {
   const owners = isOwnersTeam(team);
   if (input.name !== undefined && input.name !== team.name) {
     if (owners) throw invalidAttribute("/data/attributes/name", "The owners team cannot be renamed");

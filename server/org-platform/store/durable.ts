@@ -125,8 +125,11 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
   user(id: string) {
     return this.memory.user(id);
   }
-  memberships(organization: string): Membership[] {
+  memberships(organization: string): readonly Membership[] {
     return this.memory.memberships(organization);
+  }
+  activeMemberships(organization: string): ReadonlyMap<string, Membership> {
+    return this.memory.activeMemberships(organization);
   }
   membership(id: string) {
     return this.memory.membership(id);
@@ -140,7 +143,7 @@ export class DurableOrgPlatformStore implements OrgPlatformStore {
   team(id: string) {
     return this.memory.team(id);
   }
-  teams(organization: string): Team[] {
+  teams(organization: string): readonly Team[] {
     return this.memory.teams(organization);
   }
   oauthClient(id: string) {

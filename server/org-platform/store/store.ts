@@ -10,14 +10,16 @@ export interface OrgPlatformStore {
   user(id: string): User | undefined;
   users(): User[];
   /** Memberships of an organization, invited ones included. */
-  memberships(organization: string): Membership[];
+  memberships(organization: string): readonly Membership[];
+  /** The active memberships of an organization, by user id. */
+  activeMemberships(organization: string): ReadonlyMap<string, Membership>;
   membership(id: string): Membership | undefined;
   projects(organization: string): Project[];
   project(id: string): Project | undefined;
 
   team(id: string): Team | undefined;
   /** Teams of an organization in creation order. */
-  teams(organization: string): Team[];
+  teams(organization: string): readonly Team[];
   saveTeam(team: Team): void;
   /** Deletes the team and its team tokens. */
   deleteTeam(id: string): void;
@@ -45,6 +47,11 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
   private readonly orgs = new Map<string, Organization>();
   private readonly usersById = new Map<string, User>();
   private membershipList: Membership[] = [];
+  // Per organization, built on first read: every request reads its organization's memberships
+  // and teams (the caller's role), and lists read them whole. Memberships change only with the
+  // world; an organization's team list is dropped when one of its teams is written.
+  private readonly membershipsByOrganization = new Map<string, { all: readonly Membership[]; active: ReadonlyMap<string, Membership> }>();
+  private readonly teamLists = new Map<string, readonly Team[]>();
   private readonly projectsById = new Map<string, Project>();
   // Maps keep insertion order: lists come out in creation order.
   private readonly teamsById = new Map<string, Team>();
@@ -61,6 +68,8 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
   reset(world: WorldState): void {
     this.writes++;
     for (const map of [this.orgs, this.usersById, this.projectsById, this.teamsById, this.clientsById, this.tokensById, this.apiTokensBySecret]) map.clear();
+    this.membershipsByOrganization.clear();
+    this.teamLists.clear();
     for (const o of world.organizations) this.orgs.set(o.name, o);
     for (const u of world.users) this.usersById.set(u.id, u);
     this.membershipList = [...world.memberships];
@@ -84,7 +93,19 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
     return [...this.usersById.values()];
   }
   memberships(organization: string) {
-    return this.membershipList.filter((m) => m.organization === organization);
+    return this.membershipsOf(organization).all;
+  }
+  activeMemberships(organization: string) {
+    return this.membershipsOf(organization).active;
+  }
+  private membershipsOf(organization: string) {
+    let found = this.membershipsByOrganization.get(organization);
+    if (!found) {
+      const all = this.membershipList.filter((m) => m.organization === organization);
+      found = { all, active: new Map(all.filter((m) => m.status === "active").map((m) => [m.userId, m])) };
+      this.membershipsByOrganization.set(organization, found);
+    }
+    return found;
   }
   membership(id: string) {
     return this.membershipList.find((m) => m.id === id);
@@ -100,14 +121,24 @@ export class MemoryOrgPlatformStore implements OrgPlatformStore {
     return this.teamsById.get(id);
   }
   teams(organization: string) {
-    return [...this.teamsById.values()].filter((t) => t.organization === organization);
+    let list = this.teamLists.get(organization);
+    if (!list) {
+      list = [...this.teamsById.values()].filter((t) => t.organization === organization);
+      this.teamLists.set(organization, list);
+    }
+    return list;
   }
   saveTeam(team: Team) {
     this.writes++;
+    const before = this.teamsById.get(team.id);
+    if (before) this.teamLists.delete(before.organization);
+    this.teamLists.delete(team.organization);
     this.teamsById.set(team.id, team);
   }
   deleteTeam(id: string) {
     this.writes++;
+    const team = this.teamsById.get(id);
+    if (team) this.teamLists.delete(team.organization);
     this.teamsById.delete(id);
     for (const [secret, token] of this.apiTokensBySecret) {
       if (token.kind === "team" && token.teamId === id) this.apiTokensBySecret.delete(secret);
