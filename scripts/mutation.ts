@@ -152,6 +152,9 @@ export const GUARD_MODULES: GuardModule[] = [
     name: "answer-memo",
     mutate: "server/shared/answer-memo.ts",
     tests: ["test/shared/answer-memo.test.ts"],
+    equivalent: [
+      { mutator: "ConditionalExpression", original: "key === undefined", replacement: "true", why: "the key of a request built again is the same key: the WeakMap only saves building it twice" },
+    ],
   },
   {
     name: "secrets-canonical-path",

@@ -209,6 +209,23 @@ describe("the answer memo's byte count", () => {
     expect(respond(memo, "/9", "x").ran).toBe(false);
   });
 
+  it("holds seen-once keys up to exactly an eighth of its bytes, and never one larger", () => {
+    const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
+    // 14 + 16 + 20 bytes: exactly the 50 of an eighth, all held.
+    for (const path of ["/0", "/01", "/0123"]) respond(memo, path, "x");
+    expect(memo.size).toMatchObject({ seenOnce: 3, seenOnceBytes: 50 });
+    // A key of 52 bytes ("GET /" and 20 characters and a line end) is never held: its answer is never kept.
+    const long = `/${"y".repeat(20)}`;
+    for (let n = 0; n < 3; n++) expect(respond(memo, long, "x").ran).toBe(true);
+    expect(memo.size).toMatchObject({ answers: 0, seenOnce: 3, seenOnceBytes: 50 });
+    // One of exactly 50 bytes is held (the others make room).
+    const fits = `/${"y".repeat(19)}`;
+    respond(memo, fits, "x");
+    expect(memo.size).toMatchObject({ seenOnce: 1, seenOnceBytes: 50 });
+    expect(respond(memo, fits, "x").ran).toBe(true);
+    expect(respond(memo, fits, "x").ran).toBe(false);
+  });
+
   it("keeps an answer of a quarter of its bytes, and none larger", () => {
     const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
     for (let n = 0; n < 2; n++) respond(memo, "/a", "x".repeat(86));
