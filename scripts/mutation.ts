@@ -71,6 +71,15 @@ export const GUARD_MODULES: GuardModule[] = [
     mutate: "server/mesh/acl-service.ts",
     functions: [/^\s+resolve\(secret/],
     tests: ["test/mesh/token-resolution-precedence.test.ts", "test/mesh/acl.api.test.ts"],
+    equivalent: [
+      {
+        mutator: "ArrayDeclaration",
+        original: "[]",
+        replacement: '["Stryker was here"]',
+        line: "token.Rules ? [this.rulesOf(token.Rules)] : []",
+        why: "mergeRules reads only rule kinds (service, agent, operator, acl...), which a string has none of: it adds no rule",
+      },
+    ],
   },
   {
     // When a token stops resolving: strictly after its expiration time (shared by every ACL object kind).
@@ -78,6 +87,14 @@ export const GUARD_MODULES: GuardModule[] = [
     mutate: "server/mesh/acl/base.ts",
     functions: [/^\s+protected expired\(/],
     tests: ["test/mesh/token-resolution-precedence.test.ts", "test/mesh/acl.api.test.ts"],
+    equivalent: [
+      {
+        mutator: "ConditionalExpression",
+        original: "token.ExpirationTime !== undefined",
+        replacement: "true",
+        why: "Date.parse(undefined) is NaN, and NaN < now is false: a token without an expiration time does not expire either way",
+      },
+    ],
   },
   {
     // Finding a token by its secret (every authenticated mesh request), through every write.

@@ -106,6 +106,22 @@ describe("resolving a token", () => {
     expect(acl.resolve("agent")).toMatchObject({ management: false });
   });
 
+  it("a service identity, of the token or of its role, grants write on its service and sidecar and read on every service, in its datacenters only", () => {
+    const { acl, root, can } = setup();
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000007", ServiceIdentities: [{ ServiceName: "web" }] }, "default");
+    expect(can("11111111-0000-4000-8000-000000000007", "web", "write")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000007", "web-sidecar-proxy", "write")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000007", "api")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000007", "api", "write")).toBe(false);
+    const role = acl.roles.create(root, { Name: "api-service", ServiceIdentities: [{ ServiceName: "api" }] });
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000008", Roles: [{ ID: role.ID }] }, "default");
+    expect(can("11111111-0000-4000-8000-000000000008", "api", "write")).toBe(true);
+    expect(can("11111111-0000-4000-8000-000000000008", "web", "write")).toBe(false);
+    // An identity for another datacenter grants nothing here (dc1).
+    acl.tokens.create(root, { SecretID: "11111111-0000-4000-8000-000000000009", ServiceIdentities: [{ ServiceName: "db", Datacenters: ["dc2"] }] }, "default");
+    expect(can("11111111-0000-4000-8000-000000000009", "db")).toBe(false);
+  });
+
   it("a token is in its namespace: its rules do not apply in another", () => {
     const { acl, root, can } = setup();
     const writer = acl.policies.create(root, { Name: "all", Rules: 'service_prefix "" { policy = "write" }' });
