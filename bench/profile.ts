@@ -4,6 +4,8 @@
 // validation shows as the difference.
 //   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0> [--fresh]
 // --fresh: a query parameter of its own on every request (no kept answer serves it).
+// PROFILE_NODE_ARGS: flags for the profiled server's node, e.g. `--no-turbo-inlining`, so that a
+// function's time is not counted in the function it was inlined into (slower, but each place exact).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -57,7 +59,7 @@ const where = (url: string, line = 0): string => {
 
 /** µs per request, by key. */
 async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
-  const child = await startChild(serveScript, { ...api.spec, validate });
+  const child = await startChild(serveScript, { ...api.spec, validate }, {}, undefined, process.env.PROFILE_NODE_ARGS?.split(" ").filter(Boolean));
   try {
     const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
     await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, seconds: 2, cold: true }); // warm-up, not profiled
