@@ -140,6 +140,17 @@ describe("the action's steps, run as GitHub Actions runs them", { timeout: 600_0
   it("conformance checked each server under test", () => {
     const output = results.find((r) => r.name.startsWith("Conformance"))!.output;
     expect(output.match(/^conformance: passed$/gm)).toHaveLength(3);
+    // Each server's part, as test/contract/conformance.test.ts checks it (which leaves to this test the
+    // APIs whose workflows run here): every contract property holds and every workflow succeeds.
+    const lines = String(actionStep.with!.conformance).split("\n").map((l) => l.trim().split(/\s+/)).filter((w) => w[0]);
+    const parts = output.split(/^conformance: waiting for .*$/m).slice(1);
+    expect(parts).toHaveLength(lines.length);
+    lines.forEach(([api, , ...options], i) => {
+      const part = parts[i]!;
+      expect(part, api).toMatch(/contract properties: (\d+) of \1 hold/);
+      if (!options.includes("--no-workflows")) expect(part, api).toMatch(/workflows: (\d+) of \1 file\(s\) passed/);
+      expect(part, api).toContain("conformance: passed");
+    });
   });
 
   it("the docs are where the upload step takes them", () => {
