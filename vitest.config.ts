@@ -44,6 +44,8 @@ export default defineConfig({
     // keep no module-level state that another could see: they build their own servers.
     isolate: false,
     sequence: { sequencer: LongestFirst },
+    // One stateless mock per API for the run, started when a file first asks (test/setup/shared-mocks.ts).
+    globalSetup: ["test/setup/shared-mocks.ts"],
     // TEST_CPU_LOG=<file>: each file's CPU time, in its worker and its child processes (docs/testing.md).
     setupFiles: process.env.TEST_CPU_LOG ? ["test/helpers/cpu-per-file.ts"] : [],
   },

@@ -14,6 +14,8 @@ import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
 export interface RunningMock {
   /** http://host:port, the mock's public address (no base path: Prism serves the paths as described). */
   url: string;
+  /** Prism's own address behind the front (tests that check Prism itself call it directly). */
+  prismUrl: string;
   close(): Promise<void>;
   /** Settles when Prism stops on its own (not after close()). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -93,6 +95,7 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   const host = address.includes(":") ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
+    prismUrl: `http://127.0.0.1:${internalPort}`,
     exited: exited.then((r) => (closing ? new Promise<never>(() => undefined) : r)),
     close: async () => {
       closing = true;

@@ -1,10 +1,12 @@
 // Shared wiring between an OpenAPI bundle and an express app: routes by operationId and
 // express-openapi-validator through its public middleware. Every service uses this; only its
 // stages and envelope differ.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import { BoundedCache } from "./bounded-cache.ts";
 import type { Stage } from "./stages.ts";
 
 
@@ -85,6 +87,23 @@ const CHAIN = ["pathParamsMiddleware", "metadataMiddleware", "securityMiddleware
  * the other way a service takes it (the secrets service's `Authorization: Bearer`).
  */
 export function openApiValidator(bundle: OpenApiDocument, options: ValidatorOptions): ValidatorStages {
+  // One chain per description and options in a process: its validators are compiled (ajv) on an
+  // operation's first request, and an app built again from the same description (a restart, a
+  // replication secondary, each test's fresh server) finds them compiled. The chain keeps no state
+  // of a request or an app: the services mount it as stages of one layer (no Express routes, so the
+  // library's app.param hook, installed on the first app only, never has a route to act on).
+  const key = createHash("sha256").update(JSON.stringify([bundle, options.basePath, options.validateResponses, options.allowUnknownQueryParameters === true])).digest("base64");
+  const known = chains.get(key);
+  if (known) return known;
+  const stages = buildValidator(bundle, options);
+  chains.set(key, stages);
+  return stages;
+}
+
+/** The chains built, by description and options (a handful in a process: one per API and mount table). */
+const chains = new BoundedCache<ValidatorStages>(16, 16 * 44);
+
+function buildValidator(bundle: OpenApiDocument, options: ValidatorOptions): ValidatorStages {
   const apiSpec = acceptingReservedCharacters(structuredClone({ ...bundle, servers: [{ url: options.basePath }] }));
   const chain = OpenApiValidator.middleware({
     apiSpec: apiSpec as never,

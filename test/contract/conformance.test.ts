@@ -1,11 +1,13 @@
 // `npm run conformance -- <api> <base-url>`: the contract property check and the API's workflows
-// against any server. The reference servers pass it: each is started here on a free port and the
-// command runs against it as a user would run it against their own implementation (bounded: a few
-// generated requests per operation and kind, a fixed seed).
+// against any server. The reference servers pass it: each is started on a free port (here, or by
+// the CI kit's test: below) and the command runs against it as a user would run it against their own
+// implementation (bounded: a few generated requests per operation and kind, a fixed seed).
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import YAML from "yaml";
 import { REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
 
 const run = promisify(execFile);
@@ -21,7 +23,29 @@ async function conformance(args: string[]): Promise<{ code: number; stdout: stri
   }
 }
 
-describe.each(REFERENCE_SERVERS.map((s) => [s.api, s] as const))("npm run conformance against the %s reference server", (api, entry) => {
+// The CI kit's test (test/toolkit/ci-kit.test.ts) runs this command against the reference servers
+// too, as the workflow does: `npm run -s conformance -- <api> <url> ...` for each line of the
+// workflow's `conformance` input, against `npm start`'s servers, and checks the same lines of output.
+// An API it runs with its workflows is not run a second time here; the others (the secrets service,
+// whose workflows need the key shares only its running server knows: --input) are.
+const workflow = YAML.parse(readFileSync(path.join(root, ".github", "workflows", "contract.yml"), "utf8")) as {
+  jobs: { contract: { steps: { uses?: string; with?: { conformance?: string } }[] } };
+};
+const checkedByTheCiKit = new Set(
+  String(workflow.jobs.contract.steps.find((s) => s.uses === "./.github/actions/contract")?.with?.conformance ?? "")
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((words) => words[0] && !words.includes("--no-workflows"))
+    .map((words) => words[0]!),
+);
+const here = REFERENCE_SERVERS.filter((s) => !checkedByTheCiKit.has(s.api));
+
+it("every reference server is checked with its workflows, here or by the CI kit's test", () => {
+  expect(here.map((s) => s.api)).toEqual(["secrets"]);
+  expect([...checkedByTheCiKit, ...here.map((s) => s.api)].sort()).toEqual(REFERENCE_SERVERS.map((s) => s.api).sort());
+});
+
+describe.each(here.map((s) => [s.api, s] as const))("npm run conformance against the %s reference server", (api, entry) => {
   it("passes: every contract property holds and every workflow of the API succeeds", { timeout: 240_000 }, async () => {
     const server = await entry.start();
     try {

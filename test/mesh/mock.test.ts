@@ -1,21 +1,20 @@
 // Prism, the stateless mock, answers every mesh operation from the description's examples, and
 // those answers follow the description.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createMeshClient } from "../../generated/mesh/client.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "../helpers/contract.ts";
-import { startPrism } from "../helpers/prism.ts";
+import { sharedMock } from "../helpers/shared-mock.ts";
 
 const bundle = loadBundle("mesh");
 const check = responseChecker(bundle);
-let prism: Awaited<ReturnType<typeof startPrism>>;
 let client: ReturnType<typeof createMeshClient>;
 
 beforeAll(async () => {
-  prism = await startPrism("mesh");
-  client = createMeshClient({ baseUrl: prism.baseUrl });
-});
-afterAll(() => prism?.close());
+  // Prism itself (not the front of `npm run mock`): the run's shared one (test/setup/shared-mocks.ts).
+  const { prismUrl } = await sharedMock("mesh");
+  client = createMeshClient({ baseUrl: prismUrl });
+}, 60_000);
 
 async function expectValid(template: string, method: string, call: Promise<{ response: Response; data?: unknown; error?: unknown }>) {
   const { response, data, error } = await call;

@@ -3,35 +3,32 @@
 // documented (so the front lets every valid request through to Prism); `Prefer: code=<status>` returns each documented answer, and
 // `Prefer: example=<name>` each named example. Generic over scripts/apis.ts: an API's operations
 // are covered as soon as they are in its bundle.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
 import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../../scripts/contract/document.ts";
 import { mediaExamples, responsesOf, type DocumentedResponse } from "../../scripts/docs/examples.ts";
 import { bodyText, credentialHeaders, exampleRequest, filledPath, queryString } from "../../scripts/docs/requests.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "../helpers/contract.ts";
-import { startMock } from "../../scripts/mock/start.ts";
+import { sharedMock } from "../helpers/shared-mock.ts";
 
-type Prism = { baseUrl: string; close(): Promise<void> };
+type Prism = { baseUrl: string };
 
 const apis = APIS.map((api) => {
   const doc = loadBundle(api.name) as OpenApiDoc;
   return { api, doc, operations: operationsOf(doc) };
 });
-// Every Prism starts at once (about 2.5 s each); each API's tests wait only for their own.
+// The run's shared mocks (test/setup/shared-mocks.ts), asked for at once (Prism takes about 2.5 s
+// to start); each API's tests wait only for their own.
 const started = new Map<string, Promise<Prism>>();
 
 beforeAll(() => {
   for (const { api, operations } of apis) {
     if (!operations.length) continue;
-    const prism = startMock(api.name).then((m) => ({ baseUrl: m.url, close: () => m.close() }));
+    const prism = sharedMock(api.name).then((m) => ({ baseUrl: m.url }));
     prism.catch(() => undefined); // reported by that API's tests
     started.set(api.name, prism);
   }
-});
-
-afterAll(async () => {
-  for (const prism of started.values()) await (await prism.catch(() => undefined))?.close();
 });
 
 interface Answer {

@@ -5,7 +5,7 @@
 // status, both must answer exactly it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
-import { startMock, type RunningMock } from "../../scripts/mock/start.ts";
+import { sharedMock, type SharedMock } from "../helpers/shared-mock.ts";
 
 interface Case {
   name: string;
@@ -84,13 +84,14 @@ async function send(base: string, c: Case, credentials: Record<string, string>):
 }
 
 describe.each(REFERENCE_SERVERS.map((s) => [s.api, s] as const))("mock and reference server of %s", (api, entry) => {
-  let mock: RunningMock;
+  let mock: SharedMock;
   let server: RunningReferenceServer;
   beforeAll(async () => {
-    [mock, server] = await Promise.all([startMock(api), entry.start()]);
+    // The run's shared mock (test/setup/shared-mocks.ts): stateless, so no other file's requests show.
+    [mock, server] = await Promise.all([sharedMock(api), entry.start()]);
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([mock?.close(), server?.close()]);
+    await server?.close();
   });
 
   it("answer one corpus of valid and invalid requests alike", { timeout: 60_000 }, async () => {
@@ -129,11 +130,10 @@ describe("Prism's own findings", () => {
 });
 
 describe("the secrets mock and the LIST method", () => {
-  let mock: RunningMock;
+  let mock: SharedMock;
   beforeAll(async () => {
-    mock = await startMock("secrets");
+    mock = await sharedMock("secrets");
   }, 60_000);
-  afterAll(() => mock?.close());
 
   it("takes LIST on the wire as GET with list=true, as the secrets server does", { timeout: 60_000 }, async () => {
     const headers = REFERENCE_SERVERS.find((s) => s.api === "secrets")!.headers;
@@ -156,16 +156,12 @@ describe("a Prefer that matches no documented answer", () => {
     ["secrets", "/sys/rekey/init"],
     ["mesh", "/discovery-chain/web"],
   ])("is answered in the %s envelope, naming the Prefer", { timeout: 60_000 }, async (api, path) => {
-    const mock = await startMock(api);
-    try {
-      const response = await fetch(`${mock.url}${path}`, { headers: { ...envelopes[api]!.headers, Prefer: "code=418" } });
-      const answer = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-      expect(answer.status).toBeGreaterThanOrEqual(400);
-      expect(answer.headers["content-type"]).not.toMatch(/problem\+json/);
-      expect(envelopes[api]!.errorEnvelope(answer)).toEqual([]);
-      expect(answer.body).toContain("Prefer: code=418");
-    } finally {
-      await mock.close();
-    }
+    const mock = await sharedMock(api);
+    const response = await fetch(`${mock.url}${path}`, { headers: { ...envelopes[api]!.headers, Prefer: "code=418" } });
+    const answer = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.headers["content-type"]).not.toMatch(/problem\+json/);
+    expect(envelopes[api]!.errorEnvelope(answer)).toEqual([]);
+    expect(answer.body).toContain("Prefer: code=418");
   });
 });

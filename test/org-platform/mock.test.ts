@@ -1,26 +1,26 @@
 // Prism, the stateless mock, answers every org-platform operation from the description's examples,
 // and those answers follow the description.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createOrgPlatformClient } from "../../generated/org-platform/client.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "../helpers/contract.ts";
 import { IDS, JSON_API, TOKENS } from "../helpers/org-platform.ts";
-import { startPrism } from "../helpers/prism.ts";
+import { sharedMock } from "../helpers/shared-mock.ts";
 
 const bundle = loadBundle("org-platform");
 const check = responseChecker(bundle);
-let prism: Awaited<ReturnType<typeof startPrism>>;
+let prismUrl: string;
 let client: ReturnType<typeof createOrgPlatformClient>;
 
 beforeAll(async () => {
-  prism = await startPrism("org-platform");
+  // Prism itself (not the front of `npm run mock`): the run's shared one (test/setup/shared-mocks.ts).
+  ({ prismUrl } = await sharedMock("org-platform"));
   client = createOrgPlatformClient({
-    baseUrl: prism.baseUrl,
+    baseUrl: prismUrl,
     headers: { Authorization: `Bearer ${TOKENS.alice}`, "Content-Type": JSON_API },
     querySerializer: { array: { style: "form", explode: false } },
   });
-});
-afterAll(() => prism?.close());
+}, 60_000);
 
 type Call = Promise<{ response: Response; data?: unknown; error?: unknown }>;
 
@@ -83,7 +83,7 @@ describe("Prism mock of the org-platform API", () => {
   });
 
   it("answers a request without a token with the documented 401", async () => {
-    const anonymous = createOrgPlatformClient({ baseUrl: prism.baseUrl });
+    const anonymous = createOrgPlatformClient({ baseUrl: prismUrl });
     const error = await expectValid("/organizations/{organization_name}/teams", "get", 401, anonymous.GET("/organizations/{organization_name}/teams", ORG));
     expect(error).toEqual(examples.Unauthorized!.value);
   });

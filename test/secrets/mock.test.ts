@@ -1,21 +1,20 @@
 // Prism, the stateless mock, answers every secrets operation from the description's examples, and
 // those answers follow the description.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createSecretsClient } from "../../generated/secrets/client.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "../helpers/contract.ts";
-import { startPrism } from "../helpers/prism.ts";
+import { sharedMock } from "../helpers/shared-mock.ts";
 
 const bundle = loadBundle("secrets");
 const check = responseChecker(bundle);
-let prism: Awaited<ReturnType<typeof startPrism>>;
 let client: ReturnType<typeof createSecretsClient>;
 
 beforeAll(async () => {
-  prism = await startPrism("secrets");
-  client = createSecretsClient({ baseUrl: prism.baseUrl, headers: { "X-Secrets-Token": "any-token" } });
-});
-afterAll(() => prism?.close());
+  // Prism itself (not the front of `npm run mock`): the run's shared one (test/setup/shared-mocks.ts).
+  const { prismUrl } = await sharedMock("secrets");
+  client = createSecretsClient({ baseUrl: prismUrl, headers: { "X-Secrets-Token": "any-token" } });
+}, 60_000);
 
 async function expectValid(template: string, method: string, status: number, call: Promise<{ response: Response; data?: unknown; error?: unknown }>) {
   const { response, data, error } = await call;

@@ -571,3 +571,59 @@ describe("express-openapi-validator+5.6.2+011+routes-passed-over-by-literal-pref
     expect((await fetch(`${target.base}/things2`)).status).toBe(404);
   });
 });
+
+describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the description is not walked again for each validator", () => {
+  const describeItems = (extra: object = {}) => ({
+    openapi: "3.1.0",
+    info: { title: "walks", version: "1" },
+    components: {
+      schemas: {
+        Item: { type: "object", required: ["name"], properties: { name: { $ref: "#/components/schemas/Name" } }, ...extra },
+        Name: { type: "string", minLength: 1 },
+      },
+    },
+    paths: {
+      "/items": {
+        post: {
+          requestBody: { required: true, content: json({ $ref: "#/components/schemas/Item" }) },
+          responses: { "200": { description: "ok", content: json({ $ref: "#/components/schemas/Item" }) } },
+        },
+      },
+    },
+  });
+
+  /** The members of each schema ajv's addSchema walks for identifiers (getSchemaRefs), for POSTs of `bodies`; and the statuses. */
+  async function walked(spec: object, answer: (body: { name?: string }) => object, bodies: string[]) {
+    const resolve = library(library.resolve("ajv/dist/compile/resolve")) as { getSchemaRefs: (schema: object, baseId: string) => unknown };
+    const getSchemaRefs = vi.spyOn(resolve, "getSchemaRefs");
+    const target = await serve(spec, (app) => app.post("/items", (req, res) => res.json(answer(req.body))), {}, [express.json()]);
+    try {
+      const statuses: number[] = [];
+      for (const body of bodies) statuses.push((await fetch(`${target.base}/items`, { method: "POST", headers: { "content-type": "application/json" }, body })).status);
+      const members = getSchemaRefs.mock.calls.map(([schema]) => Object.keys(schema));
+      return { members, statuses };
+    } finally {
+      getSchemaRefs.mockRestore();
+      target.close();
+    }
+  }
+
+  it("gives ajv each validator's schema without the description's paths and components to walk (was the whole description per validator)", async () => {
+    const { members, statuses } = await walked(describeItems(), (body) => body, ['{"name":"a"}']);
+    expect(statuses).toEqual([200]);
+    expect(members.length).toBeGreaterThanOrEqual(3); // the request's parameters and body, the answer
+    for (const keys of members) expect(keys).not.toEqual(expect.arrayContaining(["components"]));
+    for (const keys of members) expect(keys).not.toEqual(expect.arrayContaining(["paths"]));
+  });
+
+  it("still resolves their $refs: a bad body and a bad answer are refused", async () => {
+    const { statuses } = await walked(describeItems(), (body) => (body.name === "b" ? { name: "" } : body), ['{"name":"a"}', '{"name":""}', "{}", '{"name":"b"}']);
+    expect(statuses).toEqual([200, 400, 400, 500]);
+  });
+
+  it("walks them as before when the description declares an identifier or an anchor in them", async () => {
+    // What the library then makes of the identifier is its own business, unchanged by the patch.
+    const { members } = await walked(describeItems({ $anchor: "item" }), (body) => body, ['{"name":"a"}']);
+    expect(members.some((keys) => keys.includes("components"))).toBe(true);
+  });
+});

@@ -154,6 +154,25 @@ describe("openApiValidator", () => {
     expect(stages.response.map((s) => s.name)).toEqual(["responseMiddleware"]);
     expect(openApiValidator(doc, { basePath: "", validateResponses: false }).response).toEqual([]);
   });
+
+  it("is built once per description and options in a process: another app on it finds its validators compiled and checks the same", async () => {
+    const chain = openApiValidator(doc, { basePath: "", validateResponses: true });
+    expect(openApiValidator(structuredClone(doc), { basePath: "", validateResponses: true })).toBe(chain);
+    expect(openApiValidator(doc, { basePath: "/v1", validateResponses: true })).not.toBe(chain);
+    expect(openApiValidator(doc, { basePath: "", validateResponses: true, allowUnknownQueryParameters: true })).not.toBe(chain);
+    const changed = structuredClone(doc);
+    (changed.info as { version: string }).version = "2";
+    expect(openApiValidator(changed, { basePath: "", validateResponses: true })).not.toBe(chain);
+    // Two apps in turn on the one chain: each coerces, refuses and checks its answers.
+    for (let app = 0; app < 2; app++) {
+      const { base } = await serve();
+      expect(await (await fetch(`${base}/items/7?limit=5`, { headers: { "x-token": "good" } })).json()).toEqual({ id: 7, limit: 5 });
+      expect((await fetch(`${base}/items/x`, { headers: { "x-token": "good" } })).status).toBe(400);
+      expect((await fetch(`${base}/items/7?limit=9`, { headers: { "x-token": "good" } })).status).toBe(500);
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+      server = undefined;
+    }
+  });
 });
 
 describe("openApiValidator on a library whose chain changed", () => {

@@ -3,11 +3,14 @@
 // steps are run the way GitHub Actions runs them (bash, the inputs of the workflow, RUNNER_TEMP and
 // GITHUB_STEP_SUMMARY set) in a copy of this repository with its git history. Only the ports differ:
 // the server under test listens on free ports, so that the test runs beside others.
+// This is also where `npm test` runs the lint, the drift check and the breaking-change gate: once,
+// here, as the workflow runs them (scripts/test.sh does not run them again; docs/testing.md).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import vitestConfig from "../../vitest.config.ts";
 import { projectCopy, REPO } from "../helpers/project-copy.ts";
 import { freePort, run } from "../helpers/run.ts";
 
@@ -55,10 +58,14 @@ describe("the workflow and the action", () => {
   });
 
   it("call the npm scripts this repository's CI runs", () => {
+    // This repository's CI (scripts/test.sh) runs lint, check:generated and check:breaking through this
+    // file, by running the action's steps below: so they are the same commands, run the same way.
+    // Either test.sh runs a script itself, or it runs the whole vitest suite, this file included.
     const ci = readFileSync(path.join(REPO, "scripts", "test.sh"), "utf8");
+    const wholeSuite = /^npx vitest run$/m.test(ci) && (vitestConfig.test?.include ?? []).includes("test/**/*.test.ts");
     for (const script of ["lint", "check:generated", "check:breaking"]) {
       expect(scripts[script], script).toBeDefined();
-      expect(ci).toContain(`npm run -s ${script}`);
+      expect(ci.includes(`npm run -s ${script}`) || wholeSuite, script).toBe(true);
     }
     for (const script of ["conformance", "docs"]) expect(scripts[script], script).toBeDefined();
   });
@@ -133,6 +140,17 @@ describe("the action's steps, run as GitHub Actions runs them", { timeout: 600_0
   it("conformance checked each server under test", () => {
     const output = results.find((r) => r.name.startsWith("Conformance"))!.output;
     expect(output.match(/^conformance: passed$/gm)).toHaveLength(3);
+    // Each server's part, as test/contract/conformance.test.ts checks it (which leaves to this test the
+    // APIs whose workflows run here): every contract property holds and every workflow succeeds.
+    const lines = String(actionStep.with!.conformance).split("\n").map((l) => l.trim().split(/\s+/)).filter((w) => w[0]);
+    const parts = output.split(/^conformance: waiting for .*$/m).slice(1);
+    expect(parts).toHaveLength(lines.length);
+    lines.forEach(([api, , ...options], i) => {
+      const part = parts[i]!;
+      expect(part, api).toMatch(/contract properties: (\d+) of \1 hold/);
+      if (!options.includes("--no-workflows")) expect(part, api).toMatch(/workflows: (\d+) of \1 file\(s\) passed/);
+      expect(part, api).toContain("conformance: passed");
+    });
   });
 
   it("the docs are where the upload step takes them", () => {
