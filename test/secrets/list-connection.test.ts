@@ -408,3 +408,96 @@ describe("errors, timeouts and flow control", () => {
     await until(() => received === total, 20_000);
   });
 });
+
+describe("ListConnection over a stream of its own (no socket handle)", () => {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** A connection over a bare duplex: what the client writes reaches `connection`; what it reads, `fromServer`. */
+  function pair(holdMs = 0) {
+    const fromServer: Buffer[] = [];
+    const socket = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        fromServer.push(chunk);
+        callback();
+      },
+    });
+    const connection = new ListConnection(socket, holdMs);
+    const read: string[] = [];
+    connection.on("data", (chunk: Buffer) => read.push(chunk.toString("latin1")));
+    return { socket, connection, read: () => read.join(""), fromServer };
+  }
+
+  it("without a hold limit, waits for a LIST line as long as it takes, then rewrites it", async () => {
+    const { socket, read } = pair(0);
+    socket.push("LIS");
+    await pause(30);
+    expect(read()).toBe("");
+    socket.push("T /v1/a HTTP/1.1\r\n");
+    await pause(10);
+    expect(read()).toBe("GET /v1/a?list=true HTTP/1.1\r\n");
+  });
+
+  it("hands on a LIST line held past the limit as it is, and times each held line from its own start", async () => {
+    const { socket, read } = pair(300);
+    socket.push("LIS");
+    await pause(150);
+    // The first line completes within its limit, then a second one starts: its limit starts now.
+    socket.push("T /v1/a HTTP/1.1\r\n\r\nLIS");
+    // Past the first line's limit (300 ms from its start), within the second's.
+    await pause(200);
+    expect(read()).toBe("GET /v1/a?list=true HTTP/1.1\r\n\r\n");
+    socket.push("T /v1/b HTTP/1.1\r\n\r\n");
+    await pause(10);
+    expect(read()).toBe("GET /v1/a?list=true HTTP/1.1\r\n\r\nGET /v1/b?list=true HTTP/1.1\r\n\r\n");
+    // A line that does not complete within the limit goes on as it is, however its bytes trickle in.
+    socket.push("LIS");
+    await pause(200);
+    socket.push("T /v1/");
+    expect(read()).toMatch(/\r\n\r\n$/);
+    await pause(250);
+    expect(read()).toMatch(/\r\n\r\nLIST \/v1\/$/);
+  });
+
+  it("is destroyed when its stream closes, also without an end or an error", async () => {
+    const { socket, connection } = pair();
+    socket.destroy();
+    await pause(10);
+    expect(connection.destroyed).toBe(true);
+  });
+
+  it("keeps its writing side open after the client's end: an answer after a half-close still goes out", async () => {
+    const { socket, connection, fromServer } = pair();
+    socket.push("GET / HTTP/1.1\r\n\r\n");
+    socket.push(null);
+    await pause(20);
+    expect(connection.writable).toBe(true);
+    connection.write("HTTP/1.1 200 OK\r\n\r\n");
+    await pause(10);
+    expect(Buffer.concat(fromServer).toString()).toBe("HTTP/1.1 200 OK\r\n\r\n");
+  });
+
+  it("offers a socket's calls over a stream that has none of them, and passes on the properties a socket has", () => {
+    const { connection } = pair();
+    expect(connection.setNoDelay(true)).toBe(connection);
+    expect(connection.setKeepAlive(true, 1000)).toBe(connection);
+    expect(connection.ref()).toBe(connection);
+    expect(connection.unref()).toBe(connection);
+    expect(connection.address()).toEqual({});
+    const socket = Object.assign(new Duplex({ read() {}, write: (_c, _e, cb) => cb() }), { bytesWritten: 42, encrypted: false, address: () => ({ port: 7 }) });
+    const over = new ListConnection(socket);
+    expect([over.bytesWritten, over.encrypted, over.address()]).toEqual([42, false, { port: 7 }]);
+  });
+
+  it("setTimeout(0, callback) takes back a callback given before", () => {
+    const { connection } = pair();
+    let called = 0;
+    const callback = () => called++;
+    connection.setTimeout(1000, callback);
+    connection.setTimeout(0, callback);
+    connection.emit("timeout");
+    expect(called).toBe(0);
+    connection.setTimeout(1000, callback);
+    connection.emit("timeout");
+    expect(called).toBe(1);
+  });
+});

@@ -123,6 +123,101 @@ describe("ListRequestRewriter: framing first", () => {
   });
 });
 
+describe("ListRequestRewriter: what is handed on at once and what is held", () => {
+  const bytes = (text: string) => Buffer.from(text, "latin1");
+  const texts = (parts: Buffer[]) => parts.map((part) => part.toString("latin1"));
+
+  it("hands a chunk without a LIST line on at once, as the very chunk it got", () => {
+    const rewriter = new ListRequestRewriter();
+    const chunk = bytes("GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/b HT");
+    const out = rewriter.push(chunk);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toBe(chunk);
+    expect(rewriter.holding).toBe(false);
+  });
+
+  it("holds back only a request line that may still be LIST, until it is complete", () => {
+    const rewriter = new ListRequestRewriter();
+    expect(texts(rewriter.push(bytes("GE")))).toEqual(["GE"]);
+    expect(texts(rewriter.push(bytes("T /v1/a HTTP/1.1\r\n\r\n")))).toEqual(["T /v1/a HTTP/1.1\r\n\r\n"]);
+    // `LIX` cannot become `LIST `: handed on as soon as the X comes.
+    expect(texts(rewriter.push(bytes("LIX /v1/b")))).toEqual(["LIX /v1/b"]);
+    expect(rewriter.holding).toBe(false);
+    expect(texts(rewriter.push(bytes(" HTTP/1.1\r\n\r\nLI")))).toEqual([" HTTP/1.1\r\n\r\n"]);
+    expect(rewriter.holding).toBe(true);
+    expect(texts(rewriter.push(bytes("ST /v1/c HTTP/1.1\r\n")))).toEqual(["GET /v1/c?list=true HTTP/1.1\r\n"]);
+    expect(rewriter.holding).toBe(false);
+  });
+
+  it("cuts a chunk only around the line it rewrites: the bytes before, the new line, the bytes after", () => {
+    const rewriter = new ListRequestRewriter();
+    expect(texts(rewriter.push(bytes("GET /v1/a HTTP/1.1\r\n\r\nLIST /v1/b HTTP/1.1\r\n\r\n")))).toEqual([
+      "GET /v1/a HTTP/1.1\r\n\r\n",
+      "GET /v1/b?list=true HTTP/1.1\r\n",
+      "\r\n",
+    ]);
+    // Nothing before it, nothing after it: the new line alone.
+    expect(texts(rewriter.push(bytes("LIST /v1/c HTTP/1.1\r\n")))).toEqual(["GET /v1/c?list=true HTTP/1.1\r\n"]);
+    expect(texts(rewriter.push(bytes("\r\nLI")))).toEqual(["\r\n"]);
+    expect(texts(rewriter.push(bytes("ST /v1/d HTTP/1.1\r\n\r\n")))).toEqual(["GET /v1/d?list=true HTTP/1.1\r\n", "\r\n"]);
+  });
+
+  it("never holds the rest of a request line whose beginning went on already", () => {
+    const rewriter = new ListRequestRewriter();
+    const out = [...rewriter.push(bytes("X")), ...rewriter.push(bytes("LIST /v1/a")), ...rewriter.push(bytes(" HTTP/1.1\r\n\r\n"))];
+    expect(Buffer.concat(out).toString("latin1")).toBe("XLIST /v1/a HTTP/1.1\r\n\r\n");
+  });
+
+  it("keeps every byte of a long LIST line that comes in many pieces", () => {
+    const target = `/v1/${"a".repeat(300)}`;
+    const input = `LIST ${target} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const cuts = Array.from({ length: Math.floor(input.length / 100) }, (_, i) => (i + 1) * 100);
+    expect(rewriteAll(input, cuts)).toBe(`GET ${target}?list=true HTTP/1.1\r\nHost: x\r\n\r\n`);
+  });
+
+  it("holds nothing back in headers, however a header line begins", () => {
+    const rewriter = new ListRequestRewriter();
+    expect(texts(rewriter.push(bytes("GET /v1/a HTTP/1.1\r\nLIS")))).toEqual(["GET /v1/a HTTP/1.1\r\nLIS"]);
+    expect(rewriter.holding).toBe(false);
+  });
+
+  it("hands held bytes on unchanged when released (the hold timed out) or at the end of the stream, and never rewrites that line after", () => {
+    const released = new ListRequestRewriter();
+    expect(released.push(bytes("LIS"))).toEqual([]);
+    const out: Buffer[] = [];
+    released.release((part) => out.push(part));
+    expect(texts(out)).toEqual(["LIS"]);
+    expect(released.holding).toBe(false);
+    // The rest of the line passes as it comes: its beginning is gone already.
+    expect(texts(released.push(bytes("T /v1/a HTTP/1.1\r\n\r\n")))).toEqual(["T /v1/a HTTP/1.1\r\n\r\n"]);
+
+    const ended = new ListRequestRewriter();
+    ended.push(bytes("LIST /v1/b"));
+    const atEnd: Buffer[] = [];
+    ended.end((part) => atEnd.push(part));
+    expect(texts(atEnd)).toEqual(["LIST /v1/b"]);
+  });
+
+  it("passes everything on unchanged after a Content-Length it cannot read (a request the parser refuses)", () => {
+    const input = "POST /v1/x HTTP/1.1\r\nContent-Length: 4x\r\n\r\n" + LIST;
+    expect(rewriteAll(input)).toBe(input);
+    expect(rewriteAll(input, [10, 40])).toBe(input);
+  });
+
+  it("reads Transfer-Encoding and Content-Length by their exact names, not a name of the same length", () => {
+    // `Transfer-Encodinz` is 17 letters long like Transfer-Encoding: not a framing header.
+    const body = "POST /v1/x HTTP/1.1\r\nTransfer-Encodinz: chunked\r\nContent-Length: 4\r\n\r\nbody";
+    expect(rewriteAll(body + LIST)).toBe(body + GET);
+    const length = "POST /v1/x HTTP/1.1\r\nContent-Lengtx: 40\r\n\r\n";
+    expect(rewriteAll(length + LIST)).toBe(length + GET);
+  });
+
+  it("ends the headers only at an empty line: a two-byte header line does not end them", () => {
+    const input = `POST /v1/x HTTP/1.1\r\nX\nContent-Length: ${LIST.length}\r\n\r\n${LIST}`;
+    expect(rewriteAll(input)).toBe(input);
+  });
+});
+
 // ---- on a server --------------------------------------------------------------------------------
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

@@ -54,6 +54,8 @@ export class ListRequestRewriter {
   #pendingLength = 0;
   /** Whether those bytes are held back (a request line that may be LIST) rather than already handed on. */
   #held = false;
+  /** How many lines have been held back so far: each new hold has a number of its own. */
+  #holds = 0;
   /** Body (or chunk) bytes still to pass through. */
   #remaining = 0;
   #contentLength = 0;
@@ -62,6 +64,11 @@ export class ListRequestRewriter {
   /** Whether part of a request line is held back, waiting for the rest of the line. */
   get holding(): boolean {
     return this.#held;
+  }
+
+  /** The number of the line held back now (or last): a connection times each hold from its own start. */
+  get hold(): number {
+    return this.#holds;
   }
 
   write(data: Buffer, emit: (part: Buffer) => void): void {
@@ -121,6 +128,7 @@ export class ListRequestRewriter {
     if (!this.#held && this.#pendingLength === 0 && this.#state === "request-line" && mayBeList(data, at)) {
       if (at > start) emit(data.subarray(start, at));
       this.#held = true;
+      this.#holds++;
     }
     if (this.#pending === undefined || this.#pending.length < size) {
       const grown = Buffer.allocUnsafe(Math.min(MAX_LINE, Math.max(size, 2 * (this.#pending?.length ?? 64))));
@@ -290,6 +298,8 @@ export class ListConnection extends Duplex {
   /** How long part of a LIST line is held back before it is handed on as it is (the server's headersTimeout). */
   readonly #holdMs: number;
   #holdTimer: NodeJS.Timeout | undefined;
+  /** The rewriter's hold the timer is for. */
+  #timedHold = 0;
   #lingerTimer: NodeJS.Timeout | undefined;
   #socketPaused = false;
   readonly #emit = (part: Buffer): void => {
@@ -323,7 +333,10 @@ export class ListConnection extends Duplex {
       return;
     }
     if (this.#rewriter.holding) {
-      if (this.#holdTimer === undefined && this.#holdMs > 0) {
+      // Each held line has the whole limit from its own start (a chunk can end one and begin another).
+      if (this.#holdMs > 0 && (this.#holdTimer === undefined || this.#timedHold !== this.#rewriter.hold)) {
+        clearTimeout(this.#holdTimer);
+        this.#timedHold = this.#rewriter.hold;
         this.#holdTimer = setTimeout(() => {
           this.#holdTimer = undefined;
           // Handed on as it is: the parser starts a request and its own headersTimeout applies.
