@@ -8,13 +8,22 @@
 # each step's output. So `npm test` fails when any of them fails, and the commands the CI kit gives
 # users are the very ones this repository's CI passes (docs/testing.md, docs/ci.md). A stale
 # generated/ is named by that test's drift step (other tests that read generated/ may fail with it).
+#
+# The Arazzo workflows run beside vitest (vitest keeps the two cores about 85% busy, and the
+# workflows' servers listen on ports of their own): their output is printed whole after vitest's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh || exit 1
 
+workflows_log="$(mktemp)"
+trap 'rm -f "$workflows_log"' EXIT
+npm run -s workflows > "$workflows_log" 2>&1 &
+workflows_pid=$!
 npx vitest run
 tests=$?
-npm run -s workflows
+wait "$workflows_pid"
 workflows=$?
+echo "--- npm run workflows"
+cat "$workflows_log"
 [ "$tests" -ne 0 ] && exit "$tests"
 exit "$workflows"
