@@ -501,3 +501,28 @@ describe("ListConnection over a stream of its own (no socket handle)", () => {
     expect(called).toBe(1);
   });
 });
+
+describe("ListConnection: writes held back by a slow socket", () => {
+  it("acknowledges corked writes only once the socket has drained (flow control out, several chunks at once)", async () => {
+    const acknowledged: string[] = [];
+    const socket = new Duplex({
+      highWaterMark: 1,
+      read() {},
+      write(_chunk, _encoding, callback) {
+        setTimeout(callback, 50);
+      },
+    });
+    const connection = new ListConnection(socket);
+    connection.cork();
+    connection.write("HTTP/1.1 200 OK\r\n", () => acknowledged.push("head"));
+    connection.write("body", () => acknowledged.push("body"));
+    connection.uncork();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The socket is full: the connection has not taken the chunks yet.
+    expect(acknowledged).toEqual([]);
+    expect(connection.writableLength).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(acknowledged).toEqual(["head", "body"]);
+    expect(connection.writableLength).toBe(0);
+  });
+});
