@@ -3,12 +3,15 @@
 // (package or server module) and by function, validated beside unvalidated, so the cost of
 // validation shows as the difference.
 //   [BENCH_SIZE=n] npx tsx bench/profile.ts <mesh|org|secrets> <operation number, from 0> [--fresh]
-// --fresh: a query parameter of its own on every request (no kept answer serves it).
+//   npx tsx bench/profile.ts --case "<a case of bench/fresh.bench.ts, e.g. secrets GET role, fresh>"
+// --fresh: a query parameter of its own on every request (no kept answer serves it); a fresh read
+// of --case has one too.
 // PROFILE_NODE_ARGS: flags for the profiled server's node, e.g. `--no-turbo-inlining`, so that a
 // function's time is not counted in the function it was inlined into (slower, but each place exact).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { FRESH_APIS } from "./fresh.bench.ts";
 import { APIS } from "./http.bench.ts";
 import { bundled, load, startChild } from "./lib.ts";
 
@@ -22,12 +25,16 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [apiName = "mesh", index = "0"] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
-const found = APIS.find((a) => a.api === apiName)!;
+const caseAt = process.argv.indexOf("--case");
+const caseName = caseAt >= 0 ? process.argv[caseAt + 1] : undefined;
+const freshCase = caseName === undefined ? undefined : FRESH_APIS.flatMap((a) => a.cases.map((c) => ({ api: a, c }))).find(({ c }) => c.name === caseName);
+if (caseName !== undefined && !freshCase) throw new Error(`no case named ${JSON.stringify(caseName)} in bench/fresh.bench.ts`);
+const [apiName = freshCase?.api.api ?? "mesh", index = "0"] = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--case");
+const found = freshCase ? { ...freshCase.api, operations: [freshCase.c] } : APIS.find((a) => a.api === apiName)!;
 // BENCH_SIZE: the data size of the target (teams, roles, services) instead of the hot-path one.
 const api = process.env.BENCH_SIZE ? { ...found, spec: { ...found.spec, size: Number(process.env.BENCH_SIZE) } } : found;
-const op = api.operations[Number(index)]!;
-const FRESH = process.argv.includes("--fresh");
+const op = freshCase ? freshCase.c : api.operations[Number(index)]!;
+const FRESH = process.argv.includes("--fresh") || freshCase?.c.kind === "fresh read";
 const pathAt = FRESH ? (n: number) => `${api.base}${op.path}${op.path.includes("?") ? "&" : "?"}fresh=${n}` : undefined;
 const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 
