@@ -54,16 +54,50 @@ export const GUARD_MODULES: GuardModule[] = [
     name: "secrets-policy",
     mutate: "server/secrets/sys/policy.ts",
     tests: ["test/secrets/policy.test.ts", "test/secrets/policy-precedence.test.ts"],
+    equivalent: [
+      { mutator: "EqualityOperator", original: "a.firstWildcard > b.firstWildcard", replacement: "a.firstWildcard >= b.firstWildcard", why: "after the `!==` check on the line the two sides differ, so `>` and `>=` (`<` and `<=`) answer alike" },
+      { mutator: "EqualityOperator", original: "a.plusSegments < b.plusSegments", replacement: "a.plusSegments <= b.plusSegments", why: "after the `!==` check on the line the two sides differ, so `>` and `>=` (`<` and `<=`) answer alike" },
+      { mutator: "EqualityOperator", original: "a.pattern.length > b.pattern.length", replacement: "a.pattern.length >= b.pattern.length", why: "after the `!==` check on the line the two sides differ, so `>` and `>=` (`<` and `<=`) answer alike" },
+      {
+        mutator: "EqualityOperator",
+        original: "a.pattern > b.pattern",
+        replacement: "a.pattern >= b.pattern",
+        why: "the rules are merged by pattern, so two rules never have the same pattern: `>` and `>=` answer alike",
+      },
+    ],
   },
   {
     name: "mesh-acl-rules",
     mutate: "server/mesh/domain/acl-rules.ts",
     tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],
+    equivalent: [
+      {
+        mutator: "Regex",
+        original: String.raw`/\s+|#[^\n]*|\/\/[^\n]*|\/\*[\s\S]*?\*\/|"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][A-Za-z0-9_-]*)|([{}=,])|(.)/g`,
+        replacement: String.raw`/\s|#[^\n]*|\/\/[^\n]*|\/\*[\s\S]*?\*\/|"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][A-Za-z0-9_-]*)|([{}=,])|(.)/g`,
+        why: "white space is skipped whether a run of it is one match or one match per character (lines are counted in every match)",
+      },
+    ],
   },
   {
     name: "mesh-acl",
     mutate: "server/mesh/domain/acl.ts",
     tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],
+    equivalent: [
+      {
+        mutator: "ConditionalExpression",
+        original: "a === undefined",
+        replacement: "false",
+        why: "PRECEDENCE[undefined] is undefined, and undefined >= a number is false: the next line answers b too",
+      },
+      { mutator: "EqualityOperator", original: "PRECEDENCE[a] >= PRECEDENCE[b]", replacement: "PRECEDENCE[a] > PRECEDENCE[b]", why: "between equal access levels a and b are the same level" },
+      {
+        mutator: "EqualityOperator",
+        original: "prefix.length > best.prefix.length",
+        replacement: "prefix.length >= best.prefix.length",
+        why: "two prefixes of one length that both start the name are the same prefix, one key of the rules: the level is the same",
+      },
+    ],
   },
   {
     // Token resolution: secret -> token -> policies and roles -> merged rules (or 403).
@@ -110,6 +144,20 @@ export const GUARD_MODULES: GuardModule[] = [
     name: "secrets-rekey",
     mutate: "server/secrets/rekey/rekey.ts",
     tests: ["test/secrets/rekey-machine.test.ts", "test/secrets/rekey-refusal-precedence.test.ts"],
+    equivalent: [
+      {
+        mutator: "ObjectLiteral",
+        original: "{ attempt: undefined }",
+        replacement: "{}",
+        why: "the outcome's attempt is read as outcome.attempt: undefined whether the member is there or not",
+      },
+      {
+        mutator: "ConditionalExpression",
+        original: "error instanceof PgpKeyError",
+        replacement: "true",
+        why: "readPgpKeys throws nothing but PgpKeyError: no other error reaches the rethrow",
+      },
+    ],
   },
   {
     name: "secrets-shamir",

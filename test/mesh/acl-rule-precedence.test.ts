@@ -191,6 +191,8 @@ describe("the rule language", () => {
     expect(error('service "web" { "}"')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found "}"');
     expect(error('service "web" } policy = "read" }')).toBe('Failed to parse ACL rules: line 1: expected {, found "}"');
     expect(error('service "web" { policy , "read" }')).toBe('Failed to parse ACL rules: line 1: expected =, found ","');
+    // A quoted "=" is a label, not the equals sign: `operator "=" "write"` grants nothing, it is refused.
+    expect(error('operator "=" "write"')).toBe('Failed to parse ACL rules: line 1: expected {, found "write"');
   });
 
   it("refuses unknown policies and resources, saying whether a label was given", () => {

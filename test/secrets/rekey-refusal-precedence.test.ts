@@ -133,7 +133,12 @@ describe("the parameters of a new attempt, in the real order", () => {
     await expect(stored({ secret_shares: 2, secret_threshold: 2 })).rejects.toThrow(mustBeOne);
     await expect(stored({ secret_shares: 2, secret_threshold: 1 })).rejects.toThrow(mustBeOne);
     await expect(stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 })).rejects.toThrow(mustBeOne);
+    // A threshold of 0 is refused as not 1, before the share configuration's own check.
+    await expect(stored({ secret_shares: 1, secret_threshold: 0 })).rejects.toThrow(mustBeOne);
     await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], require_verification: true })).rejects.toThrow(
+      "PGP key encryption not supported when using stored keys",
+    );
+    await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], backup: true })).rejects.toThrow(
       "PGP key encryption not supported when using stored keys",
     );
     await expect(stored({ secret_shares: 1, secret_threshold: 1, require_verification: true })).rejects.toThrow(

@@ -85,6 +85,11 @@ describe("splitKey and combineShares", () => {
     expect(await combineShares(shares, 1)).toEqual(key);
     expect(shareLength({ secret_shares: 1, secret_threshold: 1 })).toBe(32);
   });
+
+  it("refuses to combine no shares, whatever the threshold (no empty key is ever made up)", async () => {
+    await expect(combineShares([], 1)).rejects.toThrow("no key share to combine");
+    await expect(combineShares([], 2)).rejects.toThrow();
+  });
 });
 
 describe("seals", () => {

@@ -240,7 +240,8 @@ export async function checkRekeyRequest(request: RekeyRequest, sealType: SealTyp
     if (error instanceof PgpKeyError) throw new InvalidRequestError(`invalid rekey seal configuration: ${error.message}`);
     throw error;
   }
-  return { ...config, pgpKeys: recipients, backup: backup && recipients.length > 0, verificationRequired };
+  // A backup without PGP keys was refused above: `backup` here always has keys to encrypt for.
+  return { ...config, pgpKeys: recipients, backup, verificationRequired };
 }
 
 /** The checks of a new attempt's parameters before its PGP keys are read, in the real system's order. */
@@ -264,8 +265,9 @@ export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: S
     if (config.secret_shares !== 1 || config.secret_threshold !== 1 || stored !== 1) {
       throw new InvalidRequestError("with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1");
     }
+    // (The real system refuses a backup here next, "key backup not supported when using stored keys":
+    // a backup needs PGP keys, refused at the start without them and just here with them.)
     if (pgpKeys.length > 0) throw new InvalidRequestError("PGP key encryption not supported when using stored keys");
-    if (backup) throw new InvalidRequestError("key backup not supported when using stored keys");
     if (verificationRequired) {
       throw new InvalidRequestError("requiring verification not supported when rekeying the barrier key with recovery keys");
     }

@@ -48,7 +48,8 @@ export class Acl {
         merged.set(pattern, capabilities);
       }
     }
-    this.#rules = [...merged].map(([pattern, capabilities]) => compile(pattern, capabilities.has("deny") ? new Set(["deny"]) : capabilities));
+    // A pattern denied by one policy is denied whatever the others grant it: capabilities() reads `deny` first.
+    this.#rules = [...merged].map(([pattern, capabilities]) => compile(pattern, capabilities));
   }
 
   /** The capabilities granted on a path (relative to /v1, without a leading slash). */

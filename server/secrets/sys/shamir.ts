@@ -30,10 +30,14 @@ export async function splitKey(key: Uint8Array, config: ShareConfig): Promise<Ui
 
 /**
  * Combines shares into the key they make up. With a threshold of 1 the single share is the key.
- * Throws when the shares cannot be combined at all (different lengths, a repeated x coordinate);
+ * Throws when the shares cannot be combined at all (none, different lengths, a repeated x coordinate);
  * shares of another key combine into a wrong key without an error, so callers compare the result.
  */
 export async function combineShares(shares: Uint8Array[], threshold: number): Promise<Uint8Array> {
-  if (threshold === 1) return Uint8Array.from(shares[0] ?? []);
+  if (threshold === 1) {
+    const [key] = shares;
+    if (!key) throw new Error("no key share to combine");
+    return Uint8Array.from(key);
+  }
   return combine(shares.map((share) => Uint8Array.from(share)));
 }

@@ -42,7 +42,7 @@ export function parsePathsFilter(mode: string | undefined, paths: unknown): { fi
     if (!FILTER_PATH.test(path) || path.split("/").some((segment) => segment === "." || segment === "..")) {
       return { problem: `paths: ${JSON.stringify(raw)} is not a mount or namespace path (segments of letters, digits, ".", "_" and "-")` };
     }
-    if (path.startsWith("sys/") || path === "identity/" || path.startsWith("identity/")) {
+    if (path.startsWith("sys/") || path.startsWith("identity/")) {
       return { problem: `paths: ${JSON.stringify(raw)} cannot be filtered: "sys/" and "identity/" are always replicated` };
     }
     if (!normalized.includes(path)) normalized.push(path);
@@ -100,10 +100,9 @@ export interface DynamicFilter {
 /** What the filter keeps from a secondary, given the mounts (and namespaces holding data) that exist now. */
 export function dynamicFilter(filter: PathsFilter | undefined, mounts: Iterable<string>, extraNamespaces: string[] = []): DynamicFilter {
   const known = [...new Set([...mounts].map(normalizeFilterPath))].sort();
-  if (!filter) return { dynamic_filtered_mounts: [], dynamic_filtered_namespaces: [] };
   const filteredMounts = known.filter((mount) => !isMountReplicated(filter, mount));
   const filteredNamespaces = [...new Set([...namespacesOf(known), ...extraNamespaces.map(normalizeFilterPath)])]
-    .filter((namespace) => namespace !== "/" && !isNamespaceReplicated(filter, namespace))
+    .filter((namespace) => !isNamespaceReplicated(filter, namespace))
     .sort();
   return { dynamic_filtered_mounts: filteredMounts, dynamic_filtered_namespaces: filteredNamespaces };
 }
