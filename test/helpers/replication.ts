@@ -2,6 +2,7 @@
 // listener on port 0) with short heartbeats, and the steps tests repeat (enable a primary, activate
 // a secondary, make a DR operation token). Waiting is done by polling a condition with a generous
 // deadline, never by sleeping a fixed time.
+import { afterEach } from "vitest";
 import type { components } from "../../generated/secrets/client.ts";
 import type { SecretsAppOptions } from "../../server/secrets/app.ts";
 import { decodeToken } from "../../server/secrets/replication/domain/otp.ts";
@@ -18,6 +19,24 @@ export const HEARTBEAT_MS = 40;
 export function startCluster(options: SecretsAppOptions = {}, port = 0): Promise<RunningTestSecrets> {
   return startSecrets({ ...options, replication: { heartbeatIntervalMs: HEARTBEAT_MS, ...options.replication } }, port);
 }
+
+/** Starts clusters for the tests of a file: each test's clusters are closed after it. */
+export function clustersPerTest(): (options?: SecretsAppOptions) => Promise<RunningTestSecrets> {
+  const running: RunningTestSecrets[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((c) => c.close()));
+  });
+  return async (options = {}) => {
+    const started = await startCluster(options);
+    running.push(started);
+    return started;
+  };
+}
+
+/** A cloud credentials role: what the replication tests write and read to see data move. */
+export const CLOUD_ROLE = { credential_type: "iam_user", policy_arns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] };
+export const writeRole = (c: RunningTestSecrets, name: string) => c.client.POST("/aws/roles/{name}", { params: { path: { name } }, body: CLOUD_ROLE });
+export const readRole = (c: RunningTestSecrets, name: string) => c.client.GET("/aws/roles/{name}", { params: { path: { name } } });
 
 /** Polls `read` until `accept` holds (up to `timeoutMs`); returns the last value read. */
 export async function waitFor<T>(read: () => T | Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {

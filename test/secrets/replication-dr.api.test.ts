@@ -3,25 +3,14 @@
 // DR secondary closed to ordinary requests, DR operation tokens from the primary's key shares,
 // failover without data loss, and disable/enable with a new cluster id.
 import * as openpgp from "openpgp";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decodeToken } from "../../server/secrets/replication/domain/otp.ts";
-import { drOperationToken, inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, startCluster, status, waitFor } from "../helpers/replication.ts";
+import { drOperationToken, inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, status, waitFor, clustersPerTest, readRole, writeRole } from "../helpers/replication.ts";
 import { generatePgpKey, rekey, type RunningTestSecrets } from "../helpers/secrets.ts";
 
-const running: RunningTestSecrets[] = [];
-async function cluster(options: Parameters<typeof startCluster>[0] = {}) {
-  const started = await startCluster(options);
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((c) => c.close()));
-});
+const cluster = clustersPerTest();
 
 const origin = (c: RunningTestSecrets) => c.baseUrl.replace(/\/v1$/, "");
-const role = { credential_type: "iam_user", policy_arns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] };
-const writeRole = (c: RunningTestSecrets, name: string) => c.client.POST("/aws/roles/{name}", { params: { path: { name } }, body: role });
-const readRole = (c: RunningTestSecrets, name: string) => c.client.GET("/aws/roles/{name}", { params: { path: { name } } });
 /** The names of the cloud roles in a cluster's storage (the engine keeps them under logical/<mount uuid>/role/). */
 const storedRoles = (c: RunningTestSecrets) =>
   c.secrets.cluster.storage

@@ -4,25 +4,14 @@
 // filter as an alias) decide what it receives and routes, and the dynamic filter reports it on both
 // sides; promote and update-primary without operation token; a performance secondary that is also
 // a DR primary passes the writes on.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mountStoragePrefix } from "../../server/secrets/engines/mount-storage.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
-import { inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, startCluster, status, waitFor } from "../helpers/replication.ts";
+import { inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, status, waitFor, clustersPerTest, readRole, writeRole } from "../helpers/replication.ts";
 import type { RunningTestSecrets } from "../helpers/secrets.ts";
 
-const running: RunningTestSecrets[] = [];
-async function cluster(options: Parameters<typeof startCluster>[0] = {}) {
-  const started = await startCluster(options);
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((c) => c.close()));
-});
+const cluster = clustersPerTest();
 
-const role = { credential_type: "iam_user", policy_arns: ["arn:aws:iam::aws:policy/ReadOnlyAccess"] };
-const writeRole = (c: RunningTestSecrets, name: string) => c.client.POST("/aws/roles/{name}", { params: { path: { name } }, body: role });
-const readRole = (c: RunningTestSecrets, name: string) => c.client.GET("/aws/roles/{name}", { params: { path: { name } } });
 const CONSUL = mountStoragePrefix("discovery-token", "consul");
 const putConsul = (c: RunningTestSecrets, name: string) => c.secrets.cluster.storage.put(`${CONSUL}roles/${name}`, { token_type: "management" });
 const consulRoles = (c: RunningTestSecrets) => c.secrets.cluster.storage.list(`${CONSUL}roles/`).map((key) => key.split("/").pop());

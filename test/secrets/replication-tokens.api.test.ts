@@ -11,17 +11,10 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateSigningKey, readActivationToken, signActivationToken } from "../../server/secrets/replication/domain/activation.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
-import { inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, startCluster, waitFor } from "../helpers/replication.ts";
-import type { RunningTestSecrets } from "../helpers/secrets.ts";
+import { inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, waitFor, clustersPerTest } from "../helpers/replication.ts";
 
-const running: RunningTestSecrets[] = [];
-async function cluster(options: Parameters<typeof startCluster>[0] = {}) {
-  const started = await startCluster(options);
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((c) => c.close()));
+const cluster = clustersPerTest();
+afterEach(() => {
   vi.restoreAllMocks();
 });
 
