@@ -2,6 +2,8 @@
 // cluster, the caller's token, the mount reached) to one of the operation's documented replies.
 import type { Handler, HandlerTable, Input } from "../../shared/contract.ts";
 import type { SecretsCluster } from "../cluster.ts";
+import { leasesOf } from "../leases/index.ts";
+import type { LeaseRequest } from "../leases/manager.ts";
 import type { operations } from "../../../generated/secrets/schema.ts";
 import type { NullsRead } from "../wire.ts";
 
@@ -61,6 +63,25 @@ export function envelope<T>(cluster: SecretsCluster, data: T) {
     wrap_info: null,
     warnings: null,
     auth: null,
+  };
+}
+
+/**
+ * A secret an engine issued, answered with the lease it is registered under (its id, duration and
+ * whether it renews, in the envelope as the real server puts them; the lease's warnings too).
+ */
+export async function leasedSecret<T>(context: SecretsContext, secretType: string, issued: { data: T; lease: Omit<LeaseRequest, "mount" | "secretType"> }) {
+  const { cluster } = context;
+  const registered = await leasesOf(cluster).register({ ...issued.lease, mount: mountOf(context), secretType });
+  return {
+    status: 200 as const,
+    body: {
+      ...envelope(cluster, issued.data),
+      lease_id: registered.lease_id,
+      renewable: registered.renewable,
+      lease_duration: registered.lease_duration,
+      warnings: registered.warnings.length > 0 ? registered.warnings : null,
+    },
   };
 }
 

@@ -1,6 +1,5 @@
 // Handlers of the cloud credentials engine's eleven operations, at whatever mount the request reached.
-import { envelope, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
-import { leasesOf } from "../../leases/index.ts";
+import { envelope, leasedSecret, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
 import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CloudCredentialsMount, type CredentialsRequest } from "./engine.ts";
 
 /** The engine at the mount the request reached. */
@@ -10,22 +9,8 @@ function engineAt(context: SecretsContext): CloudCredentialsMount {
 
 /** New credentials of a role, with the lease the table registered for them. */
 async function issue(context: SecretsContext, name: string, path: "creds" | "sts", request: CredentialsRequest) {
-  const { cluster } = context;
-  const displayName = cluster.auth.lookup(context.token)?.displayName ?? "token";
-  const mount = mountOf(context);
-  const issued = await cloudCredentialsEngine(cluster).at(mount).generate(name, path, request, displayName);
-  const { path: leasePath, ...lease } = issued.lease;
-  const registered = await leasesOf(cluster).register({ path: leasePath, mount, secretType: ACCESS_KEYS_SECRET, ...lease });
-  return {
-    status: 200 as const,
-    body: {
-      ...envelope(cluster, issued.data),
-      lease_id: registered.lease_id,
-      renewable: registered.renewable,
-      lease_duration: registered.lease_duration,
-      warnings: registered.warnings.length > 0 ? registered.warnings : null,
-    },
-  };
+  const displayName = context.cluster.auth.lookup(context.token)?.displayName ?? "token";
+  return leasedSecret(context, ACCESS_KEYS_SECRET, await engineAt(context).generate(name, path, request, displayName));
 }
 
 export const cloudCredentialsHandlers = {

@@ -1,6 +1,5 @@
 // Handlers of the discovery-token engine's six operations, at whatever mount the request reached.
-import { envelope, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
-import { leasesOf } from "../../leases/index.ts";
+import { envelope, leasedSecret, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
 import { discoveryTokenEngine, TOKEN_SECRET, type DiscoveryTokenMount } from "./engine.ts";
 import { roleView } from "./role-rules.ts";
 
@@ -38,21 +37,7 @@ export const discoveryTokenHandlers = {
   },
 
   generateDiscoveryToken: async ({ params }, context) => {
-    const { cluster } = context;
-    const requester = cluster.auth.lookup(context.token)?.displayName ?? "token";
-    const mount = mountOf(context);
-    const issued = await engine(context).issue(params.name, requester);
-    const { path, ...lease } = issued.lease;
-    const registered = await leasesOf(cluster).register({ path, mount, secretType: TOKEN_SECRET, ...lease });
-    return {
-      status: 200,
-      body: {
-        ...envelope(cluster, issued.data),
-        lease_id: registered.lease_id,
-        lease_duration: registered.lease_duration,
-        renewable: registered.renewable,
-        warnings: registered.warnings.length > 0 ? registered.warnings : null,
-      },
-    };
+    const requester = context.cluster.auth.lookup(context.token)?.displayName ?? "token";
+    return leasedSecret(context, TOKEN_SECRET, await engine(context).issue(params.name, requester));
   },
 } satisfies Partial<SecretsHandlerTable>;
