@@ -181,6 +181,30 @@ export function writeClientPackage(api: ApiInfo): void {
 }
 
 /**
+ * The declaration files every package's program reads (TypeScript's lib, openapi-fetch's types),
+ * parsed once in a process: the packages of one `npm run generate` are compiled one after another
+ * with the same options, and these files were most of each compile. Programs share parsed source
+ * files as TypeScript's own language service does; the package's own sources are read afresh.
+ */
+const sharedSourceFiles = new Map<string, ts.SourceFile>();
+
+function sharingHost(options: ts.CompilerOptions, ownSources: string): ts.CompilerHost {
+  const host = ts.createCompilerHost(options, true);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    if (path.resolve(fileName).startsWith(ownSources + path.sep)) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    const key = `${typeof languageVersion === "object" ? JSON.stringify(languageVersion) : languageVersion}:${fileName}`;
+    let file = sharedSourceFiles.get(key);
+    if (!file) {
+      file = getSourceFile(fileName, languageVersion, onError, shouldCreate);
+      if (file) sharedSourceFiles.set(key, file);
+    }
+    return file;
+  };
+  return host;
+}
+
+/**
  * Compiles the package's dist/ from generated/<api>/ into `into` (default the package folder), with
  * package.json and README.md copied there. Throws with the compiler's messages on a type error.
  */
@@ -193,7 +217,7 @@ export function buildClientPackage(api: ApiInfo, into = packageDir(api)): string
     writeFileSync(path.join(src, "index.ts"), clientSource(api, ".js"));
     const outDir = path.join(into, "dist");
     rmSync(outDir, { recursive: true, force: true });
-    const program = ts.createProgram([path.join(src, "index.ts")], {
+    const options: ts.CompilerOptions = {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -203,7 +227,8 @@ export function buildClientPackage(api: ApiInfo, into = packageDir(api)): string
       outDir,
       rootDir: src,
       types: [],
-    });
+    };
+    const program = ts.createProgram({ rootNames: [path.join(src, "index.ts")], options, host: sharingHost(options, src) });
     const emitted = program.emit();
     const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
     if (diagnostics.length) {
