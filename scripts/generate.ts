@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import YAML from "yaml";
 import { APIS, bundlePath, PROJECT_ROOT as root, type ApiInfo } from "./apis.ts";
@@ -94,23 +95,29 @@ export type OperationId = keyof typeof operationTable;
 `;
 }
 
-// `npm run generate -- <api>...` generates only those (add-api does so for the API it adds).
-const names = process.argv.slice(2);
-const unknown = names.filter((n) => !APIS.some((a) => a.name === n));
-if (unknown.length) {
-  console.error(`generate: no API ${unknown.join(", ")} in redocly.yaml (APIs: ${APIS.map((a) => a.name).join(", ")})`);
-  process.exit(2);
+/** Generates the APIs' bundles, types, clients and client packages (the list given, not necessarily redocly.yaml's whole). */
+export async function generateApis(chosen: ApiInfo[]): Promise<void> {
+  console.log(`generate: bundling ${chosen.map((a) => a.name).join(", ")}...`);
+  bundleAll(chosen);
+  for (const api of chosen) {
+    console.log(`generate: ${api.name}...`);
+    await generate(api);
+    console.log(`generated/${api.name}: openapi.json, schema.ts, operations.ts, client.ts`);
+  }
+  // Compiled after every API is generated (dist/ is not committed; check:generated compares the rest).
+  for (const api of chosen) {
+    buildClientPackage(api);
+    console.log(`packages/${api.name}-client: package.json, README.md, dist/`);
+  }
 }
-const chosen = names.length ? APIS.filter((a) => names.includes(a.name)) : APIS;
-console.log(`generate: bundling ${chosen.map((a) => a.name).join(", ")}...`);
-bundleAll(chosen);
-for (const api of chosen) {
-  console.log(`generate: ${api.name}...`);
-  await generate(api);
-  console.log(`generated/${api.name}: openapi.json, schema.ts, operations.ts, client.ts`);
-}
-// Compiled after every API is generated (dist/ is not committed; check:generated compares the rest).
-for (const api of chosen) {
-  buildClientPackage(api);
-  console.log(`packages/${api.name}-client: package.json, README.md, dist/`);
+
+// `npm run generate -- <api>...` generates only those (add-api calls generateApis for the API it adds).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => !APIS.some((a) => a.name === n));
+  if (unknown.length) {
+    console.error(`generate: no API ${unknown.join(", ")} in redocly.yaml (APIs: ${APIS.map((a) => a.name).join(", ")})`);
+    process.exit(2);
+  }
+  await generateApis(names.length ? APIS.filter((a) => names.includes(a.name)) : APIS);
 }
