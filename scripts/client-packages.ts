@@ -244,21 +244,28 @@ export function buildClientPackage(api: ApiInfo, into = packageDir(api)): string
   }
 }
 
+/** `npm pack` of built package folders into `destination`, with one npm run for all; answers the tarballs' paths, in order. */
+export function packPackages(dirs: string[], destination: string): string[] {
+  mkdirSync(destination, { recursive: true });
+  if (!dirs.length) return [];
+  const out = execFileSync("npm", ["pack", ...dirs, "--pack-destination", destination, "--json", "--silent"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const infos = JSON.parse(out) as { filename: string }[];
+  if (infos.length !== dirs.length) throw new Error(`npm pack made ${infos.length} tarball(s) of ${dirs.length} folder(s)`);
+  return infos.map((info) => path.join(destination, info.filename));
+}
+
 /** `npm pack` of a built package folder into `destination`; answers the tarball's path. */
 export function packPackage(dir: string, destination: string): string {
-  mkdirSync(destination, { recursive: true });
-  const out = execFileSync("npm", ["pack", dir, "--pack-destination", destination, "--json", "--silent"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  const [info] = JSON.parse(out) as [{ filename: string }];
-  return path.join(destination, info.filename);
+  return packPackages([dir], destination)[0]!;
 }
 
 // npm run build:clients [-- --pack]
 if (import.meta.url === `file://${process.argv[1]}`) {
   const pack = process.argv.includes("--pack");
-  for (const api of APIS) {
+  const dirs = APIS.map((api) => {
     const dir = buildClientPackage(api);
-    const line = `packages/${api.name}-client: dist/ built`;
-    if (pack) console.log(`${line}, packed ${path.relative(root, packPackage(dir, path.join(root, "dist", "packages")))}`);
-    else console.log(line);
-  }
+    console.log(`packages/${api.name}-client: dist/ built`);
+    return dir;
+  });
+  if (pack) for (const tarball of packPackages(dirs, path.join(root, "dist", "packages"))) console.log(`packed ${path.relative(root, tarball)}`);
 }
