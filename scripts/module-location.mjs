@@ -1,7 +1,7 @@
 // How the servers are bundled (scripts/start.mjs for `npm start`; the benchmarks' children, bench/lib.ts):
 // one ES module for Node 20, packages left to node_modules. Modules find their data files
 // (descriptions, schemas) from their own place in the tree, and in a bundle they keep that place
-// (import.meta.dirname and import.meta.url written out per source file).
+// (import.meta.dirname, import.meta.filename and import.meta.url written out per source file).
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -14,6 +14,7 @@ export const moduleLocation = {
       const source = await readFile(args.path, "utf8");
       const contents = source
         .replaceAll("import.meta.dirname", JSON.stringify(path.dirname(args.path)))
+        .replaceAll("import.meta.filename", JSON.stringify(args.path))
         .replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
       return { contents, loader: "ts" };
     });
