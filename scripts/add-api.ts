@@ -2,7 +2,7 @@
 // Adds an API to this project: its description (a file or an http(s) URL; YAML or JSON; external
 // $refs resolved) is bundled with Redocly into openapi/<name>/openapi.yaml, an entry
 // `<name>@<version>: { root }` is added to redocly.yaml's `apis:` (the one list every command reads;
-// comments and order are kept), and `npm run generate -- <name>` makes its bundle, types, client
+// comments and order are kept), and what `npm run generate -- <name>` runs makes its bundle, types, client
 // and client package. Then the lint's verdict and the commands that now work on it are printed.
 // Nothing is written when the name or the description is refused. See docs/own-api.md.
 import { spawnSync } from "node:child_process";
@@ -95,13 +95,21 @@ async function main(args: string[]): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
 
-  const npm = (script: string, extra: string[]) => spawnSync("npm", ["run", "-s", script, "--", ...extra], { cwd: root, stdio: "inherit" });
+  // What `npm run generate -- <name>` and `npm run lint:descriptions -- <name>` run, here in this
+  // process (they were two more npm and tsx start-ups); loaded only now, so a refusal costs nothing.
+  const added = readApis(config).filter((a) => a.name === name);
+  const [{ generateApis }, { lintApis }] = await Promise.all([import("./generate.ts"), import("./lint.ts")]);
   console.log(`add-api: npm run generate -- ${name} (bundle, types, client, client package)...`);
-  if (npm("generate", [name]).status !== 0) fail(`npm run generate -- ${name} failed (above); the description is in place: fix it and run it again`);
+  try {
+    await generateApis(added);
+  } catch (error) {
+    console.error((error as Error).message);
+    fail(`npm run generate -- ${name} failed (above); the description is in place: fix it and run it again`);
+  }
   console.log(`add-api: npm run lint:descriptions -- ${name}...`);
-  const lint = npm("lint:descriptions", [name]);
+  const lintPassed = lintApis(added, root);
   console.log(`
-${name} is added${lint.status === 0 ? "" : " (the lint found problems, above: npm run lint:descriptions -- " + name + " shows them again)"}. Every command now knows it:
+${name} is added${lintPassed ? "" : " (the lint found problems, above: npm run lint:descriptions -- " + name + " shows them again)"}. Every command now knows it:
   npm run mock -- ${name}                      the mock, errors in the envelope its description documents
   npm run docs                                 dist/docs/${name}.html
   npm run proxy -- ${name} <server-url>        a validating proxy in front of a server of it

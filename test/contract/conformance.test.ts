@@ -15,7 +15,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 async function conformance(args: string[]): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/conformance.ts", ...args], { cwd: root, maxBuffer: 16 << 20 });
+    const { stdout } = await run(process.execPath, ["scripts/run.mjs", "scripts/conformance.ts", ...args], { cwd: root, maxBuffer: 16 << 20 });
     return { code: 0, stdout };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

@@ -202,8 +202,8 @@ describe("hand-broken traffic, one violation of each kind", () => {
 
 describe("npm run validate", () => {
   const run = (...args: string[]) =>
-    // The script `npm run validate` runs, with tsx as a loader (tsx's own command would add a process).
-    spawnSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "validate-har.ts"), ...args], { cwd: root, encoding: "utf8" });
+    // What `npm run validate` runs (package.json: node scripts/run.mjs scripts/validate-har.ts).
+    spawnSync(process.execPath, [path.join(root, "scripts", "run.mjs"), path.join(root, "scripts", "validate-har.ts"), ...args], { cwd: root, encoding: "utf8" });
 
   it("exits 0 on clean traffic and 1 with one line per violation on broken traffic", () => {
     const clean = path.join(scratch, "clean.har");

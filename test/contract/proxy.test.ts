@@ -86,14 +86,14 @@ describe("validating proxy", () => {
   });
 });
 
-// The scripts `npm run proxy` and `npm run validate` run (package.json), with tsx as a loader: npx
-// and npm would only add their own start-up.
+// What `npm run proxy` and `npm run validate` run (package.json: node scripts/run.mjs <script>): npm
+// would only add its own start-up.
 describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
   it("writes what passed through, as the client saw it, in a form validate reads back", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "proxy-record-"));
     const file = path.join(dir, "recorded.har");
     const port = await freePort();
-    const proxy = await start(process.execPath, ["--import", "tsx", "scripts/proxy.ts", "mesh", server.baseUrl, "--port", String(port), "--record", file], { cwd: root, ready: /validating proxy on/ });
+    const proxy = await start(process.execPath, ["scripts/run.mjs", "scripts/proxy.ts", "mesh", server.baseUrl, "--port", String(port), "--record", file], { cwd: root, ready: /validating proxy on/ });
     try {
       const base = `http://127.0.0.1:${port}/v1`;
       expect((await fetch(`${base}/discovery-chain/web`, { headers: { "X-Mesh-Token": "contract-tests-management-token" } })).status).toBe(200);
@@ -113,7 +113,7 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
       const report = validateHar(loadBundle("mesh") as OpenApiDoc, har, {});
       expect(report.checked).toBe(2);
       expect(report.violations.map((v) => v.pointer)).toEqual(["/request/body/Protocol"]);
-      const validate = await run(process.execPath, ["--import", "tsx", "scripts/validate-har.ts", "mesh", file], { cwd: root });
+      const validate = await run(process.execPath, ["scripts/run.mjs", "scripts/validate-har.ts", "mesh", file], { cwd: root });
       expect(validate.code).toBe(1);
       expect(validate.stdout).toContain("mesh: 2 entries checked against generated/mesh/openapi.json: 1 violation(s) in 1 entries");
     } finally {
@@ -129,7 +129,7 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
     const file = path.join(dir, "a-file", "x.har");
     writeFileSync(path.join(dir, "a-file"), "");
     try {
-      const result = await run(process.execPath, ["--import", "tsx", "scripts/proxy.ts", "mesh", "http://127.0.0.1:1/v1", "--port", "0", "--record", file], { cwd: root });
+      const result = await run(process.execPath, ["scripts/run.mjs", "scripts/proxy.ts", "mesh", "http://127.0.0.1:1/v1", "--port", "0", "--record", file], { cwd: root });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`proxy: --record ${file}:`);
     } finally {

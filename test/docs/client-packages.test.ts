@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
-import { buildClientPackage, packPackage, packageName } from "../../scripts/client-packages.ts";
+import { buildClientPackage, packPackages, packageName } from "../../scripts/client-packages.ts";
 import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
 
 const run = promisify(execFile);
@@ -62,8 +62,8 @@ console.log(JSON.stringify(results));
 
 beforeAll(async () => {
   const tarballs = path.join(work, "tarballs");
-  for (const api of APIS) packPackage(buildClientPackage(api, path.join(work, "build", api.name)), tarballs);
-  for (const dep of ["openapi-fetch", "openapi-typescript-helpers"]) packPackage(path.join(root, "node_modules", dep), tarballs);
+  const built = APIS.map((api) => buildClientPackage(api, path.join(work, "build", api.name)));
+  packPackages([...built, ...["openapi-fetch", "openapi-typescript-helpers"].map((dep) => path.join(root, "node_modules", dep))], tarballs);
   const { mkdirSync } = await import("node:fs");
   mkdirSync(app);
   writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "empty-project", private: true, type: "module" }));

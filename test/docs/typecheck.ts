@@ -1,8 +1,12 @@
 // Typechecks TypeScript sources that exist only in memory, as if they were files at the root of the
 // repository (so that `./generated/<api>/client.ts` resolves, and the client packages map onto them),
 // with the project's compiler options.
+import { createRequire } from "node:module";
 import path from "node:path";
-import ts from "typescript";
+
+// TypeScript is one 9 MB CommonJS file: `require` loads it in 0.2 s of CPU, an ES `import` in 0.5 s
+// (Node scans the whole file for its exports and its module format first).
+const ts = createRequire(import.meta.url)("typescript") as typeof import("typescript");
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 

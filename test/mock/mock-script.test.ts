@@ -78,9 +78,9 @@ describe("npm run mock", () => {
     APIS.forEach((api, i) => (env[`${api.name.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`] = String(ports[i])));
     delete env.MOCK_LOG;
     // Its own process group, like a terminal's foreground job: Ctrl-C is SIGINT to the whole group.
-    // tsx as a loader, not as a parent process: its signal relay gives the child 30 ms to answer
-    // and SIGKILLs it otherwise (which a loaded machine can exceed, orphaning Prism).
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    // What `npm run mock` runs (scripts/run.mjs: node itself, no tsx parent process, whose signal
+    // relay gave the child 30 ms to answer and SIGKILLed it otherwise, orphaning Prism).
+    const child = spawn(process.execPath, ["scripts/run.mjs", "scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const group = -child.pid!;
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
@@ -124,7 +124,7 @@ describe("npm run mock: the environment is checked first", () => {
     const port = (busy.address() as { port: number }).port;
     try {
       const env: Record<string, string> = { ...(process.env as Record<string, string>), MESH_MOCK_PORT: String(port), ORG_PLATFORM_MOCK_PORT: "0", SECRETS_MOCK_PORT: "0" };
-      const child = spawn(process.execPath, ["--import", "tsx", "scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["scripts/run.mjs", "scripts/mock.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
       let output = "";
       child.stdout.on("data", (c: Buffer) => (output += c));
       child.stderr.on("data", (c: Buffer) => (output += c));

@@ -1,9 +1,11 @@
 // The fixes under patches/ (applied by patch-package on install), each tested through the library's
 // public API the way an upstream test would: without the patch these tests fail.
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 describe("express-openapi-validator+5.6.2+001+empty-array-parameter.patch: an empty non-exploded array parameter", () => {
@@ -626,4 +628,51 @@ describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the
     const { members } = await walked(describeItems({ $anchor: "item" }), (body) => body, ['{"name":"a"}']);
     expect(members.some((keys) => keys.includes("components"))).toBe(true);
   });
+});
+
+describe("fast-check+4.10.2+001+string-unit-code-point-index.patch: a string unit of code points unmaps a character by arithmetic", () => {
+  // The binary units (and grapheme-composite) are mapToConstant over ranges of single code points. Its
+  // unmapper looked characters up in a reverse map of every value it can build, 1,112,064 entries for
+  // the full alphabet, built as soon as a string of that unit was created (its slices are tokenized
+  // with it): about 0.7 s of CPU and 85 MB in every process that builds fc.webUrl() or a binary string.
+  /** Heap kept (MB) by building the first binary string arbitrary in a fresh process, with the ESM and the CJS build. */
+  const heapKept = (load: string) =>
+    Number(
+      execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", `${load}\nglobalThis.gc(); const before = process.memoryUsage().heapUsed;\nconst arb = fc.string({ unit: "binary" }); arb.canShrinkWithoutContext("a");\nglobalThis.gc(); console.log((process.memoryUsage().heapUsed - before) / 1e6);`], {
+        cwd: import.meta.dirname,
+        encoding: "utf8",
+      }),
+    );
+
+  it("keeps no reverse map of the million characters (was about 85 MB), in the ESM and the CJS build", () => {
+    expect(heapKept('import fc from "fast-check";')).toBeLessThan(10);
+    expect(heapKept('import { createRequire } from "node:module"; const fc = createRequire(import.meta.url)("fast-check");')).toBeLessThan(10);
+  });
+
+  // The reference: the same code points as the full alphabet ([0, 0xd7ff] and [0xe000, 0x10ffff]) and
+  // the ASCII one, their indexes computed independently.
+  const fullReference = fc.nat({ max: 0x10ffff - 0x800 }).map(
+    (i) => String.fromCodePoint(i < 0xd800 ? i : i + 0x800),
+    (value) => {
+      const codePoint = typeof value === "string" && [...value].length === 1 ? value.codePointAt(0)! : -1;
+      if (codePoint < 0 || (codePoint >= 0xd800 && codePoint <= 0xdfff)) throw new Error("not a code point");
+      return codePoint < 0xd800 ? codePoint : codePoint - 0x800;
+    },
+  );
+  const asciiReference = fc.mapToConstant({ num: 128, build: (i) => String.fromCodePoint(i) });
+  const probes = ["", "a", "Zz9", "\x7f", "\x80", "é", "\ud7ff", "\ud800", "\udc00", "\ue000", "\ud800\udc00", "😀", "😀x", "\u{10ffff}", "a\ud800b", "\udbff\udfff"];
+
+  for (const [unit, reference] of [["binary", fullReference], ["binary-ascii", asciiReference]] as const) {
+    it(`${unit}: the same values for a seed, and the same answers to canShrinkWithoutContext and shrink without context`, () => {
+      const patched = fc.string({ unit });
+      const expected = fc.string({ unit: reference });
+      const values = fc.sample(patched, { seed: 42, numRuns: 300 });
+      expect(values).toEqual(fc.sample(expected, { seed: 42, numRuns: 300 }));
+      for (const value of [...probes, ...values.slice(0, 60)]) {
+        const can = expected.canShrinkWithoutContext(value);
+        expect(patched.canShrinkWithoutContext(value), JSON.stringify(value)).toBe(can);
+        if (can) expect([...patched.shrink(value, undefined).take(20)].map((s) => s.value)).toEqual([...expected.shrink(value, undefined).take(20)].map((s) => s.value));
+      }
+    });
+  }
 });

@@ -13,10 +13,10 @@ import { REPO } from "../helpers/project-copy.ts";
 import { run } from "../helpers/run.ts";
 
 /**
- * The command itself, `scripts/diff.ts`, in a process of its own as `npm run diff` runs it (tsx as a
- * loader): `npx tsx` and `npm run` would only add their own start-up (0.4-0.6 s of CPU each).
+ * The command itself, `scripts/diff.ts`, in a process of its own as `npm run diff` runs it
+ * (package.json: node scripts/run.mjs scripts/diff.ts): npm would only add its own start-up.
  */
-const diffCommand = (args: string[]) => run(process.execPath, ["--import", "tsx", "scripts/diff.ts", ...args], { cwd: REPO });
+const diffCommand = (args: string[]) => run(process.execPath, ["scripts/run.mjs", "scripts/diff.ts", ...args], { cwd: REPO });
 
 const work = mkdtempSync(path.join(tmpdir(), "diff-sources-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

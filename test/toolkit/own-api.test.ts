@@ -24,14 +24,14 @@ let mockUrl = "";
 
 const npm = (script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) => run("npm", ["run", "-s", script, "--", ...args], { cwd: copy, env, timeoutMs: 120_000 });
 /**
- * What `npm run <script>` runs (package.json's `tsx <file>`), without npm's own start-up (0.3-0.4 s
- * of CPU): for a verb's second and later runs here, each verb's first goes through npm as a user's does.
+ * What `npm run <script>` runs (package.json's `node scripts/run.mjs <file>`), without npm's own
+ * start-up: for a verb's second and later runs here, each verb's first goes through npm as a user's does.
  */
 const PACKAGE_SCRIPTS = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 const again = (script: string, args: string[] = []) => {
-  const file = /^tsx (scripts\/[\w/-]+\.ts)$/.exec(PACKAGE_SCRIPTS[script] ?? "")?.[1];
-  if (!file) throw new Error(`npm run ${script} is not "tsx scripts/<file>.ts": ${PACKAGE_SCRIPTS[script]}`);
-  return run(process.execPath, ["--import", "tsx", file, ...args], { cwd: copy, timeoutMs: 120_000 });
+  const file = /^node scripts\/run\.mjs (scripts\/[\w/-]+\.ts)$/.exec(PACKAGE_SCRIPTS[script] ?? "")?.[1];
+  if (!file) throw new Error(`npm run ${script} is not "node scripts/run.mjs scripts/<file>.ts": ${PACKAGE_SCRIPTS[script]}`);
+  return run(process.execPath, ["scripts/run.mjs", file, ...args], { cwd: copy, timeoutMs: 120_000 });
 };
 
 beforeAll(async () => {
