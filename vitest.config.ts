@@ -37,8 +37,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Most test files wait more than they compute (servers and CLIs in child processes, Chromium,
-    // Prism): two files per core keep the cores busy (vitest's default is one fewer than the cores).
-    maxWorkers: 2 * availableParallelism(),
+    // Prism): more files than cores keep the cores busy (vitest's default is one fewer than the
+    // cores). One fewer than two per core: each worker loads the servers and compiles the
+    // descriptions' validators once, and on two cores a fourth worker cost about 20 s of CPU more
+    // than it saved in waiting (npm test 143-146 s with three, 145-156 s with four; docs/testing.md).
+    maxWorkers: Math.max(1, 2 * availableParallelism() - 1),
     // Files of one worker share loaded modules (express, the validator, the servers) instead of
     // loading them again for every file: a third of the suite's time went to imports. Test files
     // keep no module-level state that another could see: they build their own servers.
