@@ -26,6 +26,19 @@ const args = process.argv.slice(2);
 const chosen = args.filter((a) => a.endsWith(".arazzo.yaml"));
 const passThrough = args.filter((a) => !a.endsWith(".arazzo.yaml"));
 
+// A file argument that is not an Arazzo file, or one that is not there, is named here: passed on to
+// respect it would run every file and fail with respect's own words about something else.
+const notArazzo = passThrough.find((a) => !a.startsWith("-") && /\.(ya?ml|json)$/i.test(a));
+if (notArazzo) {
+  console.error(`workflows: ${notArazzo} is not an Arazzo file (the files this runs are named *.arazzo.yaml)`);
+  process.exit(2);
+}
+const missing = chosen.find((file) => !existsSync(path.resolve(root, file)));
+if (missing) {
+  console.error(`workflows: no such file: ${missing}`);
+  process.exit(2);
+}
+
 function findWorkflows(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);

@@ -101,6 +101,20 @@ describe("workflow files", () => {
   }
 });
 
+describe("npm run workflows -- <file>", () => {
+  const workflows = (...args: string[]) => spawnSync(process.execPath, ["scripts/run.mjs", "scripts/workflows.ts", ...args], { cwd: root, encoding: "utf8" });
+
+  it("names a file argument that is not an Arazzo file, or is not there, and runs nothing", () => {
+    const notArazzo = workflows("nosuch.yaml", "-v");
+    expect(notArazzo.status).toBe(2);
+    expect(notArazzo.stderr).toBe("workflows: nosuch.yaml is not an Arazzo file (the files this runs are named *.arazzo.yaml)\n");
+    const missing = workflows("workflows/nosuch.arazzo.yaml");
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe("workflows: no such file: workflows/nosuch.arazzo.yaml\n");
+    expect(missing.stdout).toBe("");
+  }, 30_000);
+});
+
 describe("the workflow utilities (workflows/utilities.openapi.yaml, served by scripts/workflows.ts)", () => {
   const doc = parse(readFileSync(path.join(dir, "utilities.openapi.yaml"), "utf8")) as {
     paths: Record<string, Record<string, { operationId: string; requestBody: { content: Record<string, { example: { encoded_token: string; otp: string } }> }; responses: Record<string, { content: Record<string, { example: { token: string } }> }> }>>;
