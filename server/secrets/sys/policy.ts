@@ -48,7 +48,8 @@ export class Acl {
         merged.set(pattern, capabilities);
       }
     }
-    // A pattern denied by one policy is denied whatever the others grant it: capabilities() reads `deny` first.
+    // A pattern denied by one policy is denied whatever the others grant it: capabilities() grants
+    // nothing on a path whose deciding pattern holds `deny`.
     this.#rules = [...merged].map(([pattern, capabilities]) => compile(pattern, capabilities));
   }
 
