@@ -36,12 +36,11 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Most test files wait more than they compute (servers and CLIs in child processes, Chromium,
-    // Prism): more files than cores keep the cores busy (vitest's default is one fewer than the
-    // cores). One fewer than two per core: each worker loads the servers and compiles the
-    // descriptions' validators once, and on two cores a fourth worker cost about 20 s of CPU more
-    // than it saved in waiting (npm test 143-146 s with three, 145-156 s with four; docs/testing.md).
-    maxWorkers: Math.max(1, 2 * availableParallelism() - 1),
+    // One file per core. The toolkit's files wait on child processes, but those processes use the
+    // cores themselves; each worker also loads the servers and compiles the descriptions' validators
+    // once. Measured on two cores (docs/testing.md): four workers 246-263 s of CPU, 145-156 s wall;
+    // three 238-248 s, 143-150 s; two 222-226 s, 144-146 s (vitest's default would be one).
+    maxWorkers: availableParallelism(),
     // Files of one worker share loaded modules (express, the validator, the servers) instead of
     // loading them again for every file: a third of the suite's time went to imports. Test files
     // keep no module-level state that another could see: they build their own servers.
