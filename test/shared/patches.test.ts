@@ -89,6 +89,26 @@ async function serve(
 }
 
 const json = (schema: object) => ({ "application/json": { schema } });
+
+/** A description of POST /items taking and answering an Item whose `name` is a $ref to a non-empty string; `extra` goes into Item. */
+const itemsDescription = (extra: object = {}) => ({
+  openapi: "3.1.0",
+  info: { title: "items", version: "1" },
+  components: {
+    schemas: {
+      Item: { type: "object", required: ["name"], properties: { name: { $ref: "#/components/schemas/Name" } }, ...extra },
+      Name: { type: "string", minLength: 1 },
+    },
+  },
+  paths: {
+    "/items": {
+      post: {
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/Item" }) },
+        responses: { "200": { description: "ok", content: json({ $ref: "#/components/schemas/Item" }) } },
+      },
+    },
+  },
+});
 const ok = { "200": { description: "ok", content: json({ type: "object" }) } };
 
 describe("express-openapi-validator+5.6.2+002+route-expressions-once.patch: route expressions compiled once", () => {
@@ -369,24 +389,7 @@ describe("express-openapi-validator+5.6.2+007+meta-schema-only-when-checking.pat
 });
 
 describe("express-openapi-validator+5.6.2+008+local-references-by-pointer.patch: local $refs found by their pointer", () => {
-  const spec = {
-    openapi: "3.1.0",
-    info: { title: "refs", version: "1" },
-    components: {
-      schemas: {
-        Item: { type: "object", required: ["name"], properties: { name: { $ref: "#/components/schemas/Name" } } },
-        Name: { type: "string", minLength: 1 },
-      },
-    },
-    paths: {
-      "/items": {
-        post: {
-          requestBody: { required: true, content: json({ $ref: "#/components/schemas/Item" }) },
-          responses: { "200": { description: "ok", content: json({ $ref: "#/components/schemas/Item" }) } },
-        },
-      },
-    },
-  };
+  const spec = itemsDescription();
 
   it("resolves them without compiling each target into a validator (was a quarter of the servers' start)", async () => {
     const Ajv = library(library.resolve("ajv/dist/core")) as { default: { prototype: { getSchema: (key: string) => unknown } } };
@@ -575,24 +578,6 @@ describe("express-openapi-validator+5.6.2+011+routes-passed-over-by-literal-pref
 });
 
 describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the description is not walked again for each validator", () => {
-  const describeItems = (extra: object = {}) => ({
-    openapi: "3.1.0",
-    info: { title: "walks", version: "1" },
-    components: {
-      schemas: {
-        Item: { type: "object", required: ["name"], properties: { name: { $ref: "#/components/schemas/Name" } }, ...extra },
-        Name: { type: "string", minLength: 1 },
-      },
-    },
-    paths: {
-      "/items": {
-        post: {
-          requestBody: { required: true, content: json({ $ref: "#/components/schemas/Item" }) },
-          responses: { "200": { description: "ok", content: json({ $ref: "#/components/schemas/Item" }) } },
-        },
-      },
-    },
-  });
 
   /** The members of each schema ajv's addSchema walks for identifiers (getSchemaRefs), for POSTs of `bodies`; and the statuses. */
   async function walked(spec: object, answer: (body: { name?: string }) => object, bodies: string[]) {
@@ -611,7 +596,7 @@ describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the
   }
 
   it("gives ajv each validator's schema without the description's paths and components to walk (was the whole description per validator)", async () => {
-    const { members, statuses } = await walked(describeItems(), (body) => body, ['{"name":"a"}']);
+    const { members, statuses } = await walked(itemsDescription(), (body) => body, ['{"name":"a"}']);
     expect(statuses).toEqual([200]);
     expect(members.length).toBeGreaterThanOrEqual(3); // the request's parameters and body, the answer
     for (const keys of members) expect(keys).not.toEqual(expect.arrayContaining(["components"]));
@@ -619,13 +604,13 @@ describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the
   });
 
   it("still resolves their $refs: a bad body and a bad answer are refused", async () => {
-    const { statuses } = await walked(describeItems(), (body) => (body.name === "b" ? { name: "" } : body), ['{"name":"a"}', '{"name":""}', "{}", '{"name":"b"}']);
+    const { statuses } = await walked(itemsDescription(), (body) => (body.name === "b" ? { name: "" } : body), ['{"name":"a"}', '{"name":""}', "{}", '{"name":"b"}']);
     expect(statuses).toEqual([200, 400, 400, 500]);
   });
 
   it("walks them as before when the description declares an identifier or an anchor in them", async () => {
     // What the library then makes of the identifier is its own business, unchanged by the patch.
-    const { members } = await walked(describeItems({ $anchor: "item" }), (body) => body, ['{"name":"a"}']);
+    const { members } = await walked(itemsDescription({ $anchor: "item" }), (body) => body, ['{"name":"a"}']);
     expect(members.some((keys) => keys.includes("components"))).toBe(true);
   });
 });
