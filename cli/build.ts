@@ -25,6 +25,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { RAPIDOC_ASSETS } from "../scripts/docs/try-it.ts";
 import { VERBS } from "./main.ts";
+import { isProgram } from "../scripts/project.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 export const PACKAGE_NAME = "@contract-first/toolkit";
@@ -325,7 +326,7 @@ function writeLocalPrebuilds(into: string, packages: Record<string, LockEntry>):
   if (existsSync(dir)) writeFileSync(path.join(into, ".prebuild-installrc"), `local-prebuilds=${dir}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isProgram(import.meta.url)) {
   const started = Date.now();
   console.log("build:cli: bundling the CLI with esbuild...");
   const dir = await buildToolkitPackage();

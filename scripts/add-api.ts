@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { readApis } from "./apis.ts";
-import { configFile, redoclyCommand } from "./project.ts";
+import { configFile, redoclyCommand, isProgram } from "./project.ts";
 
 const USAGE = "usage: npm run add-api -- <name> <file-or-URL> [--version v1]";
 
@@ -119,4 +119,4 @@ ${name} is added${lintPassed ? "" : " (the lint found problems, above: npm run l
 Its client package is packages/${name}-client (npm run pack:clients). Walk-through: docs/own-api.md`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("scripts/add-api.ts")) await main(process.argv.slice(2));
+if (isProgram(import.meta.url)) await main(process.argv.slice(2));

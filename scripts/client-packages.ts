@@ -10,6 +10,7 @@ import path from "node:path";
 import type { CompilerHost, CompilerOptions, SourceFile } from "typescript";
 import { APIS, PROJECT_ROOT, readBundle, type ApiInfo } from "./apis.ts";
 import { packageName } from "./client-package-name.ts";
+import { isProgram } from "./project.ts";
 import { codeSamples } from "./docs/code-samples.ts";
 import { isObject, operationsOf, type OpenApiDoc } from "./contract/document.ts";
 
@@ -265,7 +266,7 @@ export function packPackage(dir: string, destination: string): string {
 }
 
 // npm run build:clients [-- --pack]
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isProgram(import.meta.url)) {
   const pack = process.argv.includes("--pack");
   const dirs = APIS.map((api) => {
     const dir = buildClientPackage(api);

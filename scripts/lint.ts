@@ -1,9 +1,8 @@
 // Lints every API's description with Redocly and fails on any problem, warnings included
 // (redocly lint itself exits 0 when there are only warnings).
 import { spawnSync } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import { APIS, PROJECT_ROOT, type ApiInfo } from "./apis.ts";
-import { redoclyCommand } from "./project.ts";
+import { redoclyCommand, isProgram } from "./project.ts";
 
 /** The JSON documents written one after another in `text` (Redocly writes one per API linted), anything before the first skipped. */
 function concatenatedJson(text: string): unknown[] {
@@ -72,7 +71,7 @@ export function lintApis(apis: ApiInfo[], root = PROJECT_ROOT): boolean {
 }
 
 // `npm run lint -- <api>...` lints only those. (The CLI's `lint` verb runs this file as its program too.)
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+if (isProgram(import.meta.url)) {
   const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
   const unknown = names.filter((n) => !APIS.some((a) => a.name === n));
   if (unknown.length) {

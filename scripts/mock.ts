@@ -9,6 +9,7 @@ import { APIS as ALL_APIS, readBundle } from "./apis.ts";
 import { operationsOf, type OpenApiDoc } from "./contract/document.ts";
 import { prismLogFormatter } from "./mock/prism-log.ts";
 import { startMock, type RunningMock } from "./mock/start.ts";
+import { isProgram } from "./project.ts";
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const APIS = names.length ? ALL_APIS.filter((a) => names.includes(a.name)) : ALL_APIS;
@@ -126,4 +127,4 @@ async function main(): Promise<void> {
   console.log(`Ready: ${APIS.map((a) => `${a.name} ${urls.get(a.name)}`).join(", ")} (Ctrl-C stops)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("scripts/mock.ts")) await main();
+if (isProgram(import.meta.url)) await main();

@@ -5,6 +5,17 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+/**
+ * Whether the module whose `import.meta.url` this is is the program node runs (`process.argv[1]`:
+ * under `npm run`, scripts/run.mjs sets it to the script; the CLI to its verb's script), not a
+ * module another one imported. Bundles keep each module's own URL (scripts/module-location.mjs).
+ */
+export function isProgram(moduleUrl: string): boolean {
+  const program = process.argv[1];
+  return program !== undefined && moduleUrl === pathToFileURL(path.resolve(program)).href;
+}
 
 /** The toolkit's own folder: this repository, or the installed package (which ships its three APIs). */
 export const TOOLKIT_ROOT = path.resolve(import.meta.dirname, "..");
