@@ -110,4 +110,4 @@ const print = (title: string, v: Map<string, number>, u: Map<string, number>, li
 };
 console.log(`\nbusy CPU per request: validated ${total(validated.byPlace).toFixed(0)} µs, unvalidated ${total(unvalidated.byPlace).toFixed(0)} µs`);
 print("by place", validated.byPlace, unvalidated.byPlace, 18);
-print("by function", validated.byFunction, unvalidated.byFunction, 40);
+print("by function", validated.byFunction, unvalidated.byFunction, Number(process.env.PROFILE_TOP ?? 40));

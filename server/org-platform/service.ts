@@ -3,6 +3,7 @@
 import type { components, operations } from "../../generated/org-platform/schema.ts";
 import { canManageTeams, canManageVcsSettings, canSeeTeam, roleIn, type Caller, type Role } from "./domain/access.ts";
 import { allAccess } from "./domain/model.ts";
+import { BoundedCache } from "../shared/bounded-cache.ts";
 import { notFound, unauthorized } from "./domain/errors.ts";
 import { newId, newUuid, now } from "./domain/ids.ts";
 import type { Membership, OAuthClient, Organization, Project, Team, User } from "./domain/model.ts";
@@ -45,6 +46,12 @@ export interface ListOptions<I> {
 export class OrgPlatformService {
   /** Teams by name per organization, at one state version (teamsByName). */
   private nameOrder: { version: number; byOrganization: Map<string, readonly Team[]> } = { version: -1, byOrganization: new Map() };
+  /**
+   * Callers' roles at one state version, by caller and organization (null: none there). Every request
+   * asks twice (authorized, then acted on), and a member's role looks through the organization's
+   * memberships and teams.
+   */
+  private roles: { version: number; byCaller: BoundedCache<Role | null> } = { version: -1, byCaller: newRoleCache() };
 
   constructor(readonly store: OrgPlatformStore) {}
 
@@ -66,9 +73,21 @@ export class OrgPlatformService {
   /** The organization and the caller's role in it; a 404 when either is missing. */
   private access(caller: Caller, organizationName: string): { organization: Organization; role: Role } {
     const organization = this.store.organization(organizationName);
-    const role = organization && roleIn(caller, organization.name, this.store.memberships(organization.name), this.store.teams(organization.name));
+    const role = organization && this.roleOf(caller, organization.name);
     if (!organization || !role) throw notFound();
     return { organization, role };
+  }
+
+  /** The caller's role in an organization (undefined: none), worked out once per state version. */
+  private roleOf(caller: Caller, organization: string): Role | undefined {
+    const version = this.store.version();
+    if (this.roles.version !== version) this.roles = { version, byCaller: newRoleCache() };
+    const key = `${callerKey(caller)}\n${organization}`;
+    const known = this.roles.byCaller.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const role = roleIn(caller, organization, this.store.memberships(organization), this.store.teams(organization));
+    this.roles.byCaller.set(key, role ?? null);
+    return role;
   }
 
   /**
@@ -239,7 +258,7 @@ export class OrgPlatformService {
     }
     for (const organization of this.store.organizations()) {
       const member = this.store.memberships(organization.name).some((m) => m.userId === user.id && m.status === "active");
-      const role = member && roleIn(caller, organization.name, this.store.memberships(organization.name), this.store.teams(organization.name));
+      const role = member && this.roleOf(caller, organization.name);
       if (role) return { data: renderUser(user, role) };
     }
     throw notFound();
@@ -380,3 +399,20 @@ function sortByName(teams: readonly Team[]): readonly Team[] {
 }
 
 const compareStrings = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+/** Who a caller is, as a key: its kind and the id the store knows it by. */
+function callerKey(caller: Caller): string {
+  switch (caller.kind) {
+    case "user":
+      return `user:${caller.user.id}`;
+    case "team":
+      return `team:${caller.team.id}`;
+    case "organization":
+      return `organization:${caller.organization}`;
+  }
+}
+
+/** Roles kept: as many as callers and organizations ask, up to 10,000 keys of 1 MB in all. */
+function newRoleCache(): BoundedCache<Role | null> {
+  return new BoundedCache(10_000, 1_000_000);
+}

@@ -21,7 +21,7 @@ import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
-import { JsonBodyError, objectMembers, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { declaresBody, JsonBodyError, objectMembers, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
@@ -105,7 +105,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       prepare: [
         corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
         (_req, res, next) => {
-          res.set("Cache-Control", "no-store");
+          res.setHeader("Cache-Control", "no-store");
           next();
         },
         // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
@@ -113,8 +113,8 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         underApi(canonicalRequest),
       ],
       match: underApi((_req, res, next) => {
-        const { method, routePath } = res.locals.request as CanonicalRequest;
-        res.locals.resolution = operations.resolve(method, routePath);
+        const { method, segments } = res.locals.request as CanonicalRequest;
+        res.locals.resolution = operations.resolveSegments(method, segments);
         next();
       }),
       authenticate: underApi((req, res, next) => {
@@ -132,12 +132,16 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         cluster.auth.authorize(token, canonical, resolution.operation.capabilities);
         next();
       }),
-      readBody: underApi(async (req, res, next) => {
+      readBody: underApi((req, res, next) => {
         const { operation } = res.locals.resolution as Extract<Resolution, { operation: SecretsOperation }>;
-        req.body = withNullsRead(await bodyOf(req, operation, limits), operations.nullReadsAs.get(operation.operationId));
-        // The body is JSON whatever its Content-Type; the validator checks it against the schema.
-        if (req.body !== undefined) req.headers["content-type"] = "application/json";
-        next();
+        const take = (json: unknown) => {
+          req.body = withNullsRead(bodyOf(json, operation), operations.nullReadsAs.get(operation.operationId));
+          // The body is JSON whatever its Content-Type; the validator checks it against the schema.
+          if (req.body !== undefined) req.headers["content-type"] = "application/json";
+          next();
+        };
+        // A request that declares no body has none to wait for.
+        return declaresBody(req) ? readJsonBody(req, limits).then(take) : take(undefined);
       }),
       // The described method (PUT for POST and the other way round), the canonical path (each
       // segment encoded again, so express and the validator decode exactly the canonical segments)
@@ -184,6 +188,8 @@ interface CanonicalRequest {
   canonical: string;
   /** The path under the base path, as the operations are routed. */
   routePath: string;
+  /** The same, split at `/`. */
+  segments: string[];
   token?: string;
 }
 
@@ -199,7 +205,7 @@ const canonicalRequest: Stage = (req, res, next) => {
     res.status(301).location(canonical.location + (query === -1 ? "" : req.url.slice(query))).end();
     return;
   }
-  res.locals.request = { method, canonical: canonical.path, routePath: `/${canonical.segments.join("/")}` } satisfies CanonicalRequest;
+  res.locals.request = { method, canonical: canonical.path, segments: canonical.segments, routePath: `/${canonical.segments.join("/")}` } satisfies CanonicalRequest;
   next();
 };
 
@@ -217,9 +223,8 @@ function tokenOf(req: Request): string | undefined {
  * The decoded JSON body of a write: {} when there is none or it is `null` (a client's "no data");
  * any other JSON that is not an object is refused as the real server's decoder refuses it.
  */
-async function bodyOf(req: Request, operation: SecretsOperation, limits: JsonLimits): Promise<unknown> {
+function bodyOf(body: unknown, operation: SecretsOperation): unknown {
   const write = operation.describedMethod === "post" || operation.describedMethod === "put" || operation.describedMethod === "patch";
-  const body = await readJsonBody(req, limits);
   if (!write) return body;
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) {
@@ -282,6 +287,10 @@ function queryOf(url: string): string {
 
 /** The `list` query parameter, read with the real system's boolean spellings; 400 when unreadable. */
 function listFlag(req: Request): boolean {
+  // Only a query that spells `list`, or may spell it percent-encoded, can have the parameter: the
+  // others (most requests) are not parsed for it.
+  const query = queryOf(req.url);
+  if (!query.includes("list") && !query.includes("%")) return false;
   const raw = req.query.list;
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (value === undefined) return false;
@@ -325,9 +334,7 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
 }
 
 function hasUnreadBody(req: Request): boolean {
-  const declared = req.headers["content-length"];
-  const body = req.headers["transfer-encoding"] !== undefined || (declared !== undefined && declared !== "0");
-  return body && !req.readableEnded;
+  return declaresBody(req) && !req.readableEnded;
 }
 
 /**

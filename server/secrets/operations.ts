@@ -34,6 +34,8 @@ export type Resolution =
 interface Template {
   template: string;
   segments: string[];
+  /** The parameter each segment is (its name), undefined for a literal segment. */
+  parameters: (string | undefined)[];
   literals: number;
   operations: Map<RequestMethod, SecretsOperation>;
   /** Whether the last segment, a parameter, takes every segment from there on. */
@@ -75,7 +77,8 @@ export class OperationIndex {
         if (zeros.size > 0) this.nullReadsAs.set(operationId, zeros);
       }
       const segments = template.split("/").slice(1);
-      const entry = { template, segments, literals: segments.filter((s) => !s.startsWith("{")).length, operations, rest: restParameter !== undefined };
+      const parameters = segments.map((segment) => (isParameter(segment) ? segment.slice(1, -1) : undefined));
+      const entry = { template, segments, parameters, literals: parameters.filter((p) => p === undefined).length, operations, rest: restParameter !== undefined };
       this.#templates.push(entry);
       if (entry.rest) this.#restTemplates.push(entry);
     }
@@ -105,18 +108,26 @@ export class OperationIndex {
    * system: a PUT reaches the POST operation of a path that has no PUT one, and the other way round.
    */
   resolve(method: RequestMethod, path: string): Resolution {
-    const segments = path.split("/").slice(1);
+    return this.resolveSegments(method, path.split("/").slice(1));
+  }
+
+  /** The same for a path already split at `/` (without the leading empty segment). */
+  resolveSegments(method: RequestMethod, segments: readonly string[]): Resolution {
     const alias = method === "put" ? "post" : method === "post" ? "put" : undefined;
-    const allowed = new Set<string>();
-    const candidates = [...(this.#bySegmentCount.get(segments.length) ?? []), ...this.#restTemplates.filter((t) => t.segments.length < segments.length)];
-    for (const template of candidates) {
-      const params = matchSegments(template.segments, segments, template.rest);
-      if (!params) continue;
-      const operation = template.operations.get(method) ?? (alias ? template.operations.get(alias) : undefined);
-      if (operation) return { operation, params };
-      for (const described of template.operations.keys()) allowed.add(described.toUpperCase());
+    let allowed: Set<string> | undefined;
+    // Templates of as many segments, then those whose last parameter takes the rest of a longer path.
+    for (const candidates of [this.#bySegmentCount.get(segments.length), this.#restTemplates]) {
+      for (const template of candidates ?? []) {
+        if (candidates === this.#restTemplates && template.segments.length >= segments.length) continue;
+        const params = matchSegments(template, segments);
+        if (!params) continue;
+        const operation = template.operations.get(method) ?? (alias ? template.operations.get(alias) : undefined);
+        if (operation) return { operation, params };
+        allowed ??= new Set();
+        for (const described of template.operations.keys()) allowed.add(described.toUpperCase());
+      }
     }
-    if (allowed.size === 0) return { problem: "not-found" };
+    if (allowed === undefined) return { problem: "not-found" };
     // POST and PUT stand for each other (above), so either allows both.
     if (allowed.has("POST") || allowed.has("PUT")) allowed.add("POST").add("PUT");
     return { problem: "unsupported", allowed: [...allowed].sort() };
@@ -170,18 +181,18 @@ function nullableMembers(document: OpenApiDocument, item: Record<string, unknown
 }
 
 /** A template's parameters in a path; with `rest`, its last parameter takes the remaining segments joined by `/`. */
-function matchSegments(template: string[], path: string[], rest = false): Record<string, string> | undefined {
-  if (rest ? path.length < template.length : template.length !== path.length) return undefined;
-  const last = template.length - 1;
-  const valueAt = (i: number) => (rest && i === last ? path.slice(last).join("/") : path[i]!);
-  for (let i = 0; i < template.length; i++) {
-    const segment = template[i]!;
-    if (isParameter(segment) ? valueAt(i) === "" : segment !== path[i]) return undefined;
+function matchSegments({ segments, parameters, rest }: Template, path: readonly string[]): Record<string, string> | undefined {
+  if (rest ? path.length < segments.length : segments.length !== path.length) return undefined;
+  const last = segments.length - 1;
+  // A rest parameter over more than one segment holds a `/`: never empty.
+  const restSpans = rest && path.length > segments.length;
+  for (let i = 0; i < segments.length; i++) {
+    if (parameters[i] === undefined ? segments[i] !== path[i] : path[i] === "" && !(restSpans && i === last)) return undefined;
   }
   const params: Record<string, string> = {};
-  for (let i = 0; i < template.length; i++) {
-    const segment = template[i]!;
-    if (isParameter(segment)) params[segment.slice(1, -1)] = valueAt(i);
+  for (let i = 0; i < segments.length; i++) {
+    const name = parameters[i];
+    if (name !== undefined) params[name] = rest && i === last ? path.slice(last).join("/") : path[i]!;
   }
   return params;
 }

@@ -102,3 +102,26 @@ describe("operations that act on nothing named by their path, or check for thems
     expect(outcome("erin", operationId, { organization_name: "acme", user_id: "x", project_id: "x", oauth_token_id: "x", organization_membership_id: "x" })).toBe("ok");
   });
 });
+
+describe("a caller's role follows every write at once", () => {
+  it("a team given the VCS-settings permission lets its members create OAuth clients on the next request, and no longer once it is taken back", () => {
+    const own = new OrgPlatformService(new MemoryOrgPlatformStore(loadWorld(DEFAULT_WORLD)));
+    const [alice, bob] = [own.authenticate("alice.atlasv1.dev-user-token"), own.authenticate("bob.atlasv1.dev-user-token")];
+    const mayCreate = () => {
+      try {
+        own.authorize(bob, "createOAuthClient", { organization_name: "acme" });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(mayCreate()).toBe(false);
+    own.updateTeam(alice, TEAMS.developers, { "organization-access": { "manage-vcs-settings": true } }, []);
+    expect(mayCreate()).toBe(true);
+    // Alice's role (an owner) was asked at the same state: bob's is his own.
+    own.authorize(alice, "createTeam", { organization_name: "acme" });
+    expect(mayCreate()).toBe(true);
+    own.updateTeam(alice, TEAMS.developers, { "organization-access": { "manage-vcs-settings": false } }, []);
+    expect(mayCreate()).toBe(false);
+  });
+});

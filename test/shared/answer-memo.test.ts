@@ -199,6 +199,17 @@ describe("the answer memo's byte count", () => {
     expect(memo.size).toMatchObject({ answers: 4, bytes: 400 });
   });
 
+  it("lets the answer used least recently go first, not the one kept first", () => {
+    const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
+    for (const path of ["/a", "/b", "/c", "/d"]) for (let n = 0; n < 2; n++) respond(memo, path, "x".repeat(86));
+    // /a, kept first, is asked again: /b is now the one used least recently.
+    expect(respond(memo, "/a", "x".repeat(86)).ran).toBe(false);
+    for (let n = 0; n < 2; n++) respond(memo, "/e", "x".repeat(86));
+    expect(respond(memo, "/a", "x".repeat(86)).ran).toBe(false);
+    expect(respond(memo, "/b", "x".repeat(86)).ran).toBe(true);
+    expect(memo.size).toMatchObject({ answers: 4, bytes: 400 });
+  });
+
   it("holds the keys of requests seen once in an eighth of its bytes, the oldest going first", () => {
     const memo = new AnswerMemo({ version: () => 1, maxBytes: 400, maxAnswers: 100 });
     // Each key is "GET /n\n" or "GET /nn\n": 14 or 16 bytes; 50 of them fit in 400 / 8.

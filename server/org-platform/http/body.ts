@@ -4,7 +4,7 @@
 // recursion, the rest unread once too deep), and only then JSON.parse. A client that goes away
 // mid-body gets no answer and is not reported as a server error.
 import type { NextFunction, Request, Response } from "express";
-import { JsonShapeScanner, readBodyText, shapeProblem, type JsonBodyError } from "../../shared/json-body.ts";
+import { declaresBody, JsonShapeScanner, readBodyText, shapeProblem, type JsonBodyError } from "../../shared/json-body.ts";
 import type { BodyWriter } from "../../shared/handler-binding.ts";
 import { ApiError } from "../domain/errors.ts";
 
@@ -21,11 +21,6 @@ export const MAX_DEPTH = 32;
 
 export function mediaType(header: string | undefined): string | undefined {
   return header?.split(";")[0]!.trim().toLowerCase() || undefined;
-}
-
-function declaresBody(req: Request): boolean {
-  const length = req.headers["content-length"];
-  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
 /** The process's budget of body bytes in flight is full (server/shared/bounds.ts): try again shortly. */

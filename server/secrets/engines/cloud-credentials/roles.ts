@@ -77,7 +77,9 @@ export type RoleWriteResult = { role: RoleEntry; warnings: string[] } | { errors
  */
 export function applyRoleWrite(existing: RoleEntry | undefined, body: RoleWrite): RoleWriteResult {
   const warnings: string[] = [];
-  const role: RoleEntry = existing ? structuredClone(existing) : emptyRole();
+  // A copy of the stored role's members: each is replaced below, never changed in place (a stored
+  // role is frozen), so nothing deeper is copied.
+  const role: RoleEntry = existing ? { ...existing } : emptyRole();
   if (role.invalid_data !== undefined) {
     warnings.push(`Invalid data of ${JSON.stringify(role.invalid_data)} cleared out of role`);
     delete role.invalid_data;
