@@ -8,6 +8,7 @@
 // of --case has one too.
 // PROFILE_NODE_ARGS: flags for the profiled server's node, e.g. `--no-turbo-inlining`, so that a
 // function's time is not counted in the function it was inlined into (slower, but each place exact).
+// PROFILE_TOP: how many functions to list (40).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

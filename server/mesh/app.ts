@@ -12,7 +12,7 @@ import { DurationInputError, durationText } from "./domain/durations.ts";
 import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { authenticate, boundMeshHandlers, checkBlockingParams, isBlocking, meshContext } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
-import { declaresBody, JsonBodyError, objectMembers, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
 import { MemoryAclStore } from "./store/acl-store.ts";
@@ -140,14 +140,15 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       // Refuse before reading: the size (Content-Length, then the bytes as they arrive), then the shape
       // of the text (depth, string lengths, members) before JSON.parse builds anything. The real system
       // decodes every body as JSON whatever its Content-Type; so does this server (and the validator is told so).
-      readBody: async (req, _res, next) => {
-        req.body = await readJsonBody(req, BODY_LIMITS);
-        if (req.body !== undefined) req.headers["content-type"] = "application/json";
-        // A second, structural bound on the parsed value, before anything walks it recursively.
-        const problem = checkBodyShape(req.body);
-        if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
-        next();
-      },
+      readBody: (req, _res, next) =>
+        withJsonBody(req, BODY_LIMITS, (body) => {
+          req.body = body;
+          if (req.body !== undefined) req.headers["content-type"] = "application/json";
+          // A second, structural bound on the parsed value, before anything walks it recursively.
+          const problem = checkBodyShape(req.body);
+          if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
+          next();
+        }),
       decode: (req, res, next) => {
         const route = matchedRoute<Route>(res)!;
         if (route.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);

@@ -21,7 +21,7 @@ import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
-import { declaresBody, JsonBodyError, objectMembers, readJsonBody, type JsonLimits } from "../shared/json-body.ts";
+import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
@@ -140,8 +140,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
           if (req.body !== undefined) req.headers["content-type"] = "application/json";
           next();
         };
-        // A request that declares no body has none to wait for.
-        return declaresBody(req) ? readJsonBody(req, limits).then(take) : take(undefined);
+        return withJsonBody(req, limits, take);
       }),
       // The described method (PUT for POST and the other way round), the canonical path (each
       // segment encoded again, so express and the validator decode exactly the canonical segments)

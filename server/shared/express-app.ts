@@ -37,14 +37,18 @@ export function answerWith(app: Express, stages: readonly Stage[], onError: Erro
 
 /**
  * Writes a JSON text as the service writes its JSON: with its app's Content-Type (the one set on
- * the answer, else application/json) and, for a service that writes exactly `application/json`,
- * as bytes (res.send adds `charset=utf-8` to the type of a string body, not of a Buffer).
+ * the answer, else application/json, with `charset=utf-8` unless the service writes exactly
+ * `application/json`) and its length, as it is: not through res.send, whose conditional-request
+ * handling (a 304 to `If-None-Match: *`) and copies no real service has. A HEAD gets the headers alone.
  */
 export function sendJsonText(res: Response, json: string): Response {
   const style = (res.app.get(JSON_STYLE) as JsonStyle | undefined) ?? {};
   const text = style.jsonNewline === true ? `${json}\n` : json;
-  if (!res.get("Content-Type")) res.setHeader("Content-Type", "application/json");
-  return res.send(style.jsonCharset === false ? Buffer.from(text, "utf8") : text);
+  const type = res.getHeader("Content-Type");
+  const mediaType = typeof type === "string" ? type : "application/json";
+  res.setHeader("Content-Type", style.jsonCharset === false || /;\s*charset=/i.test(mediaType) ? mediaType : `${mediaType}; charset=utf-8`);
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  return res.end(text);
 }
 
 /** res.json's steps (the app's JSON settings), written the service's way (sendJsonText). */

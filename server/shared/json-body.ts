@@ -201,6 +201,14 @@ export async function readJsonBody(req: IncomingMessage, limits: JsonLimits): Pr
 }
 
 /**
+ * Calls `use` with the request's JSON body as readJsonBody reads it: at once (undefined) when the
+ * request declares none, so that a read costs no turn of the event loop; else once it is read.
+ */
+export function withJsonBody<T>(req: IncomingMessage, limits: JsonLimits, use: (body: unknown) => T): T | Promise<T> {
+  return declaresBody(req) ? readJsonBody(req, limits).then(use) : use(undefined);
+}
+
+/**
  * The members of a parsed body that is a JSON object; undefined for any other JSON value. For the
  * checks that run before the description's (a body not validated yet is only known to be JSON).
  */

@@ -1,7 +1,7 @@
 // The Express app the reference servers start from: no X-Powered-By or ETag, the stages as one
 // middleware with Express's own final handler for what no stage answers, and JSON written as each
 // service writes it (exactly application/json and a newline where the real service does).
-import type { Server } from "node:http";
+import { get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
@@ -84,3 +84,45 @@ describe("answerWith", () => {
     expect(failed.status).toBe(503);
   });
 });
+
+describe("sendJsonText", () => {
+  const stages: Stage[] = [serviceJsonWriter, (_req, res) => res.json({ name: "zoë" })];
+
+  it("answers a conditional request as any other: no 304 of its own, as the real services", async () => {
+    const base = await serve(stages, answer418, { jsonCharset: false, jsonNewline: true });
+    // Sent with node:http: fetch adds `Cache-Control: no-cache` to a conditional request, which Express honours.
+    for (const headers of [{ "if-none-match": "*" }, { "if-modified-since": new Date(Date.now() + 60_000).toUTCString() }]) {
+      expect(await rawGet(base, headers)).toEqual({ status: 200, body: '{"name":"zoë"}\n' });
+    }
+  });
+
+  it("gives a HEAD the headers of the answer, its length included, and no body", async () => {
+    const base = await serve(stages, answer418, { jsonCharset: false, jsonNewline: true });
+    const response = await fetch(base, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength('{"name":"zoë"}\n')));
+    expect(await response.text()).toBe("");
+  });
+
+  it("keeps a media type set on the answer, with the charset unless the service writes exactly its type", async () => {
+    const typed: Stage[] = [(_req, res) => sendJsonText(res.type("application/vnd.api+json"), "{}")];
+    let response = await fetch(await serve(typed));
+    expect(response.headers.get("content-type")).toBe("application/vnd.api+json; charset=utf-8");
+    server!.close();
+    response = await fetch(await serve(typed, answer418, { jsonCharset: false }));
+    expect(response.headers.get("content-type")).toBe("application/vnd.api+json");
+  });
+});
+
+/** A GET with exactly these headers (node:http adds none of its own that Express reads). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on("error", reject);
+  });
+}
