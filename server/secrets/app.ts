@@ -135,9 +135,13 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       readBody: underApi((req, res, next) => {
         const { operation } = res.locals.resolution as Extract<Resolution, { operation: SecretsOperation }>;
         const take = (json: unknown) => {
-          req.body = withNullsRead(bodyOf(json, operation), operations.nullReadsAs.get(operation.operationId));
+          const body = withNullsRead(bodyOf(json, operation), operations.nullReadsAs.get(operation.operationId));
           // The body is JSON whatever its Content-Type; the validator checks it against the schema.
-          if (req.body !== undefined) req.headers["content-type"] = "application/json";
+          // (No body: req.body is left unset, as it is; setting a property costs a request ~1.5 µs.)
+          if (body !== undefined) {
+            req.body = body;
+            req.headers["content-type"] = "application/json";
+          }
           next();
         };
         return withJsonBody(req, limits, take);

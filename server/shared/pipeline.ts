@@ -4,7 +4,6 @@
 // promise) to the service's error handler, which writes the service's envelope.
 import type { Stage } from "./stages.ts";
 import type { ValidatorStages } from "./openapi.ts";
-import { serviceJsonWriter } from "./express-app.ts";
 
 export interface ServiceStages {
   /** Before the operation is known: CORS preflights, the canonical path, headers every answer carries. */
@@ -52,8 +51,9 @@ export function requestPipeline(service: ServiceStages, validator: ValidatorStag
     ...(service.kept ? [service.kept] : []),
     ...(matchAgainAtValidate ? described : []),
     ...(validator?.request ?? []), // 400/422: parameters and body against the description, coerced
-    serviceJsonWriter, // the service's JSON bytes (exactly application/json, a newline) ...
-    ...(validator?.response ?? []), // ... each JSON answer checked before it is written (500 naming the violation)
+    // Each JSON answer checked before it is written as the service writes it (serviceApp's res.json):
+    // a mismatch is a 500 naming the violation.
+    ...(validator?.response ?? []),
     service.handle,
     service.notFound,
   ];

@@ -5,7 +5,7 @@ import { get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { answerWith, sendJsonText, serviceApp, serviceJsonWriter, type JsonStyle } from "../../server/shared/express-app.ts";
+import { answerWith, sendJsonText, serviceApp, type JsonStyle } from "../../server/shared/express-app.ts";
 import type { Stage } from "../../server/shared/stages.ts";
 
 let server: Server | undefined;
@@ -31,7 +31,7 @@ describe("serviceApp", () => {
   });
 
   it("writes JSON as res.json does by default, and exactly `application/json` with a newline when the service does", async () => {
-    const stages: Stage[] = [serviceJsonWriter, (req, res) => (req.path === "/text" ? sendJsonText(res.status(400), '{"errors":["x"]}') : res.json({ name: "zoë ✓" }))];
+    const stages: Stage[] = [(req, res) => (req.path === "/text" ? sendJsonText(res.status(400), '{"errors":["x"]}') : res.json({ name: "zoë ✓" }))];
     const plain = await serve(stages);
     let response = await fetch(plain);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -45,6 +45,10 @@ describe("serviceApp", () => {
     expect(await response.text()).toBe(text);
     response = await fetch(`${exact}/text`);
     expect([response.status, response.headers.get("content-type"), await response.text()]).toEqual([400, "application/json", '{"errors":["x"]}\n']);
+    // The style is the app's own: an app made after it writes Express's way again.
+    server!.close();
+    response = await fetch(await serve(stages));
+    expect([response.headers.get("content-type"), await response.text()]).toEqual(["application/json; charset=utf-8", '{"name":"zoë ✓"}']);
   });
 });
 
@@ -86,12 +90,13 @@ describe("answerWith", () => {
 });
 
 describe("sendJsonText", () => {
-  const stages: Stage[] = [serviceJsonWriter, (_req, res) => res.json({ name: "zoë" })];
+  const stages: Stage[] = [(_req, res) => res.json({ name: "zoë" })];
 
   it("answers a conditional request as any other: no 304 of its own, as the real services", async () => {
     const base = await serve(stages, answer418, { jsonCharset: false, jsonNewline: true });
     // Sent with node:http: fetch adds `Cache-Control: no-cache` to a conditional request, which Express honours.
-    for (const headers of [{ "if-none-match": "*" }, { "if-modified-since": new Date(Date.now() + 60_000).toUTCString() }]) {
+    const conditions: Record<string, string>[] = [{ "if-none-match": "*" }, { "if-modified-since": new Date(Date.now() + 60_000).toUTCString() }];
+    for (const headers of conditions) {
       expect(await rawGet(base, headers)).toEqual({ status: 200, body: '{"name":"zoë"}\n' });
     }
   });
