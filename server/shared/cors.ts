@@ -42,8 +42,9 @@ export function parseCorsOrigins(value: string | undefined, variable = "CORS_ORI
 /** The middleware for a set of allowed origins; a no-op when `origins` is undefined. */
 export function cors(origins: CorsOrigins | undefined) {
   return function corsMiddleware(req: Request, res: Response, next: NextFunction): void {
+    if (!origins) return next();
     const origin = req.get("origin");
-    if (!origins || !origin || (origins !== "*" && !origins.has(origin))) return next();
+    if (!origin || (origins !== "*" && !origins.has(origin))) return next();
     res.vary("Origin");
     res.set("Access-Control-Allow-Origin", origins === "*" ? "*" : origin);
     const requestedMethod = req.get("access-control-request-method");

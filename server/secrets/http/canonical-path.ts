@@ -62,11 +62,15 @@ export function cleanPath(path: string): string {
   return path.endsWith("/") && clean !== "/" ? `${clean}/` : clean;
 }
 
+/** A path of segments that encodeURIComponent leaves as they are, and `/`. */
+const UNENCODED = /^[A-Za-z0-9\-_.!~*'()/]*$/;
+
 /** What path.Clean changes in a rooted path: `//`, and `.` or `..` segments. */
 const UNCLEAN = /\/\/|\/\.\.?(?:\/|$)/;
 
 /** The path as it goes on the wire again: each segment percent-encoded, `/` kept. */
 export function encodePath(path: string): string {
+  if (UNENCODED.test(path)) return path; // the common case: nothing in it that encodeURIComponent changes
   return path
     .split("/")
     .map((segment) => encodeURIComponent(segment))
