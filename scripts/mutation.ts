@@ -229,17 +229,23 @@ export const GUARD_MODULES: GuardModule[] = [
     // What a request acts on, authorized from its path before its input is read.
     name: "org-authorize",
     mutate: "server/org-platform/service.ts",
-    functions: [/^\s+authorize\(caller/],
+    // With the role each check rests on: kept per state version, by caller and organization.
+    functions: [/^\s+authorize\(caller/, /^\s+private access\(caller/, /^\s+private roleOf\(caller/, /^function callerKey\(/],
     tests: ["test/org-platform/authorize.test.ts"],
     // The route gives every parameter its path names; an absent one would name no resource, and so
     // would any other default: "" and "Stryker was here!" both answer the same 404.
-    equivalent: ["organization_name", "oauth_client_id", "team_id"].map((name) => ({
-      mutator: "StringLiteral",
-      original: '""',
-      replacement: '"Stryker was here!"',
-      line: `params.${name} ?? ""`,
-      why: "an absent path parameter names no resource: any default that names none answers the same 404",
-    })),
+    equivalent: [
+      ...["organization_name", "oauth_client_id", "team_id"].map((name) => ({
+        mutator: "StringLiteral",
+        original: '""',
+        replacement: '"Stryker was here!"',
+        line: `params.${name} ?? ""`,
+        why: "an absent path parameter names no resource: any default that names none answers the same 404",
+      })),
+      // Keeping roles saves working them out again; a role worked out anew is the same role.
+      { mutator: "ConditionalExpression", original: "this.roles.version !== version", replacement: "true", why: "a new cache for every request: each role worked out again, the same" },
+      { mutator: "ConditionalExpression", original: "known !== undefined", replacement: "false", why: "a kept role not used: worked out again, the same" },
+    ],
   },
   {
     name: "replication-filter",
@@ -265,6 +271,7 @@ export const GUARD_MODULES: GuardModule[] = [
       { mutator: "ConditionalExpression", original: '!raw.includes("%")', replacement: "false", why: "a shortcut: without escapes the decoding loop gives the same string" },
       { mutator: "StringLiteral", original: '"%"', replacement: '""', why: "a shortcut: the decoding loop gives the same string" },
       { mutator: "ConditionalExpression", original: 'path.startsWith("/") && !UNCLEAN.test(path)', replacement: "false", why: "a shortcut: path.Clean of a rooted path that is already clean gives it back" },
+      { mutator: "ConditionalExpression", original: "UNENCODED.test(path)", replacement: "false", why: "a shortcut: encoding a path that holds nothing encodeURIComponent changes gives it back" },
     ],
   },
 ];

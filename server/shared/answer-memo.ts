@@ -51,8 +51,8 @@ export class AnswerMemo {
   readonly #answers: LRUCache<string, KeptAnswer>;
   /** Each request's key, built once: the kept stage and the handler's serve() both look it up. */
   readonly #keys = new WeakMap<Request, string>();
-  /** Keys of requests answered once at this version, counted by their bytes: their next answer is kept. */
-  readonly #seenOnce: LRUCache<string, true>;
+  /** Keys of requests answered once at this version, and the bytes each counts for: their next answer is kept. */
+  readonly #seenOnce: LRUCache<string, number>;
   #keptAt: number | undefined;
 
   constructor(options: AnswerMemoOptions) {
@@ -63,7 +63,7 @@ export class AnswerMemo {
     // lru-cache takes whole, positive bounds (a maxSize of 0 would mean none).
     const bytes = (n: number) => Math.max(1, Math.floor(n));
     this.#answers = new LRUCache({ max, maxSize: bytes(maxBytes), maxEntrySize: bytes(maxBytes / 4), sizeCalculation: (answer) => answer.bytes });
-    this.#seenOnce = new LRUCache({ max, maxSize: bytes(maxBytes / 8), maxEntrySize: bytes(maxBytes / 8), sizeCalculation: (_seen, key) => keyBytes(key) });
+    this.#seenOnce = new LRUCache({ max, maxSize: bytes(maxBytes / 8), maxEntrySize: bytes(maxBytes / 8), sizeCalculation: (bytes) => bytes });
   }
 
   /** Bytes and count of the answers kept (for the current version), and of the keys of requests seen once. */
@@ -82,7 +82,7 @@ export class AnswerMemo {
     const kept = this.#answers.get(key);
     if (kept) return this.#send(res, kept);
     if (this.#seenOnce.delete(key)) this.#capture(key, version, res);
-    else this.#seenOnce.set(key, true);
+    else this.#seenOnce.set(key, keyBytes(key));
     return answer();
   }
 

@@ -124,4 +124,22 @@ describe("a caller's role follows every write at once", () => {
     own.updateTeam(alice, TEAMS.developers, { "organization-access": { "manage-vcs-settings": false } }, []);
     expect(mayCreate()).toBe(false);
   });
+
+  it("a role worked out for one caller is never another's: each organization's token, each user, each team token", () => {
+    const own = new OrgPlatformService(new MemoryOrgPlatformStore(loadWorld(DEFAULT_WORLD)));
+    const mayCreateTeam = (token: string, organization: string) => {
+      try {
+        own.authorize(own.authenticate(token), "createTeam", { organization_name: organization });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // acme's own token owns acme; globex's token, asking next at the same state, has no role there.
+    expect(mayCreateTeam("acme.atlasv1.dev-organization-token", "acme")).toBe(true);
+    expect(mayCreateTeam("globex.atlasv1.dev-organization-token", "acme")).toBe(false);
+    expect(mayCreateTeam("alice.atlasv1.dev-user-token", "acme")).toBe(true);
+    expect(mayCreateTeam("bob.atlasv1.dev-user-token", "acme")).toBe(false);
+    expect(mayCreateTeam("acme-developers.atlasv1.dev-team-token", "acme")).toBe(false);
+  });
 });
