@@ -577,6 +577,48 @@ describe("express-openapi-validator+5.6.2+011+routes-passed-over-by-literal-pref
   });
 });
 
+describe("express-openapi-validator+5.6.2+013+route-match-read-once-per-route.patch: what a route's match gives is worked out once", () => {
+  const paths = {
+    "/owners/{owner}/things/{id}": {
+      get: {
+        parameters: ["owner", "id"].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+        responses: { "200": { description: "ok", content: json({ type: "object", required: ["owner"], properties: { owner: { type: "string" } } }) } },
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve({ openapi: "3.1.0", info: { title: "routes", version: "1" }, paths }, (app) =>
+      app.get("/owners/:owner/things/:id", (req, res) => res.json(req.params.id === "bad-answer" ? { owner: 1 } : { owner: req.params.owner, id: req.params.id, openapi: (req as typeof req & { openapi?: unknown }).openapi })),
+    );
+  });
+  afterAll(() => target.close());
+
+  /** Whether an array of path-to-regexp's parameter keys ({ type, name }) was mapped. */
+  const keysMapped = (contexts: unknown[]) => contexts.some((c) => Array.isArray(c) && c.length > 0 && c.every((k) => typeof k === "object" && k !== null && "name" in k && (k as { type?: string }).type === "param"));
+
+  it("maps the route's parameter names once, not on every request", async () => {
+    expect((await fetch(`${target.base}/owners/o/things/warm`)).status).toBe(200);
+    const map = vi.spyOn(Array.prototype, "map");
+    try {
+      expect((await fetch(`${target.base}/owners/o/things/x`)).status).toBe(200);
+      expect(keysMapped(map.mock.contexts)).toBe(false);
+    } finally {
+      map.mockRestore();
+    }
+  });
+
+  it("still gives the same match: decoded parameters, req.openapi with both schemas, a 400 for a malformed escape, the answer checked", async () => {
+    const body = (await (await fetch(`${target.base}/owners/a%20b/things/%C3%A9`)).json()) as { owner: string; id: string; openapi: Record<string, unknown> };
+    expect([body.owner, body.id]).toEqual(["a b", "é"]);
+    expect(body.openapi).toMatchObject({ expressRoute: "/owners/:owner/things/:id", openApiRoute: "/owners/{owner}/things/{id}", pathParams: { owner: "a b", id: "é" }, serial: expect.any(Number) });
+    expect(Object.keys(body.openapi)).toEqual(expect.arrayContaining(["schema", "_responseSchema"]));
+    const malformed = await fetch(`${target.base}/owners/%E0%A4%A/things/x`);
+    expect([malformed.status, ((await malformed.json()) as { message: string }).message]).toEqual([400, "malformed uri'"]);
+    expect((await fetch(`${target.base}/owners/o/things/bad-answer`)).status).toBe(500);
+  });
+});
+
 describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the description is not walked again for each validator", () => {
 
   /** The members of each schema ajv's addSchema walks for identifiers (getSchemaRefs), for POSTs of `bodies`; and the statuses. */
