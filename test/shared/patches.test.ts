@@ -619,6 +619,41 @@ describe("express-openapi-validator+5.6.2+013+route-match-read-once-per-route.pa
   });
 });
 
+describe("express-openapi-validator+5.6.2+014+array-parameter-without-url-parse.patch: a non-exploded array parameter read without parsing the URL again", () => {
+  const paths = {
+    "/items": {
+      get: {
+        // allowReserved: the library's check of reserved characters (which does need the raw query) is off.
+        parameters: [{ name: "include", in: "query", style: "form", explode: false, allowReserved: true, schema: { type: "array", items: { type: "string" } } }],
+        responses: ok,
+      },
+    },
+  };
+  let target: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    target = await serve({ openapi: "3.1.0", info: { title: "arrays", version: "1" }, paths }, (app) => app.get("/items", (req, res) => res.json(req.query)));
+  });
+  afterAll(() => target.close());
+
+  it("does not url.parse the request's URL (its raw values were made and dropped: a parse of the whole URL on every request)", async () => {
+    expect((await fetch(`${target.base}/items?include=warm`)).status).toBe(200);
+    const nodeUrl = createRequire(import.meta.url)("node:url") as { parse: (...args: unknown[]) => unknown };
+    const parse = vi.spyOn(nodeUrl, "parse");
+    try {
+      expect(await (await fetch(`${target.base}/items?include=a,b`)).json()).toEqual({ include: ["a", "b"] });
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("splits the values as before: at commas, an encoded comma too (decoded first), one value alone", async () => {
+    expect(await (await fetch(`${target.base}/items?include=a,b`)).json()).toEqual({ include: ["a", "b"] });
+    expect(await (await fetch(`${target.base}/items?include=a%2Cb`)).json()).toEqual({ include: ["a", "b"] });
+    expect(await (await fetch(`${target.base}/items?include=a%20b`)).json()).toEqual({ include: ["a b"] });
+  });
+});
+
 describe("express-openapi-validator+5.6.2+012+description-walked-once.patch: the description is not walked again for each validator", () => {
 
   /** The members of each schema ajv's addSchema walks for identifiers (getSchemaRefs), for POSTs of `bodies`; and the statuses. */
