@@ -48,7 +48,7 @@ export function under(basePath: string, stage: Stage): Stage {
  * lower-cased copy of the whole path cost a few microseconds a request (bench/profile.ts). Any other
  * form of request target (absolute) is read through `req.path`, as Express reads it.
  */
-export function isUnder(req: Request, prefix: string): boolean {
+function isUnder(req: Request, prefix: string): boolean {
   const url = req.url;
   const path = url.startsWith("/") ? url : req.path;
   if (path.length < prefix.length || path.slice(0, prefix.length).toLowerCase() !== prefix) return false;
