@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { loadWorld } from "../server/org-platform/domain/world.ts";
 import { OrgPlatformService } from "../server/org-platform/service.ts";
 import { MemoryOrgPlatformStore } from "../server/org-platform/store/store.ts";
+import { jsonText } from "../server/shared/json-text.ts";
 import { orgWorldOf, ORG_TOKEN } from "./worlds.ts";
 
 const service = new OrgPlatformService(new MemoryOrgPlatformStore(loadWorld(orgWorldOf(100, 0))));
@@ -38,8 +39,10 @@ const sample = page(0);
 if (!validate(sample)) throw new Error(`the page breaks its schema: ${ajv.errorsText(validate.errors)}`);
 const render = cpuMicros(page);
 const serialize = cpuMicros(() => JSON.stringify(sample));
+// As the services' res.json writes it: the teams' kept texts (server/shared/json-text.ts), the links and meta anew.
+const written = cpuMicros(() => jsonText(page(0)));
 const check = cpuMicros(() => validate(sample));
 console.log(`org team page (20 of 104 teams, ${Buffer.byteLength(JSON.stringify(sample))} bytes), CPU µs per page, in-process:\n`);
-console.log("| render (listTeams) | serialize (JSON.stringify) | check (ajv, TeamListDocument) | together |");
-console.log("|---|---|---|---|");
-console.log(`| ${render.toFixed(1)} | ${serialize.toFixed(1)} | ${check.toFixed(1)} | ${(render + serialize + check).toFixed(1)} |`);
+console.log("| render (listTeams) | serialize (JSON.stringify) | check (ajv, TeamListDocument) | together | render and write (jsonText, as res.json does) |");
+console.log("|---|---|---|---|---|");
+console.log(`| ${render.toFixed(1)} | ${serialize.toFixed(1)} | ${check.toFixed(1)} | ${(render + serialize + check).toFixed(1)} | ${written.toFixed(1)} |`);

@@ -4,6 +4,7 @@ import type { components, operations } from "../../generated/org-platform/schema
 import { canManageTeams, canManageVcsSettings, canSeeTeam, roleIn, type Caller, type Role } from "./domain/access.ts";
 import { allAccess } from "./domain/model.ts";
 import { BoundedCache } from "../shared/bounded-cache.ts";
+import { unchanging } from "../shared/json-text.ts";
 import { notFound, unauthorized } from "./domain/errors.ts";
 import { newId, newUuid, now } from "./domain/ids.ts";
 import type { Membership, OAuthClient, Organization, Project, Team, User } from "./domain/model.ts";
@@ -25,6 +26,7 @@ import {
   renderProject,
   renderTeam,
   renderUser,
+  type TeamResource,
 } from "./domain/render.ts";
 import { changedTeam, checkDeletable, hasTeamManagement, newTeam, type TeamCreateInput, type TeamInput } from "./domain/teams.ts";
 import type { OrgPlatformStore } from "./store/store.ts";
@@ -52,6 +54,12 @@ export class OrgPlatformService {
    * memberships and teams.
    */
   private roles: { version: number; byCaller: BoundedCache<Role | null> } = { version: -1, byCaller: newRoleCache() };
+  /**
+   * Team resources as rendered at one state version, by the caller's role (kept per version too:
+   * roleOf) and team. Kept unchanging, so that the writer keeps their JSON text too: a page of teams
+   * is mostly these.
+   */
+  private renderedTeams: RenderedTeams = { version: -1, count: 0, byRole: new Map() };
 
   constructor(readonly store: OrgPlatformStore) {}
 
@@ -335,14 +343,14 @@ export class OrgPlatformService {
     if (!canManageTeams(role) || !hasTeamManagement(organization)) throw notFound();
     const team = newTeam(organization, input, this.store.teams(organization.name), newId("team"), now());
     this.store.saveTeam(team);
-    return { data: this.renderTeam(team, organization, role), ...this.teamIncluded([team], organization, role, include) };
+    return { data: this.teamResource(team, organization, role), ...this.teamIncluded([team], organization, role, include) };
   }
 
   updateTeam(caller: Caller, id: string, input: TeamInput, include: TeamInclude[]): Schemas["TeamDocument"] {
     const { team, organization, role } = this.teamFor(caller, id, true);
     const changed = changedTeam(team, organization, input, this.store.teams(organization.name));
     this.store.saveTeam(changed);
-    return { data: this.renderTeam(changed, organization, role), ...this.teamIncluded([changed], organization, role, include) };
+    return { data: this.teamResource(changed, organization, role), ...this.teamIncluded([changed], organization, role, include) };
   }
 
   deleteTeam(caller: Caller, id: string): void {
@@ -370,7 +378,25 @@ export class OrgPlatformService {
     });
   }
 
-  private renderTeam(team: Team, organization: Organization, role: Role) {
+  /**
+   * A team as read (team: as stored at the current state version): kept for the version, unchanging.
+   * A write renders its team with teamResource: nothing kept, as the next write moves the version.
+   */
+  private renderTeam(team: Team, organization: Organization, role: Role): TeamResource {
+    const version = this.store.version();
+    if (this.renderedTeams.version !== version || this.renderedTeams.count >= MAX_RENDERED_TEAMS) this.renderedTeams = { version, count: 0, byRole: new Map() };
+    let byTeam = this.renderedTeams.byRole.get(role);
+    if (!byTeam) this.renderedTeams.byRole.set(role, (byTeam = new Map()));
+    let rendered = byTeam.get(team);
+    if (!rendered) {
+      rendered = unchanging(this.teamResource(team, organization, role));
+      byTeam.set(team, rendered);
+      this.renderedTeams.count++;
+    }
+    return rendered;
+  }
+
+  private teamResource(team: Team, organization: Organization, role: Role): TeamResource {
     const members = this.activeMembers(team);
     return renderTeam(team, organization, role, members.map((m) => m.user), members.map((m) => m.membership));
   }
@@ -416,3 +442,12 @@ function callerKey(caller: Caller): string {
 function newRoleCache(): BoundedCache<Role | null> {
   return new BoundedCache(10_000, 1_000_000);
 }
+
+interface RenderedTeams {
+  version: number;
+  count: number;
+  byRole: Map<Role, Map<Team, TeamResource>>;
+}
+
+/** Rendered teams kept at most: about 1 KB each, and as much again for their JSON text. */
+const MAX_RENDERED_TEAMS = 4_096;

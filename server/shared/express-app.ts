@@ -1,6 +1,7 @@
 // The Express app every reference server starts from, and how it writes JSON: through Express's
 // public API only (app settings, middleware, the app's own response prototype).
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from "express";
+import { jsonText } from "./json-text.ts";
 import { inSequence, type Stage } from "./stages.ts";
 
 /** How a service writes its JSON answers. */
@@ -13,7 +14,7 @@ export interface JsonStyle {
 
 /**
  * An Express app without X-Powered-By or ETag (none of the real services sends them; an ETag costs a
- * hash of every answer), whose res.json writes the service's JSON style. The writer is set on the
+ * hash of every answer), whose res.json writes the service's JSON style (sendJsonText). The writer is set on the
  * app's own response prototype, `app.response` (Express's documented way to override its API for
  * one app: "Overriding the Express API"), not on each response: adding a property to a response
  * costs about 2 µs (measured), and express-openapi-validator's response check wraps whatever
@@ -25,7 +26,7 @@ export function serviceApp(style: JsonStyle = {}): Express {
   app.set("etag", false);
   const jsonStyle = { jsonCharset: style.jsonCharset !== false, jsonNewline: style.jsonNewline === true } satisfies JsonStyle;
   app.set(JSON_STYLE, jsonStyle);
-  if (!jsonStyle.jsonCharset || jsonStyle.jsonNewline) app.response.json = serviceJson;
+  app.response.json = serviceJson;
   return app;
 }
 
@@ -60,9 +61,14 @@ export function sendJsonText(res: Response, json: string): Response {
   return res.end(text);
 }
 
-/** res.json's steps (the app's JSON settings), written the service's way (sendJsonText). */
+/**
+ * res.json's steps (the app's JSON settings), written the service's way (sendJsonText); the kept
+ * texts of unchanging resources are written as they are (json-text.ts).
+ */
 function serviceJson(this: Response, body: unknown): Response {
   const app = this.app;
   const spaces = app.get("json spaces") as string | number | undefined;
-  return sendJsonText(this, JSON.stringify(body, app.get("json replacer") as undefined, spaces) ?? "");
+  const replacer = app.get("json replacer") as undefined;
+  const text = spaces === undefined && replacer === undefined ? jsonText(body) : JSON.stringify(body, replacer, spaces);
+  return sendJsonText(this, text ?? "");
 }

@@ -1,6 +1,7 @@
 // Raw HTTP: authentication before anything else, the JSON:API error envelope for every kind of
 // failure (unknown paths and methods included), media types.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawGet } from "../helpers/raw-get.ts";
 import { IDS, JSON_API, startOrgPlatform, TOKENS, type RunningOrgPlatform } from "../helpers/org-platform.ts";
 
 let server: RunningOrgPlatform;
@@ -144,6 +145,15 @@ describe("media types", () => {
     const response = await server.fetch(`/teams/${IDS.teams.developers}`, { token: TOKENS.alice });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/vnd\.api\+json/);
+  });
+
+  it("answers a conditional request as any other: it sends no ETag or Last-Modified, so nothing is ever not modified", async () => {
+    const conditions: Record<string, string>[] = [{ "if-none-match": "*" }, { "if-modified-since": new Date(Date.now() + 60_000).toUTCString() }];
+    for (const condition of conditions) {
+      const answer = await rawGet(`${server.baseUrl}/teams/${IDS.teams.developers}`, { authorization: `Bearer ${TOKENS.alice}`, ...condition });
+      expect(answer.status).toBe(200);
+      expect((JSON.parse(answer.body) as { data: { id: string } }).data.id).toBe(IDS.teams.developers);
+    }
   });
 
   it("answers 204 with no body and no content type", async () => {

@@ -1,12 +1,13 @@
 // The Express app the reference servers start from: no X-Powered-By or ETag, the stages as one
 // middleware with Express's own final handler for what no stage answers, and JSON written as each
 // service writes it (exactly application/json and a newline where the real service does).
-import { get, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { answerWith, sendJsonText, serviceApp, type JsonStyle } from "../../server/shared/express-app.ts";
 import type { Stage } from "../../server/shared/stages.ts";
+import { rawGet } from "../helpers/raw-get.ts";
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
@@ -94,7 +95,6 @@ describe("sendJsonText", () => {
 
   it("answers a conditional request as any other: no 304 of its own, as the real services", async () => {
     const base = await serve(stages, answer418, { jsonCharset: false, jsonNewline: true });
-    // Sent with node:http: fetch adds `Cache-Control: no-cache` to a conditional request, which Express honours.
     const conditions: Record<string, string>[] = [{ "if-none-match": "*" }, { "if-modified-since": new Date(Date.now() + 60_000).toUTCString() }];
     for (const headers of conditions) {
       expect(await rawGet(base, headers)).toEqual({ status: 200, body: '{"name":"zoë"}\n' });
@@ -119,15 +119,3 @@ describe("sendJsonText", () => {
     expect(response.headers.get("content-type")).toBe("application/vnd.api+json");
   });
 });
-
-/** A GET with exactly these headers (node:http adds none of its own that Express reads). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on("error", reject);
-  });
-}

@@ -29,7 +29,7 @@ export function paginate<T>(items: T[], page: Page, location: ListLocation): { i
   // Even an empty list has one (empty) page, so that first and last are links to a page.
   const totalPages = Math.max(1, Math.ceil(items.length / page.size));
   const start = (page.number - 1) * page.size;
-  const link = (number: number) => pageLink(location, number, page.size);
+  const link = pageLinks(location, page.size);
   return {
     items: items.slice(start, start + page.size),
     meta: {
@@ -50,11 +50,11 @@ export function paginate<T>(items: T[], page: Page, location: ListLocation): { i
   };
 }
 
-/** The other parameters first, then the page parameters with their brackets percent-encoded. */
-function pageLink(location: ListLocation, number: number, size: number): string {
-  const pairs: [string, string][] = [...location.query, ["page[number]", String(number)], ["page[size]", String(size)]];
-  const query = pairs
-    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
-    .join("&");
-  return `${location.url}?${query}`;
+/**
+ * The page links of a list: the other parameters first (encoded once for every link), then the page
+ * parameters with their brackets percent-encoded.
+ */
+function pageLinks(location: ListLocation, size: number): (number: number) => string {
+  const others = location.query.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}&`).join("");
+  return (number) => `${location.url}?${others}page%5Bnumber%5D=${number}&page%5Bsize%5D=${size}`;
 }

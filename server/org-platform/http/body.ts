@@ -12,7 +12,9 @@ export const JSON_API = "application/vnd.api+json";
 
 /** A reply's document, written as JSON:API: the media type of every body the platform answers. */
 export const writeJsonApi: BodyWriter = (res, body) => {
-  res.type(JSON_API).json(body);
+  // Set as it is (res.type looks the type up and parses it again): sendJsonText adds the charset.
+  res.setHeader("Content-Type", JSON_API);
+  res.json(body);
 };
 /** 1 MiB: far above any document these endpoints take. */
 export const BODY_LIMIT = 1024 * 1024;
