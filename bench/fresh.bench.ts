@@ -113,6 +113,8 @@ async function cannedOf(child: Child, api: Api, c: Case): Promise<Canned> {
 export async function freshSection(): Promise<Row[]> {
   const baseCheckout = process.env.BENCH_BASE;
   const only = process.env.BENCH_APIS?.split(",");
+  // BENCH_CASES: a regular expression; only the cases whose names it finds are run (e.g. "PATCH").
+  const casePattern = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : undefined;
   const rows: Row[] = [];
   for (const api of FRESH_APIS.filter((a) => !only || only.includes(a.api))) {
     progress(`fresh: starting ${api.api} (this server${baseCheckout ? ", the server before" : ""}, plain Express)`);
@@ -126,7 +128,7 @@ export async function freshSection(): Promise<Row[]> {
       for (const c of api.cases) if (!canned.some((k) => k.method === (c.plainMethod ?? c.method) && k.path === api.base + c.path.split("?")[0])) canned.push(await cannedOf(server, api, c));
       const plain = await startChild("bench/serve.ts", { api: "express", canned } satisfies ServeSpec);
       children.push(plain);
-      for (const c of api.cases) {
+      for (const c of api.cases.filter((k) => !casePattern || casePattern.test(k.name))) {
         const targets: [keyof Omit<Row, "case">, Child][] = [["server", server], ["plain", plain], ...(before ? [["before", before] as [keyof Omit<Row, "case">, Child]] : [])];
         const best: Partial<Record<keyof Omit<Row, "case">, LoadResult>> = {};
         for (let round = 1; round <= ROUNDS; round++) {

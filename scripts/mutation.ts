@@ -262,6 +262,19 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // What an answer says: a kept JSON text is only ever the text of the value it is written for.
+    name: "json-text",
+    mutate: "server/shared/json-text.ts",
+    // holdsUnchanging is left out: it only decides whether a document is walked or written whole,
+    // and both write the same text (the tests prove it for both ways).
+    functions: [/^export function unchanging/, /^function freezeDeeply/, /^export function jsonText/, /^function arrayText/, /^function memberText/, /^function hasToJson/, /^function isPlainObject/],
+    tests: ["test/shared/json-text.test.ts"],
+    equivalent: [
+      { mutator: "ConditionalExpression", original: "!holdsUnchanging(value)", replacement: "false", why: "a document walked member by member is written as JSON.stringify writes it whole: only the speed differs" },
+      { mutator: "ConditionalExpression", original: "prototype === null", replacement: "false", why: "a document without a prototype written whole by JSON.stringify is the same text as walked" },
+    ],
+  },
+  {
     name: "secrets-canonical-path",
     mutate: "server/secrets/http/canonical-path.ts",
     tests: ["test/secrets/canonical-path-precedence.test.ts", "test/secrets/adversarial-paths.api.test.ts"],

@@ -117,10 +117,7 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
         const context: OrgPlatformContext = {
           service,
           caller: res.locals.caller,
-          // Worked out when read: only pagination links and VCS callback URLs are absolute.
-          get origin() {
-            return `${req.protocol}://${req.get("host")}`;
-          },
+          origin: `${req.protocol}://${req.get("host")}`,
           sent: { path: req.path, query: req.originalUrl.split("?")[1] ?? "" },
         };
         const answer = () => runOrgPlatformOperation(route.operationId, req, res, context);

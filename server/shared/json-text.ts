@@ -21,13 +21,10 @@ export function unchanging<T>(value: T): T {
 
 function freezeDeeply(value: object): void {
   Object.freeze(value);
-  if (Array.isArray(value)) for (const item of value) freezeMember(item);
-  else for (const key in value) if (Object.hasOwn(value, key)) freezeMember((value as Record<string, unknown>)[key]);
-}
-
-function freezeMember(member: unknown): void {
-  // A member marked before is frozen all the way down already.
-  if (typeof member === "object" && member !== null && !texts.has(member)) freezeDeeply(member);
+  for (const member of Object.values(value)) {
+    // A member marked before is frozen all the way down already.
+    if (typeof member === "object" && member !== null && !texts.has(member)) freezeDeeply(member);
+  }
 }
 
 /**
@@ -50,9 +47,9 @@ export function jsonText(value: unknown): string | undefined {
     // with a toJSON of its own is given to JSON.stringify whole (toJSON is called with the key).
     if (written === undefined) continue;
     if (written === TO_JSON) return JSON.stringify(value);
-    text += `${text === "" ? "{" : ","}${JSON.stringify(key)}:${written}`;
+    text += `${text === "" ? "" : ","}${JSON.stringify(key)}:${written}`;
   }
-  return text === "" ? "{}" : `${text}}`;
+  return `{${text}}`;
 }
 
 function holdsUnchanging(value: Record<string, unknown>): boolean {

@@ -73,12 +73,25 @@ describe("jsonText", () => {
     expect(reads() - marked).toBe(1);
   });
 
-  it("writes a value not marked unchanging afresh each time", () => {
+  it("writes a value not marked unchanging afresh each time, beside unchanging ones too", () => {
     const { object, reads } = counted("team");
+    const kept = unchanging({ id: 1 });
     jsonText({ data: [object] });
-    jsonText({ data: [object] });
-    jsonText({ data: object });
-    expect(reads()).toBe(3);
+    jsonText({ data: [kept, object] });
+    jsonText({ kept, data: object });
+    jsonText({ kept, data: [object] });
+    expect(reads()).toBe(4);
+  });
+
+  it("writes a boxed primitive as JSON.stringify does (its value), whatever members it was given", () => {
+    const boxed = Object.assign(new String("ab"), { kept: unchanging({ x: 1 }) });
+    expect(jsonText(boxed)).toBe('"ab"');
+    expect(jsonText({ boxed, kept: unchanging({}) })).toBe('{"boxed":"ab","kept":{}}');
+  });
+
+  it("writes a document without a prototype, with unchanging members", () => {
+    const document = Object.assign(Object.create(null) as Record<string, unknown>, { data: [unchanging({ id: 1 })], links: { self: "/" } });
+    expect(jsonText(document)).toBe('{"data":[{"id":1}],"links":{"self":"/"}}');
   });
 });
 
@@ -100,6 +113,13 @@ describe("unchanging", () => {
     const frozenMember = Object.freeze({ inner });
     unchanging({ frozenMember });
     expect(Object.isFrozen(inner)).toBe(true);
+  });
+
+  it("freezes members of every kind: null, arrays, nested objects", () => {
+    const resource = unchanging({ none: null, list: [null, { a: 1 }], nested: { deeper: { n: 1 } } });
+    expect(Object.isFrozen(resource.list)).toBe(true);
+    expect(Object.isFrozen(resource.list[1])).toBe(true);
+    expect(Object.isFrozen(resource.nested.deeper)).toBe(true);
   });
 
   it("leaves primitives as they are", () => {
