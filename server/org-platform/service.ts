@@ -59,7 +59,7 @@ export class OrgPlatformService {
    * roleOf) and team. Kept unchanging, so that the writer keeps their JSON text too: a page of teams
    * is mostly these.
    */
-  private renderedTeams: RenderedTeams = { version: -1, count: 0, byRole: new Map() };
+  private renderedTeams: RenderedTeams = { version: -1, units: 0, byRole: new Map() };
 
   constructor(readonly store: OrgPlatformStore) {}
 
@@ -384,14 +384,14 @@ export class OrgPlatformService {
    */
   private renderTeam(team: Team, organization: Organization, role: Role): TeamResource {
     const version = this.store.version();
-    if (this.renderedTeams.version !== version || this.renderedTeams.count >= MAX_RENDERED_TEAMS) this.renderedTeams = { version, count: 0, byRole: new Map() };
+    if (this.renderedTeams.version !== version || this.renderedTeams.units >= MAX_RENDERED_UNITS) this.renderedTeams = { version, units: 0, byRole: new Map() };
     let byTeam = this.renderedTeams.byRole.get(role);
     if (!byTeam) this.renderedTeams.byRole.set(role, (byTeam = new Map()));
     let rendered = byTeam.get(team);
     if (!rendered) {
       rendered = unchanging(this.teamResource(team, organization, role));
       byTeam.set(team, rendered);
-      this.renderedTeams.count++;
+      this.renderedTeams.units += renderedUnits(rendered);
     }
     return rendered;
   }
@@ -445,9 +445,18 @@ function newRoleCache(): BoundedCache<Role | null> {
 
 interface RenderedTeams {
   version: number;
-  count: number;
+  /** What the kept teams hold, in renderedUnits. */
+  units: number;
   byRole: Map<Role, Map<Team, TeamResource>>;
 }
 
-/** Rendered teams kept at most: about 1 KB each, and as much again for their JSON text. */
-const MAX_RENDERED_TEAMS = 4_096;
+/**
+ * What a rendered team holds, in units of about 100 bytes (and as much again for its JSON text):
+ * the team (its attributes, some ten units) and two references per member.
+ */
+function renderedUnits(team: TeamResource): number {
+  return 10 + 2 * team.relationships.users.data.length;
+}
+
+/** Units of rendered teams kept at most (about 6 MB with their JSON texts): a few thousand teams of a few members. */
+const MAX_RENDERED_UNITS = 32_768;
