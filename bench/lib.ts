@@ -180,7 +180,7 @@ export interface LoadOptions {
   body?: string;
   /** A body for each request (numbered from 1 over the whole run), instead of the same body for all. */
   bodyAt?: (n: number) => string;
-  /** A path (and query) for each request (numbered from 1 over the whole run), instead of the URL's. */
+  /** A path (and query) for each request (numbered from 1 over the whole process: every round and target gets numbers of its own), instead of the URL's. */
   pathAt?: (n: number) => string;
   connections?: number;
   seconds?: number;
@@ -202,9 +202,11 @@ export interface LoadResult {
   cpuPerRequest?: number;
 }
 
+/** The requests made with `pathAt`, in this process: a path is never asked twice, whatever the round. */
+let asked = 0;
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
   let sent = 0;
-  let asked = 0;
   const { bodyAt, pathAt } = options;
   const run = (seconds: number) =>
     autocannon({
