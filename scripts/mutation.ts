@@ -243,7 +243,6 @@ export const GUARD_MODULES: GuardModule[] = [
         why: "an absent path parameter names no resource: any default that names none answers the same 404",
       })),
       // Keeping roles saves working them out again; a role worked out anew is the same role.
-      { mutator: "ConditionalExpression", original: "this.roles.version !== version", replacement: "true", why: "a new cache for every request: each role worked out again, the same" },
       { mutator: "ConditionalExpression", original: "known !== undefined", replacement: "false", why: "a kept role not used: worked out again, the same" },
     ],
   },

@@ -47,19 +47,23 @@ export interface ListOptions<I> {
 
 export class OrgPlatformService {
   /** Teams by name per organization, at one state version (teamsByName). */
-  private nameOrder: { version: number; byOrganization: Map<string, readonly Team[]> } = { version: -1, byOrganization: new Map() };
+  private nameOrder = new PerStateVersion(() => this.store.version(), () => new Map<string, readonly Team[]>());
   /**
    * Callers' roles at one state version, by caller and organization (null: none there). Every request
    * asks twice (authorized, then acted on), and a member's role looks through the organization's
    * memberships and teams.
    */
-  private roles: { version: number; byCaller: BoundedCache<Role | null> } = { version: -1, byCaller: newRoleCache() };
+  private roles = new PerStateVersion(() => this.store.version(), newRoleCache);
   /**
    * Team resources as rendered at one state version, by the caller's role (kept per version too:
    * roleOf) and team. Kept unchanging, so that the writer keeps their JSON text too: a page of teams
    * is mostly these.
    */
-  private renderedTeams: RenderedTeams = { version: -1, units: 0, byRole: new Map() };
+  private renderedTeams = new PerStateVersion(
+    () => this.store.version(),
+    (): RenderedTeams => ({ units: 0, byRole: new Map() }),
+    (kept) => kept.units >= MAX_RENDERED_UNITS,
+  );
 
   constructor(readonly store: OrgPlatformStore) {}
 
@@ -88,13 +92,12 @@ export class OrgPlatformService {
 
   /** The caller's role in an organization (undefined: none), worked out once per state version. */
   private roleOf(caller: Caller, organization: string): Role | undefined {
-    const version = this.store.version();
-    if (this.roles.version !== version) this.roles = { version, byCaller: newRoleCache() };
+    const roles = this.roles.current;
     const key = `${callerKey(caller)}\n${organization}`;
-    const known = this.roles.byCaller.get(key);
+    const known = roles.get(key);
     if (known !== undefined) return known ?? undefined;
     const role = roleIn(caller, organization, this.store.memberships(organization), this.store.teams(organization));
-    this.roles.byCaller.set(key, role ?? null);
+    roles.set(key, role ?? null);
     return role;
   }
 
@@ -323,12 +326,11 @@ export class OrgPlatformService {
 
   /** An organization's teams in name order; sorted again only after a write (lists are read far more often). */
   private teamsByName(organization: string): readonly Team[] {
-    const version = this.store.version();
-    if (this.nameOrder.version !== version) this.nameOrder = { version, byOrganization: new Map() };
-    let sorted = this.nameOrder.byOrganization.get(organization);
+    const byOrganization = this.nameOrder.current;
+    let sorted = byOrganization.get(organization);
     if (!sorted) {
       sorted = sortByName(this.store.teams(organization));
-      this.nameOrder.byOrganization.set(organization, sorted);
+      byOrganization.set(organization, sorted);
     }
     return sorted;
   }
@@ -383,15 +385,14 @@ export class OrgPlatformService {
    * A write renders its team with teamResource: nothing kept, as the next write moves the version.
    */
   private renderTeam(team: Team, organization: Organization, role: Role): TeamResource {
-    const version = this.store.version();
-    if (this.renderedTeams.version !== version || this.renderedTeams.units >= MAX_RENDERED_UNITS) this.renderedTeams = { version, units: 0, byRole: new Map() };
-    let byTeam = this.renderedTeams.byRole.get(role);
-    if (!byTeam) this.renderedTeams.byRole.set(role, (byTeam = new Map()));
+    const kept = this.renderedTeams.current;
+    let byTeam = kept.byRole.get(role);
+    if (!byTeam) kept.byRole.set(role, (byTeam = new Map()));
     let rendered = byTeam.get(team);
     if (!rendered) {
       rendered = unchanging(this.teamResource(team, organization, role));
       byTeam.set(team, rendered);
-      this.renderedTeams.units += renderedUnits(rendered);
+      kept.units += renderedUnits(rendered);
     }
     return rendered;
   }
@@ -443,8 +444,32 @@ function newRoleCache(): BoundedCache<Role | null> {
   return new BoundedCache(10_000, 1_000_000);
 }
 
+/**
+ * What is worked out from the state and kept until the state version moves (any write moves it), or
+ * until `full` says the kept value holds enough: then it is made anew.
+ */
+class PerStateVersion<T> {
+  #version = -1;
+  #value: T | undefined;
+
+  constructor(
+    private readonly version: () => number,
+    private readonly make: () => T,
+    private readonly full: (value: T) => boolean = () => false,
+  ) {}
+
+  /** The value kept for the state as it is now. */
+  get current(): T {
+    const version = this.version();
+    if (this.#value === undefined || version !== this.#version || this.full(this.#value)) {
+      this.#version = version;
+      this.#value = this.make();
+    }
+    return this.#value;
+  }
+}
+
 interface RenderedTeams {
-  version: number;
   /** What the kept teams hold, in renderedUnits. */
   units: number;
   byRole: Map<Role, Map<Team, TeamResource>>;
