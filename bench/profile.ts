@@ -9,6 +9,9 @@
 // PROFILE_NODE_ARGS: flags for the profiled server's node, e.g. `--no-turbo-inlining`, so that a
 // function's time is not counted in the function it was inlined into (slower, but each place exact).
 // PROFILE_TOP: how many functions to list (40).
+// PROFILE_BASE=<another checkout, its node_modules installed>: this checkout's server beside that one's,
+// both validated, instead of validated beside unvalidated (what a change costs; functions by name
+// and module, without line numbers, which differ between the two).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -42,21 +45,25 @@ const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 // Profiles bench/serve.ts bundled by esbuild (as npm start runs the servers, and as the benchmarks
 // do), so that functions show with their lines; the bundle's `// server/...` comments say which
 // module a line is in. (`--bundle`, once needed for that, is accepted and changes nothing.)
-const serveScript = await bundled("bench/serve.ts");
-const bundleModules: { line: number; module: string }[] = [];
-readFileSync(serveScript, "utf8")
-  .split("\n")
-  .forEach((text, line) => {
-    const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
-    if (m) bundleModules.push({ line, module: m[1]! });
-  });
-const bundleModule = (line: number): string => {
-  let found = "bundle";
-  for (const m of bundleModules) if (m.line <= line) found = m.module;
-  return found;
-};
+const BASE = process.env.PROFILE_BASE;
 
-const where = (url: string, line = 0): string => {
+/** Which server module each line of a bundle is in. */
+function bundleModulesOf(script: string): (line: number) => string {
+  const modules: { line: number; module: string }[] = [];
+  readFileSync(script, "utf8")
+    .split("\n")
+    .forEach((text, line) => {
+      const m = /^\/\/ ((?:server|bench|test)\/\S+\.ts)$/.exec(text);
+      if (m) modules.push({ line, module: m[1]! });
+    });
+  return (line) => {
+    let found = "bundle";
+    for (const m of modules) if (m.line <= line) found = m.module;
+    return found;
+  };
+}
+
+const where = (bundleModule: (line: number) => string, url: string, line = 0): string => {
   if (url === "") return "(V8: native code, builtins, socket writes)";
   if (url.endsWith(".bundle.mjs")) return /(server\/[^/]+|bench)\//.exec(bundleModule(line))?.[1] ?? "bundle";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
@@ -66,7 +73,9 @@ const where = (url: string, line = 0): string => {
 };
 
 /** µs per request, by key. */
-async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
+async function profileOnce(label: string, validate: boolean, checkout?: string): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
+  const serveScript = await bundled("bench/serve.ts", checkout);
+  const bundleModule = bundleModulesOf(serveScript);
   const child = await startChild(serveScript, { ...api.spec, validate }, {}, undefined, process.env.PROFILE_NODE_ARGS?.split(" ").filter(Boolean));
   try {
     const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
@@ -74,9 +83,9 @@ async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: M
     await child.ask({ profile: "start" });
     const result = await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, cold: true });
     const { profile } = await child.ask<{ profile: Profile }>({ profile: "stop" });
-    const file = path.join(dir, `${apiName}-${index}-${validate ? "validated" : "unvalidated"}.cpuprofile`);
+    const file = path.join(dir, `${apiName}-${index}-${label}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
-    console.log(`${op.name}, ${validate ? "validated" : "unvalidated"}: ${Math.round(result.rps)} requests/s; profile ${file}`);
+    console.log(`${op.name}, ${label}: ${Math.round(result.rps)} requests/s; profile ${file}`);
     const requests = result.ok + result.bad;
     const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
     const byPlace = new Map<string, number>();
@@ -85,10 +94,10 @@ async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: M
       const { functionName, url, lineNumber } = byNode.get(id)!.callFrame;
       if (functionName === "(idle)") return;
       const t = (profile.timeDeltas[i] ?? 0) / requests;
-      const place = functionName.startsWith("(") ? functionName : where(url, lineNumber);
+      const place = functionName.startsWith("(") ? functionName : where(bundleModule, url, lineNumber);
       byPlace.set(place, (byPlace.get(place) ?? 0) + t);
       const file = url.endsWith(".bundle.mjs") ? path.basename(bundleModule(lineNumber)) : path.basename(url);
-      const fn = `${functionName || "(anonymous)"} ${where(url, lineNumber)} ${file}:${lineNumber + 1}`;
+      const fn = `${functionName || "(anonymous)"} ${where(bundleModule, url, lineNumber)} ${file}${BASE ? "" : `:${lineNumber + 1}`}`;
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + t);
     });
     return { rps: result.rps, byPlace, byFunction };
@@ -97,11 +106,12 @@ async function profileOnce(validate: boolean): Promise<{ rps: number; byPlace: M
   }
 }
 
-const validated = await profileOnce(true);
-const unvalidated = await profileOnce(false);
+const [first, second] = BASE ? ["this checkout", "base"] : ["validated", "unvalidated"];
+const validated = await profileOnce(first, true);
+const unvalidated = BASE ? await profileOnce(second, true, path.resolve(BASE)) : await profileOnce(second, false);
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const print = (title: string, v: Map<string, number>, u: Map<string, number>, limit: number) => {
-  console.log(`\n${title}: µs per request, validated / unvalidated / difference`);
+  console.log(`\n${title}: µs per request, ${first} / ${second} / difference`);
   const keys = [...new Set([...v.keys(), ...u.keys()])].sort((a, b) => (v.get(b) ?? 0) - (v.get(a) ?? 0));
   for (const key of keys.slice(0, limit)) {
     const a = v.get(key) ?? 0;
@@ -109,6 +119,6 @@ const print = (title: string, v: Map<string, number>, u: Map<string, number>, li
     console.log(`  ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)} ${(a - b).toFixed(1).padStart(7)}  ${key}`);
   }
 };
-console.log(`\nbusy CPU per request: validated ${total(validated.byPlace).toFixed(0)} µs, unvalidated ${total(unvalidated.byPlace).toFixed(0)} µs`);
+console.log(`\nbusy CPU per request: ${first} ${total(validated.byPlace).toFixed(0)} µs, ${second} ${total(unvalidated.byPlace).toFixed(0)} µs`);
 print("by place", validated.byPlace, unvalidated.byPlace, 18);
 print("by function", validated.byFunction, unvalidated.byFunction, Number(process.env.PROFILE_TOP ?? 40));
