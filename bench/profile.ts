@@ -83,7 +83,7 @@ async function profileOnce(label: string, validate: boolean, checkout?: string):
     await child.ask({ profile: "start" });
     const result = await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, cold: true });
     const { profile } = await child.ask<{ profile: Profile }>({ profile: "stop" });
-    const file = path.join(dir, `${apiName}-${index}-${label}.cpuprofile`);
+    const file = path.join(dir, `${apiName}-${index}-${label.replaceAll(" ", "-")}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
     console.log(`${op.name}, ${label}: ${Math.round(result.rps)} requests/s; profile ${file}`);
     const requests = result.ok + result.bad;
