@@ -67,6 +67,12 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // The secrets service's token table: who a token is, and whether it may act on a path.
+    name: "secrets-auth",
+    mutate: "server/secrets/sys/auth.ts",
+    tests: ["test/secrets/access-control.test.ts"],
+  },
+  {
     name: "mesh-acl-rules",
     mutate: "server/mesh/domain/acl-rules.ts",
     tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],
@@ -247,9 +253,66 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // The org platform's one form of a request path, settled before routing: what is authorized is
+    // what the handler acts on (dot segments and undecodable escapes name nothing).
+    name: "org-canonical-path",
+    mutate: "server/org-platform/http/canonical.ts",
+    tests: ["test/org-platform/http-guards.test.ts"],
+    equivalent: [
+      {
+        mutator: "ConditionalExpression",
+        original: "canonical !== path",
+        replacement: "true",
+        why: "a canonical path written again is the same URL; originalUrl is the URL already, the stage running at the app's top level",
+      },
+    ],
+  },
+  {
+    // Who calls: a token of a user, a team or an organization that still exists, else 401.
+    name: "org-authenticate",
+    mutate: "server/org-platform/service.ts",
+    functions: [/^\s+authenticate\(secret/],
+    tests: ["test/org-platform/authenticate.test.ts"],
+  },
+  {
     name: "replication-filter",
     mutate: "server/secrets/replication/domain/filter.ts",
     tests: ["test/secrets/replication-domain.test.ts", "test/secrets/replication-filter-precedence.test.ts"],
+  },
+  {
+    // Which requests a cluster serves in its replication roles: a DR secondary only the replication
+    // API, a performance secondary no write and no mount its paths filter leaves out.
+    name: "replication-admission",
+    mutate: "server/secrets/replication/domain/admission.ts",
+    tests: ["test/secrets/replication-admission.test.ts"],
+  },
+  {
+    // The tokens that let a secondary join its primary: signed by the primary (ES512), verified
+    // before use, their credentials encrypted to the secondary's key.
+    name: "replication-activation",
+    mutate: "server/secrets/replication/domain/activation.ts",
+    tests: ["test/secrets/replication-domain.test.ts"],
+    equivalent: [
+      {
+        mutator: "ConditionalExpression",
+        original: 'key.asymmetricKeyType !== "ec"',
+        replacement: "false",
+        why: "only an EC key has a named curve: a key on secp521r1 is an EC key",
+      },
+      {
+        mutator: "OptionalChaining",
+        original: "key.asymmetricKeyDetails?.namedCurve",
+        replacement: "key.asymmetricKeyDetails.namedCurve",
+        why: "reached only for an EC key, whose details Node always gives",
+      },
+      {
+        mutator: "StringLiteral",
+        original: '"utf8"',
+        replacement: '""',
+        line: "cipher.update(plaintext",
+        why: "a cipher reads a string without an encoding as UTF-8",
+      },
+    ],
   },
   {
     // Answers of reads sent again: never to another request, never after a write.

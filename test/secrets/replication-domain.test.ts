@@ -1,6 +1,6 @@
 // The pure parts of replication: the state table, OTP encoding, merkle roots, paths filters, the
 // WAL, durations, activation tokens and their encryption, DR operation token generation.
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import * as openpgp from "openpgp";
 import { describe, expect, it } from "vitest";
 import { mountStoragePrefix } from "../../server/secrets/engines/mount-storage.ts";
@@ -292,8 +292,9 @@ describe("durations", () => {
   });
 });
 
+const claims: ActivationClaims = { accessor: "", addr: "http://127.0.0.1:8200", exp: 2000, iat: 1000, jti: "s.abc", nbf: 1000, type: "wrapping" };
+
 describe("activation tokens", () => {
-  const claims: ActivationClaims = { accessor: "", addr: "http://127.0.0.1:8200", exp: 2000, iat: 1000, jti: "s.abc", nbf: 1000, type: "wrapping" };
 
   it("are ES512 JWTs with the real system's claims, verified by the primary's key only", () => {
     const key = generateSigningKey();
@@ -316,10 +317,61 @@ describe("activation tokens", () => {
     const sealed = encryptToSecondary('{"credential":"x"}', publicKey);
     expect(sealed).not.toContain("credential");
     expect(decryptForSecondary(sealed, secondary.privateKey)).toBe('{"credential":"x"}');
-    expect(() => decryptForSecondary(sealed, generateSecondaryKeyPair().privateKey)).toThrow(ActivationTokenError);
+    expect(() => decryptForSecondary(sealed, generateSecondaryKeyPair().privateKey)).toThrow(
+      new ActivationTokenError("its credentials cannot be decrypted with this cluster's key (made by the last generate-public-key)"),
+    );
     expect(() => readSecondaryPublicKey("bm90IGEga2V5")).toThrow(/not a base64 DER public key/);
     const ed25519 = "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=";
     expect(() => readSecondaryPublicKey(ed25519)).toThrow(/not a P-521 key/);
+    // An EC key on another curve is no P-521 key either.
+    const p256 = generateKeyPairSync("ec", { namedCurve: "P-256" }).publicKey.export({ type: "spki", format: "der" }).toString("base64");
+    expect(() => readSecondaryPublicKey(p256)).toThrow(/not a P-521 key/);
+  });
+});
+
+describe("activation tokens refused before use, each with its reason", () => {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  /** A token with this header and these claims (its signature is not checked by readActivationToken). */
+  const token = (header: unknown, body: unknown) => `${part(header)}.${part(body)}.c2ln`;
+  const refusal = (text: string): string => {
+    try {
+      readActivationToken(text);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ActivationTokenError);
+      expect((error as Error).name).toBe("ActivationTokenError");
+      return (error as Error).message;
+    }
+    throw new Error(`${text} was read`);
+  };
+
+  it("not three parts, or parts that are not base64url JSON", () => {
+    for (const text of ["abc", "a.b", "a.b.c.d", ""]) expect(refusal(text), text).toBe("not a JWT (three base64url parts separated by dots)");
+    expect(refusal(`${part({ alg: "ES512" })}.bm90IGpzb24.c2ln`)).toBe("its header or claims are not base64url JSON");
+    expect(refusal(`bm90IGpzb24.${part(claims)}.c2ln`)).toBe("its header or claims are not base64url JSON");
+  });
+
+  it("a signing algorithm other than ES512, or none", () => {
+    expect(refusal(token({ alg: "HS256", typ: "JWT" }, claims))).toBe('unexpected signing algorithm "HS256"');
+    expect(refusal(token({ alg: "none" }, claims))).toBe('unexpected signing algorithm "none"');
+    expect(refusal(token({ typ: "JWT" }, claims))).toBe("unexpected signing algorithm undefined");
+  });
+
+  it("claims without addr, jti or exp, or of another type", () => {
+    const header = { alg: "ES512", typ: "JWT" };
+    for (const broken of [{ addr: undefined }, { jti: undefined }, { exp: undefined }, { addr: 1 }, { jti: 2 }, { exp: "2000" }]) {
+      expect(refusal(token(header, { ...claims, ...broken })), JSON.stringify(broken)).toBe("its claims lack addr, jti or exp");
+    }
+  });
+
+  it("a type other than wrapping and encrypted, or an encrypted token without its enc claim", () => {
+    const header = { alg: "ES512", typ: "JWT" };
+    expect(refusal(token(header, { ...claims, type: "other" }))).toBe('unknown token type "other"');
+    expect(refusal(token(header, { ...claims, type: undefined }))).toBe("unknown token type undefined");
+    expect(refusal(token(header, { ...claims, type: "encrypted" }))).toBe("an encrypted token has no enc claim");
+    expect(refusal(token(header, { ...claims, type: "encrypted", enc: 1 }))).toBe("an encrypted token has no enc claim");
+    // Both types are read when whole.
+    expect(readActivationToken(token(header, claims))).toEqual(claims);
+    expect(readActivationToken(token(header, { ...claims, type: "encrypted", enc: "sealed" }))).toEqual({ ...claims, type: "encrypted", enc: "sealed" });
   });
 });
 

@@ -5,12 +5,12 @@
 // Generic over the Storage: every write of a replicated key (domain/keys.ts) is a WAL entry that
 // primaries stream to their secondaries, whatever engine or service made it.
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { InvalidRequestError, NotFoundError } from "../errors.ts";
+import { InvalidRequestError } from "../errors.ts";
 import type { Random } from "../random.ts";
 import type { SealStore } from "../sys/seal-store.ts";
 import type { StoredValue, Storage } from "../store/storage.ts";
 import { ActivationTokenError, generateSigningKey, verifyActivationToken, type ActivationCredentials } from "./domain/activation.ts";
-import { isMountReplicated } from "./domain/filter.ts";
+import { admitRequest, type RequestMethodName } from "./domain/admission.ts";
 import { isReplicatedKey, MountIndex, type MountEntry } from "./domain/keys.ts";
 import { MerkleTracker } from "./domain/merkle.ts";
 import { modeLabel, roleRequired, type ReplicationMode } from "./domain/states.ts";
@@ -58,11 +58,6 @@ function keepSigningKey(storage: Storage, key: { privateKey: KeyObject; publicKe
   storage.put(SIGNING_KEY, key.privateKey.export({ type: "pkcs8", format: "pem" }).toString());
   return key;
 }
-
-export type RequestMethodName = "get" | "put" | "post" | "delete" | "patch" | "list";
-
-const REPLICATION_PATHS = /^sys\/replication\//;
-const WRITE_METHODS: readonly RequestMethodName[] = ["put", "post", "delete", "patch"];
 
 export class ReplicationManager {
   readonly wal: WalLog;
@@ -182,26 +177,9 @@ export class ReplicationManager {
     return this.#merkle.root();
   }
 
-  /**
-   * Whether a request may run on this cluster now (throws when not). `path` is relative to /v1
-   * without the leading slash; `mount` is the mount an engine operation is served at.
-   * - a DR secondary serves only sys/replication/* (400, as the real system words it);
-   * - a performance secondary has no route to the mounts its paths filter leaves out (404), and
-   *   refuses writes outside sys/replication/* (400): replicated data is written on the primary.
-   */
+  /** Whether a request may run on this cluster in its replication roles now (throws when not: domain/admission.ts). */
   admit(method: RequestMethodName, path: string, mount: string | undefined): void {
-    if (REPLICATION_PATHS.test(path)) return;
-    if (this.dr.role === "secondary") throw new InvalidRequestError("path disabled in replication DR secondary mode");
-    if (this.performance.role !== "secondary") return;
-    if (mount !== undefined && !isMountReplicated(this.performance.secondaryFilter, mount)) {
-      throw new NotFoundError(`no handler for route "${path}". route entry not found.`);
-    }
-    if (WRITE_METHODS.includes(method)) {
-      const primary = this.performance.primaryApiAddr;
-      throw new InvalidRequestError(
-        `cannot write to a performance secondary: replicated data is written on the performance primary${primary ? ` (${primary})` : ""} and reaches this cluster by replication`,
-      );
-    }
+    admitRequest(method, path, mount, this.dr.role, this.performance);
   }
 
   /**
