@@ -315,6 +315,41 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // A wrapping token is unwrapped once, by the primary that signed it, in its own mode only.
+    name: "replication-unwrap",
+    mutate: "server/secrets/replication/manager.ts",
+    functions: [/^\s+unwrap\(token/],
+    tests: ["test/secrets/replication-tokens.api.test.ts"],
+    equivalent: [
+      {
+        mutator: "ConditionalExpression",
+        original: "error instanceof ActivationTokenError",
+        replacement: "true",
+        why: "verifying a token throws nothing else: node:crypto's verify answers false for a bad signature",
+      },
+      {
+        mutator: "ConditionalExpression",
+        original: 'claims.type !== "wrapping"',
+        replacement: "false",
+        why: "an encrypted token's credentials were never kept wrapped: the primary's unwrap finds none to give",
+      },
+      {
+        mutator: "StringLiteral",
+        original: '"performance"',
+        replacement: '""',
+        line: 'mode === "dr" ? "performance" : "dr"',
+        why: "mode() takes every mode but dr for performance",
+      },
+    ],
+  },
+  {
+    // ... and its credentials handed out once, before the token expires.
+    name: "replication-wrapped-credentials",
+    mutate: "server/secrets/replication/primary-role.ts",
+    functions: [/^\s+holds\(jti/, /^\s+unwrap\(jti/],
+    tests: ["test/secrets/replication-tokens.api.test.ts"],
+  },
+  {
     // Answers of reads sent again: never to another request, never after a write.
     name: "answer-memo",
     mutate: "server/shared/answer-memo.ts",

@@ -113,6 +113,56 @@ describe("activation", () => {
     expect((await t.client.GET("/sys/replication/dr/status")).data!.data).toEqual({ mode: "disabled" });
   });
 
+  it("the primary's unwrap endpoint refuses with 400 every token it cannot unwrap, and unwraps none of them", async () => {
+    /** What the primary's API answers a secondary that unwraps `token` for `mode`. */
+    const unwrap = async (at: { baseUrl: string }, token: string, mode: "dr" | "performance") => {
+      const answer = await fetch(`${at.baseUrl}/sys/wrapping/unwrap`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token, mode }) });
+      return { status: answer.status, body: (await answer.json()) as { errors?: string[]; data?: { mode?: string } } };
+    };
+    const invalid = { status: 400, body: { errors: ["wrapping token is not valid or does not exist"] } };
+    let now = Date.now();
+    const [p, never] = await Promise.all([cluster({ replication: { clock: () => now } }), cluster()]);
+    await ok(p.client, "dr", "primary/enable");
+    await ok(p.client, "performance", "primary/enable");
+    const drToken = await secondaryToken(p.client, "dr", "dr-one");
+    const performanceToken = await secondaryToken(p.client, "performance", "performance-one");
+    // A cluster that never was a primary has no key to verify any token with.
+    expect(await unwrap(never, drToken, "dr")).toEqual(invalid);
+    // Not a token, or one this primary did not sign.
+    expect(await unwrap(p, "not-a-token", "dr")).toEqual(invalid);
+    const seconds = Math.floor(now / 1000);
+    const foreign = signActivationToken(
+      { accessor: "", addr: "http://127.0.0.1:1", exp: seconds + 600, iat: seconds, jti: readActivationToken(drToken).jti, nbf: seconds, type: "wrapping" },
+      generateSigningKey().privateKey,
+    );
+    expect(await unwrap(p, foreign, "dr")).toEqual(invalid);
+    // A token of the other mode, either way round.
+    expect(await unwrap(p, drToken, "performance")).toEqual({ status: 400, body: { errors: ["the activation token is for DR replication, not performance replication"] } });
+    expect(await unwrap(p, performanceToken, "dr")).toEqual({ status: 400, body: { errors: ["the activation token is for performance replication, not DR replication"] } });
+    // An encrypted token carries its credentials: there is nothing to unwrap.
+    const secondaryKey = (await post(never.client, "performance", "secondary/generate-public-key")).data as { data: { secondary_public_key: string } };
+    const encrypted = await secondaryToken(p.client, "performance", "encrypted-one", { secondary_public_key: secondaryKey.data.secondary_public_key });
+    expect(readActivationToken(encrypted).type).toBe("encrypted");
+    expect(await unwrap(p, encrypted, "performance")).toEqual(invalid);
+    // Each refused token is still whole: unwrapped once now, then no more.
+    expect((await unwrap(p, drToken, "dr")).body.data?.mode).toBe("dr");
+    expect(await unwrap(p, drToken, "dr")).toEqual(invalid);
+    // Each token gives its own secondary's credentials, whichever other tokens are waiting.
+    const [first, second] = [await secondaryToken(p.client, "dr", "dr-first"), await secondaryToken(p.client, "dr", "dr-second")];
+    expect((await unwrap(p, second, "dr")).body.data).toMatchObject({ mode: "dr", secondary_id: "dr-second" });
+    expect((await unwrap(p, first, "dr")).body.data).toMatchObject({ mode: "dr", secondary_id: "dr-first" });
+    // A token is good until the very millisecond it expires (30 minutes after it was made), not after.
+    const onTime = await secondaryToken(p.client, "dr", "on-time");
+    now += 30 * MINUTE;
+    expect((await unwrap(p, onTime, "dr")).body.data).toMatchObject({ secondary_id: "on-time" });
+    const late = await secondaryToken(p.client, "dr", "late");
+    now += 30 * MINUTE + 1;
+    expect(await unwrap(p, late, "dr")).toEqual(invalid);
+    // A token of a mode this cluster is no longer the primary of.
+    await ok(p.client, "performance", "primary/disable");
+    expect(await unwrap(p, performanceToken, "performance")).toEqual(invalid);
+  });
+
   it("answers 400, never 500, for tokens that lead nowhere sensible", async () => {
     const s = await cluster();
     const stranger = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<html>hello</html>"));
