@@ -137,6 +137,29 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // A token's secret is shown only to a caller with acl:write in the token's namespace (and to
+    // the token itself): every other reader sees `<hidden>`.
+    name: "mesh-token-secrets",
+    mutate: "server/mesh/acl/tokens.ts",
+    functions: [/^\s+list\(authorizer/, /^\s+read\(authorizer/, /^\s+readSelf\(secret/, /^\s+private showsSecret\(/],
+    tests: ["test/mesh/acl-api.api.test.ts"],
+    equivalent: [
+      {
+        mutator: "StringLiteral",
+        original: '"write"',
+        replacement: '""',
+        line: 'token.Namespace, { type: "acl" }, "write"',
+        why: "an access other than read needs write (domain/acl.ts grants): an empty one is checked as write",
+      },
+    ],
+  },
+  {
+    name: "mesh-token-view",
+    mutate: "server/mesh/acl/base.ts",
+    functions: [/^\s+protected tokenView\(/],
+    tests: ["test/mesh/acl-api.api.test.ts"],
+  },
+  {
     // Finding a token by its secret (every authenticated mesh request), through every write.
     name: "mesh-acl-store",
     mutate: "server/mesh/store/acl-store.ts",

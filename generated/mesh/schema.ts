@@ -494,8 +494,9 @@ export interface paths {
          * @description Every token that has not expired, sorted by `AccessorID`, the anonymous token and the initial
          *     management token included. With `policy` (or `role`), only tokens that link that policy (or role)
          *     directly; no token comes from an auth method, so `authmethod` lists none. Only one of the three
-         *     filters may be given (`500` otherwise). Needs `acl:read`; without `acl:write` every `SecretID`
-         *     reads `<hidden>`.
+         *     filters may be given (`500` otherwise). Needs `acl:read`; the `SecretID` of each token reads `<hidden>` unless the caller has `acl:write`
+         *     in that token's namespace (a caller's rules apply in its own namespace; a management token's
+         *     everywhere).
          */
         get: operations["listAclTokens"];
         put?: never;
@@ -543,7 +544,7 @@ export interface paths {
         /**
          * Read an ACL token
          * @description The token by its `AccessorID`, with its policies, roles, identities and expiry. Needs `acl:read`;
-         *     without `acl:write` the `SecretID` reads `<hidden>`. An expired or unknown token is
+         *     without `acl:write` in the token's namespace the `SecretID` reads `<hidden>`. An expired or unknown token is
          *     `403 ACL not found`.
          */
         get: operations["readAclToken"];
@@ -1182,7 +1183,7 @@ export interface components {
         };
         AclToken: {
             AccessorID: string;
-            /** @description The secret presented in `X-Mesh-Token`; `<hidden>` to a caller without `acl:write`. */
+            /** @description The secret presented in `X-Mesh-Token`; `<hidden>` to a caller without `acl:write` in the token's namespace. */
             SecretID: string;
             Description: string;
             Policies: components["schemas"]["AclLink"][];

@@ -3,7 +3,7 @@
 // clone and list. Each case names the real source whose answer it checks: agent/acl_endpoint.go (the
 // HTTP layer: 400 BadRequestError, 401), agent/consul/acl_endpoint.go (the RPC layer: fmt.Errorf,
 // which agent/http.go answers with 500; acl.ErrNotFound, answered with 403), and their _legacy files.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ANONYMOUS_ACCESSOR, denied, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
@@ -98,6 +98,72 @@ describe("lists", () => {
     expect((await root.GET("/acl/roles")).data!.map((r) => r.Name).sort()).toEqual(["a", "b"]);
     expect((await root.GET("/acl/roles", { params: { query: { policy: other.ID } } })).data!.map((r) => r.Name)).toEqual(["b"]);
     expect((await mesh.client.GET("/acl/policies")).response.status).toBe(403);
+  });
+});
+
+describe("token secrets: shown to acl:write only (agent/consul/acl_endpoint.go, TokenRead and TokenList redact without it)", () => {
+  beforeEach(() => start());
+
+  /** A token holding one policy of these rules. */
+  async function tokenWith(name: string, rules: string) {
+    const { data } = await root.PUT("/acl/token", { body: { Description: name, Policies: [{ ID: (await policy(name, rules)).ID }] } });
+    return data!;
+  }
+
+  it("shows them to a caller with acl:write that is no management token, in lists and in reads", async () => {
+    const writer = mesh.clientWithToken((await tokenWith("acl-writer", 'acl = "write"')).SecretID);
+    const listed = (await writer.GET("/acl/tokens")).data!;
+    expect(listed.find((t) => t.AccessorID === READER_ACCESSOR)?.SecretID).toBe(READER);
+    expect(listed.filter((t) => t.SecretID === "<hidden>")).toEqual([]);
+    const read = await writer.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: READER_ACCESSOR } } });
+    expect(read.data?.SecretID).toBe(READER);
+  });
+
+  it("hides them from a caller with acl:read, whatever else it may write, but its own token read as itself", async () => {
+    const rules = 'acl = "read"\noperator = "write"\nservice_prefix "" { policy = "write" }\nkey_prefix "" { policy = "write" }\nnode_prefix "" { policy = "write" }';
+    const busy = await tokenWith("all-but-acl", rules);
+    const client = mesh.clientWithToken(busy.SecretID);
+    expect(new Set((await client.GET("/acl/tokens")).data!.map((t) => t.SecretID))).toEqual(new Set(["<hidden>"]));
+    expect((await client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: READER_ACCESSOR } } })).data?.SecretID).toBe("<hidden>");
+    expect((await client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: busy.AccessorID } } })).data?.SecretID).toBe("<hidden>");
+    expect((await client.GET("/acl/token/self")).data?.SecretID).toBe(busy.SecretID);
+  });
+
+  it("shows a namespace's ACL writer the secrets of that namespace's tokens only: its rules apply where it lives", async () => {
+    const writes = await policy("namespace-acl-writer", 'acl = "write"');
+    const admin = (await root.PUT("/acl/token", { body: { Description: "team-a admin", Namespace: "team-a", Policies: [{ ID: writes.ID }] } })).data!;
+    const member = (await root.PUT("/acl/token", { body: { Description: "team-a member", Namespace: "team-a" } })).data!;
+    const client = mesh.clientWithToken(admin.SecretID);
+    const listed = (await client.GET("/acl/tokens")).data!;
+    expect(listed.find((t) => t.AccessorID === member.AccessorID)?.SecretID).toBe(member.SecretID);
+    expect(listed.filter((t) => t.Namespace !== "team-a").map((t) => t.SecretID)).toEqual(listed.filter((t) => t.Namespace !== "team-a").map(() => "<hidden>"));
+    expect(listed.find((t) => t.Description === "Initial Management Token")?.SecretID).toBe("<hidden>");
+    const read = (accessor: string) => client.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: accessor } } });
+    expect((await read(member.AccessorID)).data?.SecretID).toBe(member.SecretID);
+    expect((await read(READER_ACCESSOR)).data?.SecretID).toBe("<hidden>");
+  });
+
+  it("a missing or expired token is 403 ACL not found when read, and left out of lists", async () => {
+    const missing = await root.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: MISSING } } });
+    expect([missing.response.status, missing.error]).toEqual([403, "ACL not found"]);
+    const issued = (await root.PUT("/acl/token", { body: { Description: "short-lived", ExpirationTTL: "1m" } })).data!;
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse(issued.ExpirationTime!) + 1 });
+    try {
+      const read = await root.GET("/acl/token/{accessor_id}", { params: { path: { accessor_id: issued.AccessorID } } });
+      expect([read.response.status, read.error]).toEqual([403, "ACL not found"]);
+      expect((await root.GET("/acl/tokens")).data!.map((t) => t.AccessorID)).not.toContain(issued.AccessorID);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("filters by role: the tokens that hold that role, not those of another", async () => {
+    const { data: first } = await root.PUT("/acl/role", { body: { Name: "first" } });
+    const { data: second } = await root.PUT("/acl/role", { body: { Name: "second" } });
+    const inFirst = (await root.PUT("/acl/token", { body: { Description: "in first", Roles: [{ ID: first!.ID }] } })).data!;
+    await root.PUT("/acl/token", { body: { Description: "in second", Roles: [{ ID: second!.ID }] } });
+    const byRole = await root.GET("/acl/tokens", { params: { query: { role: first!.ID } } });
+    expect(byRole.data!.map((t) => t.AccessorID)).toEqual([inFirst.AccessorID]);
   });
 });
 

@@ -3,11 +3,11 @@
 // expirations, accessor and secret IDs, partitions.
 import { randomUUID } from "node:crypto";
 import type { Authorizer } from "../domain/acl.ts";
-import { DEFAULT_NAMESPACE } from "../domain/entries.ts";
 import { checkPartitionName } from "../domain/names.ts";
 import { DurationInputError, durationText } from "../domain/durations.ts";
 import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
 import { MeshHttpError } from "../errors.ts";
+import type { AclTokenRecord } from "../store/acl-store.ts";
 import {
   AclBase,
   aclNotFound,
@@ -33,21 +33,29 @@ export class AclTokens extends AclBase {
     this.requireTokenApi(authorizer, "read");
     const given = [filter.policy, filter.role, filter.authMethod].filter(Boolean).length;
     if (given > 1) refused("can only filter by one of policy, role, or authmethod at once");
-    const redact = !this.allows(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, "write");
     const tokens = this.store.tokens.all().filter((token) => {
       if (this.expired(token)) return false;
       if (filter.policy) return token.Policies.some((link) => link.ID === filter.policy);
       if (filter.role) return token.Roles.some((link) => link.ID === filter.role);
       return !filter.authMethod; // no token here comes from an auth method
     });
-    return byAccessor(tokens).map((token) => this.tokenView(token, redact));
+    return byAccessor(tokens).map((token) => this.tokenView(token, !this.showsSecret(authorizer, token)));
   }
 
   read(authorizer: Authorizer | undefined, accessorId: string): AclTokenView {
     this.requireTokenApi(authorizer, "read");
     const token = this.store.tokens.get(accessorId);
     if (!token || this.expired(token)) aclNotFound();
-    return this.tokenView(token, !this.allows(authorizer, authorizer?.namespace ?? DEFAULT_NAMESPACE, { type: "acl" }, "write"));
+    return this.tokenView(token, !this.showsSecret(authorizer, token));
+  }
+
+  /**
+   * A token's secret is shown to a caller that may write ACLs where the token lives (its namespace:
+   * a caller's rules apply in its own namespace only, a management token's everywhere); every other
+   * reader sees `<hidden>` (agent/consul/acl_endpoint.go redacts without acl:write).
+   */
+  private showsSecret(authorizer: Authorizer | undefined, token: AclTokenRecord): boolean {
+    return this.allows(authorizer, token.Namespace, { type: "acl" }, "write");
   }
 
   /** The token of the request itself, by its secret: no permission needed (agent/acl_endpoint.go ACLTokenSelf). */
