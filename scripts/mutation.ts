@@ -373,6 +373,29 @@ export const GUARD_MODULES: GuardModule[] = [
     tests: ["test/secrets/replication-tokens.api.test.ts"],
   },
   {
+    // The shape limits of a JSON body (depth, string length, members), checked on its bytes as they
+    // arrive, before anything is parsed.
+    name: "json-shape",
+    mutate: "server/shared/json-body.ts",
+    functions: [/^export class JsonShapeScanner/, /^export function shapeProblem/],
+    tests: ["test/shared/json-shape.test.ts"],
+    equivalent: [
+      {
+        mutator: "ConditionalExpression",
+        original: "c === 0x3a",
+        replacement: "false",
+        why: "a colon only ever follows a key: let through, it starts nothing and counts nothing",
+      },
+      {
+        mutator: "StringLiteral",
+        original: '"utf8"',
+        replacement: '""',
+        line: "Buffer.from(text",
+        why: "Buffer.from reads a string without an encoding as UTF-8",
+      },
+    ],
+  },
+  {
     // Answers of reads sent again: never to another request, never after a write.
     name: "answer-memo",
     mutate: "server/shared/answer-memo.ts",

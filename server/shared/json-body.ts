@@ -140,7 +140,7 @@ export class JsonShapeScanner {
 
   /** Scans more of the text; the first problem found, or undefined. */
   push(bytes: Uint8Array): string | undefined {
-    const { maxDepth, maxStringLength, maxObjectEntries, maxArrayElements } = this.limits;
+    const { maxDepth, maxStringLength } = this.limits;
     const open = this.#open;
     for (let i = 0; i < bytes.length; i++) {
       const c = bytes[i]!;
@@ -159,8 +159,8 @@ export class JsonShapeScanner {
       if (c === 0x2c /* , */) {
         if (!top) continue;
         top.members++;
-        if (top.object && top.members > maxObjectEntries) return `JSON object with more than ${maxObjectEntries} members`;
-        if (!top.object && top.members > maxArrayElements) return `JSON array with more than ${maxArrayElements} elements`;
+        const tooMany = this.#tooMany(top);
+        if (tooMany) return tooMany;
         continue;
       }
       if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
@@ -171,6 +171,9 @@ export class JsonShapeScanner {
       if (top?.empty) {
         top.empty = false;
         top.members = 1;
+        // Counted here too, not only at commas: a limit of none refuses the first member.
+        const tooMany = this.#tooMany(top);
+        if (tooMany) return tooMany;
       }
       if (c === 0x22) {
         this.#inString = true;
@@ -181,6 +184,13 @@ export class JsonShapeScanner {
       }
     }
     return undefined;
+  }
+
+  /** The problem of a container with more members than its kind may have, or undefined. */
+  #tooMany(container: { object: boolean; members: number }): string | undefined {
+    const { maxObjectEntries, maxArrayElements } = this.limits;
+    if (container.object) return container.members > maxObjectEntries ? `JSON object with more than ${maxObjectEntries} members` : undefined;
+    return container.members > maxArrayElements ? `JSON array with more than ${maxArrayElements} elements` : undefined;
   }
 }
 
