@@ -189,6 +189,18 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // The seal: its share configuration, and whether a reconstructed key is the operators' key.
+    name: "secrets-seal",
+    mutate: "server/secrets/sys/seal.ts",
+    tests: ["test/secrets/seal.test.ts"],
+  },
+  {
+    // Key shares encrypted to the operators' PGP keys, each to its own.
+    name: "secrets-pgp",
+    mutate: "server/secrets/sys/pgp.ts",
+    tests: ["test/secrets/pgp.test.ts"],
+  },
+  {
     name: "secrets-shamir",
     mutate: "server/secrets/sys/shamir.ts",
     tests: ["test/secrets/shamir.test.ts", "test/secrets/rekey-machine.test.ts"],
