@@ -408,6 +408,32 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // Reading a JSON body: refused before a byte is read (declared length), as the bytes come (size,
+    // shape), after (syntax); no body waited for when none is declared.
+    name: "json-body-read",
+    mutate: "server/shared/json-body.ts",
+    functions: [
+      /^export class JsonBodyError/,
+      /^export function declaredLengthOverLimit/,
+      /^export function declaresBody/,
+      /^export function readBodyText/,
+      /^export async function readJsonBody/,
+      /^export function withJsonBody/,
+      /^export function objectMembers/,
+    ],
+    tests: ["test/shared/json-body.test.ts"],
+    equivalent: [
+      { mutator: "ConditionalExpression", original: "header === undefined", replacement: "false", why: "an absent header is no number either: Number(undefined) is NaN, not finite" },
+      {
+        mutator: "StringLiteral",
+        original: '""',
+        replacement: '"Stryker was here!"',
+        line: "req.socket?.remoteAddress",
+        why: "the name of the pool of requests without an address: any one name pools them alike",
+      },
+    ],
+  },
+  {
     // Answers of reads sent again: never to another request, never after a write.
     name: "answer-memo",
     mutate: "server/shared/answer-memo.ts",
