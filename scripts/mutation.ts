@@ -434,6 +434,27 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // The process's budgets: connections per address and in all (the largest holder's idle one
+    // gives way), and request-body bytes in flight (the address holding most gives way).
+    name: "bounds-budgets",
+    mutate: "server/shared/bounds.ts",
+    functions: [/^export class ConnectionBudget/, /^export class BodyBudget/],
+    tests: ["test/shared/bounds.test.ts"],
+    // Shortcuts and bookkeeping no request can tell from the rule: the checks before the loops,
+    // entries of nothing kept or dropped, an address never holding more than it would itself.
+    equivalent: [
+      { mutator: "StringLiteral", original: '""', replacement: '"Stryker was here!"', line: "socket.remoteAddress", why: "the name of the pool of connections without an address: any one name pools them alike" },
+      { mutator: "ConditionalExpression", original: "own.size === 0", replacement: "false", why: "an address's empty set counts as none (held is 0); dropping it only keeps the map small" },
+      { mutator: "ConditionalExpression", original: "this.#total + bytes > this.max", replacement: "true", why: "a shortcut: the loop inside asks the same and does nothing when the chunk fits" },
+      { mutator: "EqualityOperator", original: "this.#total + bytes > this.max", replacement: "this.#total + bytes >= this.max", why: "at exactly the budget the loop inside (which asks >) does nothing" },
+      { mutator: "EqualityOperator", original: "this.#total + bytes > this.max", replacement: "this.#total + bytes >= this.max", line: "while (", why: "reached only past the budget (the check before asks >): never at exactly it" },
+      { mutator: "ConditionalExpression", original: "left > 0", replacement: "true", why: "an address holding nothing kept as 0 counts as none: 0 is never more than what an address would hold" },
+      { mutator: "EqualityOperator", original: "left > 0", replacement: "left >= 0", why: "an address holding nothing kept as 0 counts as none: 0 is never more than what an address would hold" },
+      { mutator: "ConditionalExpression", original: "other !== address", replacement: "true", why: "an address never holds more than it would itself with its new chunk" },
+      { mutator: "ConditionalExpression", original: "top === undefined", replacement: "false", why: "with no address chosen, no claim belongs to it: the search finds none either way" },
+    ],
+  },
+  {
     // Answers of reads sent again: never to another request, never after a write.
     name: "answer-memo",
     mutate: "server/shared/answer-memo.ts",
