@@ -1,10 +1,11 @@
 // Which requests a cluster serves in its replication roles, decided before the request's operation
-// runs (the rule of the real system's request forwarding, without the forwarding: a secondary here
-// answers in the words the real one uses when it cannot forward).
+// runs.
 // - sys/replication/* is always served: it is how a cluster changes its roles.
-// - A DR secondary serves nothing else (400 `path disabled in replication DR secondary mode`).
-// - A performance secondary has no route to a mount its paths filter leaves out (404), and refuses
-//   every write (400): replicated data is written on the performance primary.
+// - A DR secondary serves nothing else (400 `path disabled in replication DR secondary mode`, the
+//   real system's words).
+// - A performance secondary has no route to a mount its paths filter leaves out (404, the real
+//   system's words), and refuses every write (400) naming the primary to write to: the real system
+//   forwards such writes to the primary, which this server does not do.
 import { InvalidRequestError, NotFoundError } from "../../errors.ts";
 import { isMountReplicated, type PathsFilter } from "./filter.ts";
 import type { ReplicationRole } from "./states.ts";
