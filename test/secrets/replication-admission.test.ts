@@ -1,6 +1,6 @@
 // Which requests a cluster serves in its replication roles (server/secrets/replication/domain/admission.ts),
-// decided before the operation runs: what a DR secondary and a performance secondary refuse, in the
-// real system's words and statuses.
+// decided before the operation runs: what a DR secondary and a performance secondary refuse, with
+// which status and words.
 import { describe, expect, it } from "vitest";
 import { InvalidRequestError, NotFoundError } from "../../server/secrets/errors.ts";
 import { admitRequest, type PerformanceRole, type RequestMethodName } from "../../server/secrets/replication/domain/admission.ts";
