@@ -7,17 +7,14 @@ import type { ApiToken } from "../../server/org-platform/domain/model.ts";
 import { loadWorld } from "../../server/org-platform/domain/world.ts";
 import { OrgPlatformService } from "../../server/org-platform/service.ts";
 import { MemoryOrgPlatformStore, type OrgPlatformStore } from "../../server/org-platform/store/store.ts";
+import { thrownBy } from "../helpers/thrown.ts";
 
 const service = new OrgPlatformService(new MemoryOrgPlatformStore(loadWorld(DEFAULT_WORLD)));
 
 function refusal(secret: string | undefined, on = service): ApiError {
-  try {
-    on.authenticate(secret);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error(`${String(secret)} was let in`);
+  const error = thrownBy(() => on.authenticate(secret));
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
 }
 
 describe("authenticate", () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PermissionDeniedError } from "../../server/secrets/errors.ts";
 import { AccessControl } from "../../server/secrets/sys/auth.ts";
 import type { World } from "../../server/secrets/world.ts";
+import { thrownBy } from "../helpers/thrown.ts";
 
 const ROOT = "root-token";
 const world: World = {
@@ -23,15 +24,6 @@ function accessControl(): AccessControl {
   return new AccessControl(ROOT, world, () => `accessor-${++n}`);
 }
 
-function refusal(act: () => unknown): unknown {
-  try {
-    act();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a refusal");
-}
-
 describe("AccessControl", () => {
   it("knows the root token as the root policy's, and each world token with its own policies, name and accessor", () => {
     const access = accessControl();
@@ -47,11 +39,11 @@ describe("AccessControl", () => {
     const access = accessControl();
     for (const token of [undefined, "", "unknown", `${ROOT} `, ROOT.toUpperCase()]) {
       expect(access.lookup(token), String(token)).toBeUndefined();
-      const error = refusal(() => access.authenticate(token));
+      const error = thrownBy(() => access.authenticate(token));
       expect(error, String(token)).toBeInstanceOf(PermissionDeniedError);
       expect((error as PermissionDeniedError).status).toBe(403);
       expect((error as PermissionDeniedError).message).toBe("permission denied");
-      expect(refusal(() => access.authorize(token, "secret/x", ["read"])), String(token)).toBeInstanceOf(PermissionDeniedError);
+      expect(thrownBy(() => access.authorize(token, "secret/x", ["read"])), String(token)).toBeInstanceOf(PermissionDeniedError);
     }
   });
 
@@ -66,13 +58,13 @@ describe("AccessControl", () => {
     expect(access.authorize("reader-token", "secret/x", ["read"]).id).toBe("reader-token");
     expect(access.authorize("reader-token", "secret/x", ["read", "list"]).id).toBe("reader-token");
     expect(access.authorize("reader-token", "secret/x", []).id).toBe("reader-token");
-    expect(refusal(() => access.authorize("reader-token", "secret/x", ["read", "update"]))).toBeInstanceOf(PermissionDeniedError);
-    expect(refusal(() => access.authorize("reader-token", "other/x", ["read"]))).toBeInstanceOf(PermissionDeniedError);
+    expect(thrownBy(() => access.authorize("reader-token", "secret/x", ["read", "update"]))).toBeInstanceOf(PermissionDeniedError);
+    expect(thrownBy(() => access.authorize("reader-token", "other/x", ["read"]))).toBeInstanceOf(PermissionDeniedError);
     // Two policies' grants on one path add up; a deny on the deciding pattern takes everything away.
     expect(access.authorize("both-token", "secret/app/one", ["create", "update"]).id).toBe("both-token");
     expect(access.authorize("both-token", "secret/other", ["read"]).id).toBe("both-token");
-    expect(refusal(() => access.authorize("both-token", "secret/app/locked", ["read"]))).toBeInstanceOf(PermissionDeniedError);
-    expect(refusal(() => access.authorize("no-policy-token", "secret/x", ["read"]))).toBeInstanceOf(PermissionDeniedError);
+    expect(thrownBy(() => access.authorize("both-token", "secret/app/locked", ["read"]))).toBeInstanceOf(PermissionDeniedError);
+    expect(thrownBy(() => access.authorize("no-policy-token", "secret/x", ["read"]))).toBeInstanceOf(PermissionDeniedError);
   });
 
   it("refuses a world whose token is the root token", () => {

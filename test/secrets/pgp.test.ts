@@ -5,6 +5,7 @@ import * as openpgp from "openpgp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toHex } from "../../server/secrets/sys/key-encoding.ts";
 import { encryptShares, PgpKeyError, readPgpKeys } from "../../server/secrets/sys/pgp.ts";
+import { rejectionOf } from "../helpers/thrown.ts";
 
 interface Operator {
   base64: string;
@@ -18,10 +19,7 @@ async function operator(name: string, subkeys?: []): Promise<Operator> {
 
 /** The refusal's words (a PgpKeyError). */
 async function refusal(keys: string[]): Promise<string> {
-  const error = await readPgpKeys(keys).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const error = await rejectionOf(readPgpKeys(keys));
   expect(error).toBeInstanceOf(PgpKeyError);
   expect((error as Error).name).toBe("PgpKeyError");
   return (error as Error).message;

@@ -21,6 +21,7 @@ import {
   type ActivationClaims,
 } from "../../server/secrets/replication/domain/activation.ts";
 import { parseDuration } from "../../server/secrets/replication/domain/duration.ts";
+import { thrownBy } from "../helpers/thrown.ts";
 import {
   dynamicFilter,
   isMountReplicated,
@@ -334,14 +335,10 @@ describe("activation tokens refused before use, each with its reason", () => {
   /** A token with this header and these claims (its signature is not checked by readActivationToken). */
   const token = (header: unknown, body: unknown) => `${part(header)}.${part(body)}.c2ln`;
   const refusal = (text: string): string => {
-    try {
-      readActivationToken(text);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ActivationTokenError);
-      expect((error as Error).name).toBe("ActivationTokenError");
-      return (error as Error).message;
-    }
-    throw new Error(`${text} was read`);
+    const error = thrownBy(() => readActivationToken(text));
+    expect(error).toBeInstanceOf(ActivationTokenError);
+    expect((error as Error).name).toBe("ActivationTokenError");
+    return (error as Error).message;
   };
 
   it("not three parts, or parts that are not base64url JSON", () => {

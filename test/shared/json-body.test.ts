@@ -16,6 +16,7 @@ import {
   withJsonBody,
   type JsonLimits,
 } from "../../server/shared/json-body.ts";
+import { rejectionOf } from "../helpers/thrown.ts";
 
 const LIMITS: JsonLimits = { maxBytes: 64, maxDepth: 4, maxStringLength: 32, maxObjectEntries: 8, maxArrayElements: 8 };
 
@@ -31,10 +32,7 @@ function request(headers: Record<string, string>, chunks: (string | Buffer)[] = 
 }
 
 async function problemOf(reading: Promise<unknown>): Promise<JsonBodyError["problem"]> {
-  const error = await reading.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const error = await rejectionOf(reading);
   expect(error).toBeInstanceOf(JsonBodyError);
   return (error as JsonBodyError).problem;
 }
