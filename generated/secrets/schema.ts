@@ -1705,8 +1705,9 @@ export interface paths {
          * Create a push-MFA method
          * @description Creates a push-MFA method in the request's namespace and answers with its id (a UUID) in
          *     `data.method_id`. `secret_key`, `integration_key` and `api_hostname` are required and must not
-         *     be empty (`<field> is empty`); `username_format`, when given, must be a valid identity template
-         *     (balanced `{{ }}`, known directives only); each refused with `400`, nothing created.
+         *     be empty: the first of them (in that order) that is left out or empty is refused with `400`
+         *     `<field> is empty`, and nothing is created. `username_format` is stored as given; it is
+         *     rendered when a user logs in.
          *     `secret_key` is stored and returned only by the method's read; it is
          *     never logged.
          */
@@ -2836,15 +2837,15 @@ export interface components {
              *     `identity.entity.metadata.<key>`, `identity.entity.aliases.<mount accessor>.id`, `.name`,
              *     `.metadata.<key>`, `.custom_metadata.<key>`, `identity.groups.ids.<group id>.name`,
              *     `identity.groups.ids.<group id>.metadata.<key>`, `identity.groups.names.<group name>.id`,
-             *     `identity.groups.names.<group name>.metadata.<key>`. On update, left out keeps the current
-             *     format.
+             *     `identity.groups.names.<group name>.metadata.<key>`. Stored as given and rendered when a
+             *     user logs in. On update, left out keeps the current format.
              */
             username_format?: string | null;
-            /** @description The integration's secret key at the push service. Not empty. */
+            /** @description The integration's secret key at the push service. Not empty (`secret_key is empty`). */
             secret_key: string;
-            /** @description The integration key at the push service. Not empty. */
+            /** @description The integration key at the push service. Not empty (`integration_key is empty`). */
             integration_key: string;
-            /** @description The push service's API host name. Not empty. */
+            /** @description The push service's API host name. Not empty (`api_hostname is empty`). */
             api_hostname: string;
             /**
              * @description Extra information shown in the push request (URL-encoded key/value pairs). Read back as `pushinfo`.

@@ -30,6 +30,7 @@ import { unwrapStage } from "./replication/cluster-app.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
 import { checkRekeyParameters, type RekeyRequest } from "./rekey/rekey.ts";
+import { pushMfaProblem } from "./push-mfa/methods.ts";
 import type { operations } from "../../generated/secrets/schema.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
@@ -346,12 +347,18 @@ function hasUnreadBody(req: Request): boolean {
  */
 type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => string;
 const leaseIdWords: MissingWords = () => "lease_id must be specified";
+const pushMfaKeyWords: MissingWords = (body) => pushMfaProblem(body) ?? "invalid push-MFA method";
+const PUSH_MFA_KEY_WORDS = { secret_key: pushMfaKeyWords, integration_key: pushMfaKeyWords, api_hostname: pushMfaKeyWords };
+
 const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<Record<string, MissingWords>>>>> = {
   renewLease: { lease_id: leaseIdWords },
   revokeLease: { lease_id: leaseIdWords },
   lookupLease: { lease_id: leaseIdWords },
   // The shares left out count as 0, which the attempt's checks then refuse in their own order.
   startRekey: { secret_shares: rekeyParameterWords, secret_threshold: rekeyParameterWords },
+  // A key left out reads as empty: the first of the three the real system finds empty.
+  createPushMfaMethod: PUSH_MFA_KEY_WORDS,
+  updatePushMfaMethod: PUSH_MFA_KEY_WORDS,
 };
 
 function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string {

@@ -1,57 +1,12 @@
-// Push-MFA's pure parts: username_format templates, namespace paths, the method checks, and the
+// Push-MFA's pure parts: namespace paths, the method checks, and the
 // identity keys of the world file (namespaces, methods, login enforcements).
 import { describe, expect, it } from "vitest";
 import { canonicalNamespace, isAncestor, withParents } from "../../server/secrets/push-mfa/namespaces.ts";
-import { checkPushMfaInput, methodView } from "../../server/secrets/push-mfa/methods.ts";
-import { isKnownDirective, usernameFormatProblems } from "../../server/secrets/push-mfa/username-template.ts";
+import { checkPushMfaInput, methodView, pushMfaProblem } from "../../server/secrets/push-mfa/methods.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 
 const METHOD = "5d2c6c4e-8d4b-4a53-9f0e-2f1d8c7b6a59";
 const keys = { api_hostname: "api.push.example", integration_key: "IKEY", secret_key: "SKEY" };
-
-describe("username_format templates", () => {
-  it("accepts the identity directives, with spaces inside the braces and text around", () => {
-    for (const template of [
-      "",
-      "plain-name",
-      "{{identity.entity.name}}",
-      "{{ identity.entity.id }}@example.com",
-      "{{identity.entity.metadata.email}}",
-      "{{identity.entity.metadata.a.b}}",
-      "{{identity.entity.aliases.auth_userpass_6671d643.name}}@corp",
-      "{{identity.entity.aliases.auth_ldap_1a2b.id}}",
-      "{{identity.entity.aliases.auth_ldap_1a2b.metadata.uid}}",
-      "{{identity.entity.aliases.auth_ldap_1a2b.custom_metadata.dept}}",
-      "{{identity.groups.ids.6bd6c7d4.name}}-{{identity.groups.names.ops.id}}",
-      "{{identity.groups.names.ops.metadata.team}}",
-    ]) {
-      expect(usernameFormatProblems(template), template).toEqual([]);
-    }
-  });
-
-  it("refuses unbalanced braces and unknown directives, naming them", () => {
-    for (const template of ["{{identity.entity.name", "identity.entity.name}}", "{{a{{identity.entity.name}}", "{{identity.entity.name}}}}"]) {
-      expect(usernameFormatProblems(template), template).toEqual(["username_format: unbalanced templating characters"]);
-    }
-    expect(usernameFormatProblems("{{identity.entity.email}}-{{entity.name}}")).toEqual([
-      expect.stringMatching(/^username_format: unknown template directive "identity.entity.email" \(known: identity.entity.id, /),
-      expect.stringMatching(/^username_format: unknown template directive "entity.name" /),
-    ]);
-    for (const directive of [
-      "",
-      "identity.entity.metadata.",
-      "identity.entity.aliases.acc.email",
-      "identity.entity.aliases..name",
-      "identity.entity.aliases.acc",
-      "identity.groups.ids.g.id",
-      "identity.groups.names.g.name",
-      "identity.groups.byname.g.id",
-      "time.now",
-    ]) {
-      expect(isKnownDirective(directive), directive).toBe(false);
-    }
-  });
-});
 
 describe("namespaces", () => {
   it("reads paths in canonical form", () => {
@@ -75,12 +30,24 @@ describe("namespaces", () => {
 });
 
 describe("method checks", () => {
-  it("needs the three keys, not empty, and a valid template", () => {
-    expect(checkPushMfaInput({ secret_key: "", integration_key: " ", api_hostname: "" })).toEqual({
-      problems: ["secret_key is empty", "integration_key is empty", "api_hostname is empty"],
-    });
-    expect(checkPushMfaInput({ ...keys, username_format: "{{x}}" })).toEqual({ problems: [expect.stringMatching(/unknown template directive "x"/)] });
+  it("needs the three keys not empty, and refuses with the first one missing or empty in the real system's order", () => {
+    expect(checkPushMfaInput({ secret_key: "", integration_key: "", api_hostname: "" })).toEqual({ problem: "secret_key is empty" });
+    expect(checkPushMfaInput({ ...keys, integration_key: "", api_hostname: "" })).toEqual({ problem: "integration_key is empty" });
+    expect(checkPushMfaInput({ ...keys, api_hostname: "" })).toEqual({ problem: "api_hostname is empty" });
+    expect(pushMfaProblem({ api_hostname: "h" })).toBe("secret_key is empty");
+    expect(pushMfaProblem({ secret_key: "s", api_hostname: "h" })).toBe("integration_key is empty");
+    expect(pushMfaProblem({ secret_key: "s", integration_key: 7 })).toBe("integration_key is empty");
+    expect(pushMfaProblem({ secret_key: "s", integration_key: "i" })).toBe("api_hostname is empty");
+    expect(pushMfaProblem(keys)).toBeUndefined();
     expect(checkPushMfaInput(keys)).toEqual({ value: { ...keys, push_info: "", username_format: "", use_passcode: false } });
+  });
+
+  it("takes blanks as values and any username_format text: the template is rendered at login, not checked when written", () => {
+    const blanks = { secret_key: " ", integration_key: "\t", api_hostname: " " };
+    expect(checkPushMfaInput(blanks)).toEqual({ value: { ...blanks, push_info: "", username_format: "", use_passcode: false } });
+    for (const username_format of ["{{x}}", "{{identity.entity.name", "}}{{", "{{identity.entity.email}}@example.com"]) {
+      expect(checkPushMfaInput({ ...keys, username_format })).toMatchObject({ value: { username_format } });
+    }
   });
 
   it("keeps the current username_format when an update leaves it out, and replaces the rest", () => {
@@ -130,7 +97,7 @@ describe("the world file's identity keys", () => {
       [{ namespaces: ["/"] }, /namespace \[0\]: the root namespace always exists/],
       [{ mfa_methods: [{ ...method, id: "m1" }] }, /mfa_methods \[0\]: "id" must be a UUID/],
       [{ mfa_methods: [{ ...method, secret_key: "" }] }, /mfa_methods \[0\]: secret_key is empty/],
-      [{ mfa_methods: [{ ...method, username_format: "{{nope}}" }] }, /mfa_methods \[0\]: username_format: unknown template directive "nope"/],
+      [{ mfa_methods: [{ ...method, integration_key: "" }] }, /mfa_methods \[0\]: integration_key is empty/],
       [{ mfa_methods: [{ ...method, api_hostname: 5 }] }, /mfa_methods \[0\]: "api_hostname" must be a string/],
       [{ mfa_methods: [{ ...method, colour: "blue" }] }, /mfa_methods \[0\]: unknown keys "colour"/],
       [{ mfa_methods: [method, method] }, /mfa_methods \[1\]: id .* is declared twice/],

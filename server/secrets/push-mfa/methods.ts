@@ -7,7 +7,6 @@ import { isStoredObject, storedWhere, StoredRecords } from "../store/records.ts"
 import type { Storage } from "../store/storage.ts";
 import type { BodyRead } from "../wire.ts";
 import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
-import { usernameFormatProblems } from "./username-template.ts";
 
 /** A create or update body (after the description's schema check). */
 export type PushMfaInput = BodyRead<"PushMfaMethodInput">;
@@ -51,28 +50,37 @@ export interface IdentitySettings {
 
 export const METHOD_PREFIX = "identity/mfa/method/";
 
+/** The keys a method cannot do without, in the order the real system checks them. */
+const REQUIRED_KEYS = ["secret_key", "integration_key", "api_hostname"] as const;
+
 /**
- * The settings of a write checked: the method's fields, or every problem found. A `username_format`
- * left out keeps `current`'s (the real system's update), everything else is replaced.
+ * Why a write's settings are refused, as the real system says it (vault/login_mfa.go parseDuoConfig,
+ * 1.10-1.15): the first of the three keys that is empty or left out, `<key> is empty`. Only the empty
+ * text is empty (blanks are a value), and `username_format` is not checked when a method is
+ * written: the real system renders it at login, and stores any text.
+ */
+export function pushMfaProblem(input: Partial<Record<(typeof REQUIRED_KEYS)[number], unknown>>): string | undefined {
+  const empty = REQUIRED_KEYS.find((key) => typeof input[key] !== "string" || input[key] === "");
+  return empty === undefined ? undefined : `${empty} is empty`;
+}
+
+/**
+ * The settings of a write checked: the method's fields, or the refusal. A `username_format` left out
+ * keeps `current`'s (the real system's update), everything else is replaced.
  */
 export function checkPushMfaInput(
   input: PushMfaInput,
   current?: Pick<StoredPushMfaMethod, "username_format">,
-): { value: Omit<StoredPushMfaMethod, "id" | "type" | "namespace_path"> } | { problems: string[] } {
-  const problems: string[] = [];
-  for (const field of ["secret_key", "integration_key", "api_hostname"] as const) {
-    if (typeof input[field] !== "string" || input[field].trim() === "") problems.push(`${field} is empty`);
-  }
-  const usernameFormat = input.username_format ?? current?.username_format ?? "";
-  problems.push(...usernameFormatProblems(usernameFormat));
-  if (problems.length > 0) return { problems };
+): { value: Omit<StoredPushMfaMethod, "id" | "type" | "namespace_path"> } | { problem: string } {
+  const problem = pushMfaProblem(input);
+  if (problem !== undefined) return { problem };
   return {
     value: {
       api_hostname: input.api_hostname,
       integration_key: input.integration_key,
       secret_key: input.secret_key,
       push_info: input.push_info ?? "",
-      username_format: usernameFormat,
+      username_format: input.username_format ?? current?.username_format ?? "",
       use_passcode: input.use_passcode ?? false,
     },
   };
@@ -111,7 +119,7 @@ export class PushMfaMethods {
     for (const { id, namespace_path, ...input } of settings.methods) {
       if (this.#get(id)) continue;
       const checked = checkPushMfaInput(input);
-      if ("problems" in checked) throw new Error(`mfa method ${id}: ${checked.problems.join("; ")}`);
+      if ("problem" in checked) throw new Error(`mfa method ${id}: ${checked.problem}`);
       this.#put({ id, type: "pushmfa", namespace_path, ...checked.value });
     }
   }
@@ -126,7 +134,7 @@ export class PushMfaMethods {
 
   create(namespace: string, input: PushMfaInput): string {
     const checked = checkPushMfaInput(input);
-    if ("problems" in checked) throw new Refusal(400, checked.problems);
+    if ("problem" in checked) throw new Refusal(400, [checked.problem]);
     const id = this.newId();
     this.#put({ id, type: "pushmfa", namespace_path: namespace, ...checked.value });
     return id;
@@ -142,7 +150,7 @@ export class PushMfaMethods {
     if (!current) return;
     if (current.namespace_path !== namespace) throw new Refusal(400, [NAMESPACE_MISMATCH]);
     const checked = checkPushMfaInput(input, current);
-    if ("problems" in checked) throw new Refusal(400, checked.problems);
+    if ("problem" in checked) throw new Refusal(400, [checked.problem]);
     this.#put({ ...current, ...checked.value });
   }
 

@@ -59,7 +59,7 @@ export function parseIdentityWorld(data: Record<string, unknown>, fail: (message
     }
     if (method.use_passcode !== undefined && typeof method.use_passcode !== "boolean") fail(`${where}: "use_passcode" must be true or false`);
     const checked = checkPushMfaInput(method as never);
-    if ("problems" in checked) fail(`${where}: ${checked.problems.join("; ")}`);
+    if ("problem" in checked) fail(`${where}: ${checked.problem}`);
     const { namespace, ...input } = method;
     return { ...(input as unknown as WorldPushMfaMethod), id: (method.id as string).toLowerCase(), namespace_path: namespaceOf(namespace, where) };
   });
