@@ -1754,7 +1754,8 @@ export interface paths {
          *     `use_passcode` left out take their defaults), except that a `username_format` left out keeps
          *     the current one. Only in the namespace the method was created in: from any other namespace,
          *     `400` `request namespace does not match method namespace`. An id that does not exist updates
-         *     nothing and is answered `204` (the body is not checked then). A refused update changes nothing.
+         *     nothing and is answered `204`: its values are not checked then, but a body without one of the
+         *     three required keys is still refused (`400`). A refused update changes nothing.
          */
         post: operations["updatePushMfaMethod"];
         /**

@@ -169,6 +169,8 @@ describe("push-MFA methods", () => {
     const before = (await list()).data?.data.keys;
     expect((await update(UNKNOWN, body)).response.status).toBe(204);
     expect((await update(UNKNOWN, { ...body, integration_key: "" })).response.status).toBe(204);
+    // The description requires the three keys: a body without one is refused even for an unknown id.
+    expect((await update(UNKNOWN, { secret_key: "s", integration_key: "i" })).error).toEqual({ errors: ["api_hostname is empty"] });
     expect((await read(UNKNOWN)).response.status).toBe(404);
     expect((await list()).data?.data.keys).toEqual(before);
     const notUuid = await read("not-a-uuid");
