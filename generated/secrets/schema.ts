@@ -1696,7 +1696,8 @@ export interface paths {
         /**
          * List push-MFA methods
          * @description The ids of the push-MFA methods visible in the request's namespace: those created in it and
-         *     in its parent namespaces (not those of child namespaces), sorted. Called with `LIST`;
+         *     in its parent namespaces (not those of child namespaces), sorted, and in `key_info` each
+         *     one's settings as its read shows them, but `secret_key` (which only the read returns). Called with `LIST`;
          *     described as `GET` with `list=true`. With none, the answer is `404` with an empty error list.
          */
         get: operations["listPushMfaMethods"];
@@ -2819,10 +2820,37 @@ export interface components {
              */
             sync?: boolean | null;
         } | null;
-        /** @description The ids of the push-MFA methods visible in the request's namespace, in the standard response envelope. */
+        /** @description A push-MFA method's settings but `secret_key`, and the path of the namespace it belongs to. */
+        PushMfaMethodSettings: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "pushmfa";
+            api_hostname: string;
+            integration_key: string;
+            /** @description The `push_info` given. */
+            pushinfo: string;
+            username_format: string;
+            use_passcode: boolean;
+            /** @description The namespace the method was created in (`""` for the root namespace, else e.g. `team-a/`). */
+            namespace_path: string;
+        };
+        /**
+         * @description A push-MFA method as a list shows it: its settings without `secret_key`, and the path of the
+         *     namespace it belongs to.
+         */
+        PushMfaMethodListed: components["schemas"]["PushMfaMethodSettings"];
+        /**
+         * @description The ids of the push-MFA methods visible in the request's namespace, and each method's settings
+         *     but `secret_key` (`key_info`, by id), in the standard response envelope.
+         */
         PushMfaMethodList: components["schemas"]["ResponseEnvelope"] & {
             data: {
                 keys: string[];
+                /** @description Each listed method's settings but `secret_key`, by id. */
+                key_info: {
+                    [key: string]: components["schemas"]["PushMfaMethodListed"];
+                };
             };
         };
         /**
@@ -2867,23 +2895,11 @@ export interface components {
             };
         };
         /**
-         * @description A push-MFA method as stored (its read includes `secret_key`), and the path of the namespace it
-         *     belongs to.
+         * @description A push-MFA method as its read shows it: its settings, `secret_key` included, and the path of the
+         *     namespace it belongs to.
          */
-        PushMfaMethod: {
-            /** Format: uuid */
-            id: string;
-            /** @constant */
-            type: "pushmfa";
-            api_hostname: string;
-            integration_key: string;
+        PushMfaMethod: components["schemas"]["PushMfaMethodSettings"] & {
             secret_key: string;
-            /** @description The `push_info` given. */
-            pushinfo: string;
-            username_format: string;
-            use_passcode: boolean;
-            /** @description The namespace the method was created in (`""` for the root namespace, else e.g. `team-a/`). */
-            namespace_path: string;
         };
         /** @description A push-MFA method, in the standard response envelope. */
         PushMfaMethodResponse: components["schemas"]["ResponseEnvelope"] & {
@@ -5539,7 +5555,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The visible methods' ids. */
+            /** @description The visible methods' ids and settings. */
             200: {
                 headers: {
                     [name: string]: unknown;

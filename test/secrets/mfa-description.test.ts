@@ -33,8 +33,16 @@ describe("the push-MFA description", () => {
   });
 
   it("reads back the seed's shape, secret_key included, with type pushmfa", () => {
-    const method = (bundle.components as Json).schemas.PushMfaMethod;
-    expect(method.required).toEqual(expect.arrayContaining(["api_hostname", "id", "integration_key", "pushinfo", "secret_key", "type", "username_format", "use_passcode"]));
-    expect(method.properties.type.const).toBe("pushmfa");
+    const schemas = (bundle.components as Json).schemas;
+    const settings = schemas.PushMfaMethodSettings;
+    expect(settings.required).toEqual(expect.arrayContaining(["api_hostname", "id", "integration_key", "pushinfo", "type", "username_format", "use_passcode"]));
+    expect(settings.properties.type.const).toBe("pushmfa");
+    const [base, secret] = schemas.PushMfaMethod.allOf;
+    expect(base.$ref).toBe("#/components/schemas/PushMfaMethodSettings");
+    expect(secret.required).toEqual(["secret_key"]);
+    expect(schemas.PushMfaMethod.unevaluatedProperties).toBe(false);
+    // A list's key_info has the settings without secret_key, and nothing else.
+    expect(schemas.PushMfaMethodListed).toMatchObject({ allOf: [{ $ref: "#/components/schemas/PushMfaMethodSettings" }], unevaluatedProperties: false });
+    expect(settings.properties).not.toHaveProperty("secret_key");
   });
 });

@@ -1,7 +1,7 @@
 // Push-MFA methods through the generated client: create, update, read, delete, LIST; the required
-// fields and username_format templates; login enforcements from the world file; the namespace rules
+// fields; login enforcements from the world file; the namespace rules
 // (X-Secrets-Namespace); capabilities. `secret_key` comes back only from a method's read (the seed's
-// read shape) and is never logged.
+// read shape), not in a list's key_info, and is never logged.
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWorld } from "../../server/secrets/world.ts";
@@ -197,10 +197,14 @@ describe("push-MFA methods", () => {
     expect((await update(ENFORCED, { ...body, secret_key: "world-secret-1" })).response.status).toBe(204);
   });
 
-  it("lists sorted ids, through the client and with a real LIST on the wire", async () => {
+  it("lists sorted ids and each method's settings but its secret_key, through the client and with a real LIST on the wire", async () => {
     const { data } = await list();
     expect(data!.data.keys).toContain(ENFORCED);
     expect(data!.data.keys).toEqual([...data!.data.keys].sort());
+    expect(Object.keys(data!.data.key_info).sort()).toEqual([...data!.data.keys].sort());
+    const { secret_key, ...settings } = (await read(ENFORCED)).data!.data;
+    expect(secret_key).toBe("world-secret-1");
+    expect(data!.data.key_info[ENFORCED]).toEqual(settings);
     const wire = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(`${secrets.baseUrl}/identity/mfa/method/pushmfa`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } }, (res) => {
         let text = "";

@@ -1,7 +1,7 @@
 // Handlers of the five push-MFA method operations (/identity/mfa/method/pushmfa), each in the
 // namespace its request names (the X-Secrets-Namespace header; the root when absent).
 import { envelope, NO_CONTENT, nothing, type SecretsHandlerTable } from "../handlers/types.ts";
-import { methodView } from "./methods.ts";
+import { listedView, methodView } from "./methods.ts";
 
 export const NAMESPACE_HEADER = "X-Secrets-Namespace";
 
@@ -27,9 +27,13 @@ export const pushMfaHandlers = {
     return NO_CONTENT;
   },
 
+  // The real system lists with key_info (logical.ListResponseWithInfo): each method's settings. Its
+  // secret_key is left out: only the read returns it (the seed's read shape), to whom may read.
   listPushMfaMethods: ({ headers }, { cluster }) => {
-    const keys = cluster.mfa.list(cluster.mfa.namespace(headers["x-secrets-namespace"]));
-    if (keys.length === 0) return nothing();
-    return { status: 200, body: envelope(cluster, { keys }) };
+    const methods = cluster.mfa.list(cluster.mfa.namespace(headers["x-secrets-namespace"]));
+    if (methods.length === 0) return nothing();
+    const keys = methods.map((method) => method.id);
+    const key_info = Object.fromEntries(methods.map((method) => [method.id, listedView(method)]));
+    return { status: 200, body: envelope(cluster, { keys, key_info }) };
   },
 } satisfies Partial<SecretsHandlerTable>;

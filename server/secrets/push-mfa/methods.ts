@@ -86,19 +86,23 @@ export function checkPushMfaInput(
   };
 }
 
-/** A method in the seed's read shape. */
-export function methodView(method: StoredPushMfaMethod) {
+/** A method as a list shows it (`key_info`): its settings without `secret_key`. */
+export function listedView(method: StoredPushMfaMethod) {
   return {
     id: method.id,
     type: method.type,
     api_hostname: method.api_hostname,
     integration_key: method.integration_key,
-    secret_key: method.secret_key,
     pushinfo: method.push_info,
     username_format: method.username_format,
     use_passcode: method.use_passcode,
     namespace_path: method.namespace_path,
   };
+}
+
+/** A method in the seed's read shape: its settings and `secret_key`. */
+export function methodView(method: StoredPushMfaMethod) {
+  return { ...listedView(method), secret_key: method.secret_key };
 }
 
 const NAMESPACE_MISMATCH = "request namespace does not match method namespace";
@@ -170,14 +174,13 @@ export class PushMfaMethods {
     this.#methods.delete(id);
   }
 
-  /** Ids of the methods of the namespace and its parents, sorted. */
-  list(namespace: string): string[] {
+  /** The methods of the namespace and its parents, sorted by id. */
+  list(namespace: string): StoredPushMfaMethod[] {
     const visible = new Set(withParents(namespace));
     return this.#methods
       .all()
       .filter((method) => visible.has(method.namespace_path))
-      .map((method) => method.id)
-      .sort();
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   #visible(id: string, namespace: string): StoredPushMfaMethod | undefined {
