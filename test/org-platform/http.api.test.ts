@@ -117,7 +117,7 @@ describe("the error envelope", () => {
     });
     expect(response.status).toBe(415);
     expect(await errorsOf(response)).toEqual([
-      { status: "415", title: "invalid content type", detail: "content-type must be application/vnd.api+json", source: { header: "Content-Type" } },
+      { status: "415", title: "invalid content type", detail: "content-type must be application/vnd.api+json" },
     ]);
   });
 

@@ -335,7 +335,7 @@ describe("createOAuthClient", () => {
       expect(response.headers.get("content-type")).toMatch(/^application\/vnd\.api\+json/);
       const body = (await response.json()) as { errors: { status: string; source: { pointer: string } }[] };
       if (status === 422) expect(body.errors[0]).toMatchObject({ status: "422", source: { pointer } });
-      else expect(body.errors[0]).toEqual({ status: "415", title: "invalid content type", detail: "content-type must be application/vnd.api+json", source: { header: "Content-Type" } });
+      else expect(body.errors[0]).toEqual({ status: "415", title: "invalid content type", detail: "content-type must be application/vnd.api+json" });
     }
     expect(await clientIds()).toHaveLength(2);
   });

@@ -35,8 +35,9 @@ export function payloadTooLarge(): ApiError {
 }
 
 /** The platform's own words for a request body that is not JSON:API. */
+/** The platform's own 415, word for word (no `source`): see docs/org-platform.md, where the sources are silent. */
 export function unsupportedMediaType(): ApiError {
-  return new ApiError(415, [{ title: "invalid content type", detail: `content-type must be ${JSON_API}`, source: { header: "Content-Type" } }]);
+  return new ApiError(415, [{ title: "invalid content type", detail: `content-type must be ${JSON_API}` }]);
 }
 
 /** The shape limits of a JSON:API body: only the depth is tighter than the size allows. */
