@@ -138,6 +138,7 @@ describe("small parts", () => {
     expect(parseSeconds("90")).toBe(90);
     expect(parseSeconds("1h30m")).toBe(5400);
     expect(parseSeconds("1.5s")).toBe(1);
+    expect(parseSeconds("")).toBe(0);
     expect(parseSeconds(1.5)).toEqual({ error: "must be a whole number of seconds, not 1.5" });
   });
 

@@ -208,6 +208,14 @@ describe("roles", () => {
     expect(mixed.response.status).toBe(204);
     const read = await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "mixed" } } });
     expect(read.data!.data).toMatchObject({ policy: POLICY(WEB_READ), policies: ["web-reader"], catalog_roles: ["readers"], ttl: 7200, lease: 7200, max_ttl: 3600, partition: "part-1" });
+    // JSON null members read as their zero values; "" is a zero duration (parseutil.ParseDurationSecond).
+    const written = await writeRole("nulls", { policies: "web-reader", policy: null, catalog_roles: null, local: null, lease: "5m", max_ttl: null });
+    expect(written.response.status, JSON.stringify(written.error)).toBe(204);
+    const nulls = await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "nulls" } } });
+    expect(nulls.data!.data).toEqual({ token_type: "client", policies: ["web-reader"], local: false, ttl: 300, lease: 300, max_ttl: 0, catalog_namespace: "", partition: "" });
+    // An empty ttl is a ttl that was sent: it wins over lease (path_roles.go reads lease only without ttl).
+    expect((await writeRole("nulls", { policies: "web-reader", ttl: "", lease: "5m" })).response.status).toBe(204);
+    expect((await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "nulls" } } })).data!.data).toMatchObject({ ttl: 0, lease: 0 });
   });
 
   it("answers one message, the first problem, and a refused write changes nothing", async () => {

@@ -156,6 +156,8 @@ export function parseSeconds(value: string | number): number | { error: string }
     return Number.isInteger(value) && value >= 0 ? value : { error: `must be a whole number of seconds, not ${value}` };
   }
   const text = value.trim();
+  // The empty text is zero, as parseutil.ParseDurationSecond reads it.
+  if (value === "") return 0;
   if (/^\d+$/.test(text)) return Number(text);
   try {
     const ns = parseDuration(text);
