@@ -1346,7 +1346,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the access configuration
+         * @description The stored `address` and `scheme`. The token, `ca_cert`, `client_cert` and `client_key` are
+         *     never returned. Before the first configuration write the answer is `400` with the same message
+         *     `creds` gives then.
+         */
+        get: operations["readDiscoveryTokenAccess"];
         put?: never;
         /**
          * Configure access to the discovery backend
@@ -1355,13 +1361,11 @@ export interface paths {
          *     optionally `ca_cert` and the pair `client_cert`/`client_key`. Writing replaces the whole
          *     previous configuration.
          *
-         *     **The backend's version.** The engine learns the backend's version when this configuration is
-         *     written: it calls the backend's `GET /v1/agent/self` with the given token and settings, and
-         *     keeps the reported `Config.Version` with the configuration. Role writes are checked against
-         *     that version, and `creds` picks the token API by it, without calling the backend again. Write
-         *     the configuration again (the same values will do) after upgrading the backend. If the backend
-         *     cannot be reached, refuses the token, or reports no version, the write is refused with `400`
-         *     and the reason, and nothing is stored.
+         *     **No call to the backend.** The write only checks and stores the settings; the backend is
+         *     first reached when a token is issued (`creds`), which is also when a wrong address, token or
+         *     certificate shows (`400` there, with the backend client's words). The backend's version is
+         *     asked for when it matters (a `management` role's token) at that time, so an upgraded backend
+         *     needs no new write.
          *
          *     Rules, each refused with `400` and nothing stored:
          *     - `address` is `host:port` (a host name, IPv4 address or bracketed IPv6 address; port 1-65535);
@@ -1416,44 +1420,46 @@ export interface paths {
         };
         /**
          * Read a role
-         * @description The role as stored. `404` with an empty error list when there is no such role (as the real
-         *     system answers).
+         * @description The role as stored: `ttl`, `max_ttl` and `lease` (the same as `ttl`) in seconds; `policy`,
+         *     `policies` and `catalog_roles` only when the role has them. `404` with an empty error list
+         *     when there is no such role.
          */
         get: operations["readDiscoveryTokenRole"];
         put?: never;
         /**
          * Create or replace a role
          * @description Creates the role, or replaces it when it exists (parameters left out take their defaults).
-         *     The access configuration must be written first (`400` otherwise): the role is checked against
-         *     the version of the backend it reports.
+         *     Roles can be written, read, listed and deleted before the access configuration is: a role
+         *     write does not reach the backend.
          *
-         *     **Parameters by backend version** (each refused with `400` naming the parameter, the version
-         *     it needs and the backend's version; nothing is stored):
+         *     **What the write checks** (`400` with one message, the first problem found; nothing is stored):
+         *     - durations (`ttl`, `max_ttl`, `lease`) are duration strings or whole seconds, not negative
+         *       (`error converting input <value> for field "<name>": <reason>`);
+         *     - a `client` role (the default) has at least one of `policy`, `policies` and `catalog_roles`
+         *       (the message starts `Use either a policy document, a list of policies, or a list of roles`);
+         *       a `management` role needs none of them;
+         *     - `token_type` is `client` or `management` (`token_type must be "client" or "management"`);
+         *     - `policy` is standard base64 (`Error decoding policy base64: <reason>`).
          *
-         *     | parameter | accepted by backend versions |
+         *     When both `ttl` and `lease` are sent, `ttl` is used. `policies` and `catalog_roles` take a list
+         *     or a comma-separated string.
+         *
+         *     **Parameters by backend version.** The backend has these parameters from or until these
+         *     versions; the role write does not check them: the backend refuses what its version does not
+         *     have when a token is issued (`creds`, `400` with the backend's words).
+         *
+         *     | parameter | backend versions |
          *     |---|---|
-         *     | `policy` | below 1.11 (deprecated from 1.4) |
-         *     | `lease` | below 1.4 (from 1.4 on: `ttl`) |
+         *     | `policy` | below 1.11 (deprecated from 1.4); below 1.4 required for `client` roles |
+         *     | `lease` | the old name of `ttl` |
          *     | `policies`, `local` | 1.4 and later |
          *     | `catalog_roles` | 1.5 and later |
          *     | `catalog_namespace` | 1.7 and later |
          *     | `partition` | 1.11 and later |
          *     | `token_type`, `ttl`, `max_ttl` | every version |
          *
-         *     `token_type` is accepted below 1.4 too: the legacy token API has client and management
-         *     tokens, and the rule for those versions (`policy` required unless `token_type` is
-         *     `management`) names it.
-         *
-         *     **What a `client` role needs**: below 1.4 `policy`; 1.4 `policy` or `policies`; 1.5 to 1.10
-         *     `policy`, `policies` or `catalog_roles`; from 1.11 `policies` or `catalog_roles`. A
-         *     `management` role needs none of them.
-         *
-         *     Other rules (`400`): `policy` is base64; durations are duration strings or whole seconds, not
-         *     negative; `ttl` not above `max_ttl` when both are set; `lease` and `ttl` not both;
-         *     `catalog_namespace` and `partition` are names (letters, digits, `-`, `_`). `policies` and
-         *     `catalog_roles` take a list or a comma-separated string. The engine cannot tell whether a
-         *     namespace, partition, policy or backend role exists: the backend checks that when a token is
-         *     issued.
+         *     Whether a namespace, partition, policy or backend role exists is likewise checked by the
+         *     backend when a token is issued.
          */
         post: operations["writeDiscoveryTokenRole"];
         /**
@@ -1479,13 +1485,15 @@ export interface paths {
          * @description Creates a new token at the discovery backend, with the configured management token, and
          *     answers with it as a lease.
          *
-         *     **Which backend API.** From backend 1.4 on, `PUT /v1/acl/token` with the role's `policies`
-         *     and `catalog_roles` linked by name, `Local` from `local`, `Namespace` from
-         *     `catalog_namespace` and `Partition` from `partition` (left out when empty or `default`); a
-         *     `management` role links the built-in `global-management` policy. Below 1.4, and for roles
-         *     with a legacy `policy` on backends 1.4 to 1.10, the legacy `PUT /v1/acl/create` with `Type`
-         *     the role's `token_type` and `Rules` the decoded `policy`. A role with a legacy `policy` cannot
-         *     issue tokens from a backend 1.11 or later (`400`).
+         *     **Which backend API.** A `client` role with a legacy `policy` gets a token from the legacy
+         *     `PUT /v1/acl/create` (`Type` `client`, `Rules` the decoded `policy`); backends from 1.11 on no
+         *     longer have that API and refuse. Any other `client` role gets one from `PUT /v1/acl/token`, with
+         *     the role's `policies` and `catalog_roles` linked by name, `Local` from `local`, `Namespace`
+         *     from `catalog_namespace` and `Partition` from `partition` (left out when empty or `default`);
+         *     backends below 1.4 do not have that API, and the backend refuses the parameters its version
+         *     does not have. For a `management` role the engine first asks the backend's version
+         *     (`GET /v1/agent/self`): below 1.4 the legacy API (`Type` `management`), from 1.4 on the token
+         *     API linking the built-in `global-management` policy.
          *
          *     **The lease.** `lease_id` is `<mount>/creds/<role>/<random id>`; `lease_duration` is the
          *     role's `ttl`, else the mount's default lease (768h; mounts have no
@@ -1495,11 +1503,11 @@ export interface paths {
          *     role's TTLs as they are then) and revoked at `/sys/leases/*`; when it ends or is revoked, the
          *     token is deleted from the backend and stops working there.
          *
-         *     **Errors.** An unknown role is `400` with `role "<name>" not found`. Access not configured is
-         *     `400`. When the backend cannot be reached or refuses to create
-         *     the token (for example a policy that does not exist there), the answer is `502` with the
-         *     backend's address, the call and the backend's message: `502`, not `400`, so that a client can tell a backend failure from its own bad
-         *     input. The management token never appears in an answer.
+         *     **Errors**, all `400`: an unknown role (`role "<name>" not found`); access not configured;
+         *     and a backend that cannot be reached or refuses the call, with the backend client's words:
+         *     `Unexpected response code: <status> (<backend's message>)` when the backend answers with an
+         *     error, `Put "<url>": <cause>` when it cannot be reached. The management token never appears in
+         *     an answer.
          */
         get: operations["generateDiscoveryToken"];
         put?: never;
@@ -2574,6 +2582,17 @@ export interface components {
              */
             ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
         } | null;
+        /** @description The stored access configuration as it is read back, without the token and the TLS material. */
+        DiscoveryTokenAccessView: {
+            /** @description The backend's `host:port`, as written. */
+            address: string;
+            /** @description How the address is reached (`http` or `https`). */
+            scheme: string;
+        };
+        /** @description The access configuration, in the standard response envelope. */
+        DiscoveryTokenAccessResponse: components["schemas"]["ResponseEnvelope"] & {
+            data: components["schemas"]["DiscoveryTokenAccessView"];
+        };
         /**
          * @description How the engine reaches the discovery backend (the service-mesh server): its address, scheme and a
          *     management token, and for `https` the CA and client certificate to use. The token is stored and
@@ -2620,24 +2639,24 @@ export interface components {
             };
         };
         /**
-         * @description A stored role. `policy` is present only when the role has one (base64, as it was given);
-         *     `ttl` and `max_ttl` are seconds (0: the mount's default), `lease` is `ttl` as a duration in long
-         *     form (`1h0m0s`).
+         * @description A stored role. `policy` (base64, as it was given), `policies` and `catalog_roles` are present
+         *     only when the role has them; `ttl` and `max_ttl` are seconds (0: the mount's default), `lease`
+         *     is `ttl` again (seconds).
          */
         DiscoveryTokenRole: {
             /** @enum {string} */
             token_type: "client" | "management";
             /** @description Base64 of the legacy ACL policy. */
             policy?: string;
-            policies: string[];
-            catalog_roles: string[];
+            policies?: string[];
+            catalog_roles?: string[];
             local: boolean;
             /** @description Seconds. */
             ttl: number;
             /** @description Seconds. */
             max_ttl: number;
-            /** @description The lease duration (`ttl`) in long form, e.g. `1h0m0s`; `0s` when the mount's default applies. */
-            lease: string;
+            /** @description The same as `ttl` (seconds), under its old name. */
+            lease: number;
             catalog_namespace: string;
             partition: string;
         };
@@ -2657,17 +2676,17 @@ export interface components {
         DiscoveryTokenDuration: string | number;
         /**
          * @description A role: what kind of backend token `creds` issues, with which policies or roles, and the lease
-         *     it is given. Which parameters the backend accepts depends on its version (see the operation).
-         *     A parameter counts as given when it is present and not empty (`""`, `[]`, `false`, `0`).
+         *     it is given. Which parameters the backend accepts depends on its version (see the operation):
+         *     the backend checks them when a token is issued, not the role write.
          */
         DiscoveryTokenRoleInput: {
             /**
              * @description `client`: a token with the role's policies or roles; `management`: a token that may do
-             *     everything (`policy`, `policies` and `catalog_roles` are then not required).
+             *     everything (`policy`, `policies` and `catalog_roles` are then not required). Any other value
+             *     is refused with `400` (`token_type must be "client" or "management"`).
              * @default client
-             * @enum {string}
              */
-            token_type?: "client" | "management";
+            token_type?: string;
             /**
              * @description Base64 of an ACL policy in the backend's rule language, for the backend's legacy token API
              *     (versions below 1.4, where it is required for `client` tokens). Deprecated from 1.4, removed
@@ -2679,24 +2698,27 @@ export interface components {
             /** @description Names of backend ACL roles to link to the token (backend 1.5 and later). */
             catalog_roles?: components["schemas"]["DiscoveryTokenNameList"] | null;
             /**
-             * @description The token stays in the backend's datacenter instead of being replicated (backend 1.4 and later).
+             * @description The token stays in the backend's datacenter instead of being replicated (backend 1.4 and
+             *     later). Also read from the boolean spellings `1`, `t`, `T`, `TRUE`, `true`, `True`, `0`, `f`,
+             *     `F`, `FALSE`, `false`, `False` and `""` (false), and from whole numbers (not 0: true); any
+             *     other text is refused with `400`.
              * @default false
              */
-            local?: boolean | null;
+            local?: boolean | string | number | null;
             /** @description Lease duration of issued tokens; the mount's default (768h) when empty. */
             ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
-            /** @description Largest lease duration of issued tokens; the mount's maximum (768h) when empty. Not below `ttl`. */
+            /** @description Largest lease duration of issued tokens; the mount's maximum (768h) when empty. */
             max_ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
-            /** @description The lease duration for backends below 1.4 (the old name of `ttl`; send one of them). */
+            /** @description The old name of `ttl`, used only when `ttl` is not sent. */
             lease?: components["schemas"]["DiscoveryTokenDuration"] | null;
             /**
              * @description Enterprise, backend 1.7 and later: the backend namespace the token is created in (`default`
-             *     when empty). Letters, digits, `-` and `_`.
+             *     when empty). The backend checks it when a token is issued.
              */
             catalog_namespace?: string | null;
             /**
              * @description Enterprise, backend 1.11 and later: the admin partition the token is created in (`default`
-             *     when empty). Letters, digits, `-` and `_`.
+             *     when empty). The backend checks it when a token is issued.
              */
             partition?: string | null;
         } | null;
@@ -4983,6 +5005,38 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    readDiscoveryTokenAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored address and scheme. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryTokenAccessResponse"];
+                };
+            };
+            /** @description The access has not been configured. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     configureDiscoveryTokenAccess: {
         parameters: {
             query?: never;
@@ -4996,14 +5050,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The configuration is stored, with the backend's version. */
+            /** @description The configuration is stored. */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description A rule is broken, or the backend could not be reached with these settings; nothing is stored. */
+            /** @description A rule is broken; nothing is stored. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5136,7 +5190,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A parameter breaks a rule, or is not accepted by the backend's version, or access is not configured; nothing is stored. */
+            /** @description A parameter breaks a rule; nothing is stored. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5211,7 +5265,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiscoveryTokenCredentialResponse"];
                 };
             };
-            /** @description No such role, access is not configured, or the role cannot issue tokens from this backend version. */
+            /** @description No such role, access is not configured, or the backend could not be reached or refused the call. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5222,15 +5276,6 @@ export interface operations {
             };
             403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
-            /** @description The backend could not be reached, or refused to create the token. */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

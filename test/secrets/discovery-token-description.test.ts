@@ -1,4 +1,4 @@
-// The discovery-token engine in the service description: six operations at the default mount
+// The discovery-token engine in the service description: seven operations at the default mount
 // `consul`, described relative to the mount, each with its capabilities and a handler, and movable
 // to any other mount.
 import { describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ type Json = Record<string, any>;
 
 const expected: [string, string, string, string[]][] = [
   ["/consul/config/access", "post", "configureDiscoveryTokenAccess", ["update"]],
+  ["/consul/config/access", "get", "readDiscoveryTokenAccess", ["read"]],
   ["/consul/roles/{name}", "post", "writeDiscoveryTokenRole", ["update"]],
   ["/consul/roles/{name}", "get", "readDiscoveryTokenRole", ["read"]],
   ["/consul/roles", "get", "listDiscoveryTokenRoles", ["list"]],
@@ -20,7 +21,7 @@ const expected: [string, string, string, string[]][] = [
 ];
 
 describe("the discovery-token engine's description", () => {
-  it("describes the six operations at the default mount, relative to it, each with its capabilities and a handler", () => {
+  it("describes the seven operations at the default mount, relative to it, each with its capabilities and a handler", () => {
     for (const [template, method, operationId, capabilities] of expected) {
       const item = bundle.paths[template] as Json;
       expect(item["x-secrets-engine"]).toBe("discovery-token");
@@ -33,12 +34,15 @@ describe("the discovery-token engine's description", () => {
     const engineOperations = Object.values(bundle.paths)
       .filter((item) => item["x-secrets-engine"] === "discovery-token")
       .flatMap((item) => ["get", "post", "put", "delete", "patch"].filter((m) => item[m]));
-    expect(engineOperations).toHaveLength(6);
+    expect(engineOperations).toHaveLength(7);
   });
 
-  it("documents a 403 on every operation, and the backend failure (502) of creds", () => {
+  // The real engine answers a backend failure with 400 (path_token.go, pathTokenRead): no 502.
+  it("documents a 403 on every operation, and backend failures of creds as 400", () => {
     for (const [template, method] of expected) expect((bundle.paths[template] as Json)[method].responses).toHaveProperty("403");
-    expect((bundle.paths["/consul/creds/{name}"] as Json).get.responses).toHaveProperty("502");
+    const creds = (bundle.paths["/consul/creds/{name}"] as Json).get.responses;
+    expect(creds).not.toHaveProperty("502");
+    expect(Object.keys(creds["400"].content["application/json"].examples)).toEqual(expect.arrayContaining(["refused", "unreachable"]));
   });
 
   it("moves to other mounts, several times over", () => {

@@ -1,26 +1,28 @@
-// The discovery-token engine's pure rules: parameters by backend version, what a client role needs,
-// which token API issues a role's tokens, durations, lists, base64, leases, and the access settings.
+// The discovery-token engine's pure rules: what a role write must hold, which token API issues a
+// role's tokens, durations, lists, base64, leases, and the access settings.
 import { describe, expect, it } from "vitest";
 import { checkAccess, isHostPort } from "../../server/secrets/engines/discovery-token/access.ts";
+import { BackendError } from "../../server/secrets/engines/discovery-token/backend.ts";
+import { clientErrorText } from "../../server/secrets/engines/discovery-token/engine.ts";
 import {
   checkRole,
-  clientRequirement,
   compareVersions,
   decodeBase64,
   leaseDuration,
   nameList,
-  parameterAvailable,
   parseSeconds,
   parseVersion,
-  PARAMETER_VERSIONS,
+  realEngineApi,
   roleView,
   tokenApiFor,
+  weakBool,
   type StoredRole,
 } from "../../server/secrets/engines/discovery-token/role-rules.ts";
 import { mountStoragePrefix, mountUuid } from "../../server/secrets/engines/mount-storage.ts";
 
 const POLICY = Buffer.from('service "web" { policy = "read" }').toString("base64");
 const v = (text: string) => parseVersion(text)!;
+const CLIENT_NEEDS = "Use either a policy document, a list of policies, or a list of roles, depending on your Consul version";
 
 describe("versions", () => {
   it("reads release versions, with or without patch, prefix or suffix", () => {
@@ -32,93 +34,67 @@ describe("versions", () => {
     expect(compareVersions(v("1.10.0"), v("1.9.9"))).toBeGreaterThan(0);
     expect(compareVersions(v("1.4.0"), v("1.4"))).toBe(0);
   });
-
-  // Each parameter at the versions around its limits: [version, accepted].
-  const table: Record<string, [string, boolean][]> = {
-    policy: [["1.3.0", true], ["1.4.0", true], ["1.10.12", true], ["1.11.0", false], ["1.16.0", false]],
-    lease: [["1.3.9", true], ["1.4.0", false], ["1.16.0", false]],
-    policies: [["1.3.9", false], ["1.4.0", true], ["1.16.0", true]],
-    local: [["1.3.9", false], ["1.4.0", true]],
-    catalog_roles: [["1.4.5", false], ["1.5.0", true]],
-    catalog_namespace: [["1.6.9", false], ["1.7.0", true]],
-    partition: [["1.10.12", false], ["1.11.0", true]],
-    token_type: [["1.0.0", true], ["1.16.0", true]],
-    ttl: [["1.0.0", true], ["1.16.0", true]],
-  };
-  for (const [parameter, rows] of Object.entries(table)) {
-    it(`knows which versions accept ${parameter}`, () => {
-      for (const [version, accepted] of rows) expect(parameterAvailable(parameter, v(version)), `${parameter} at ${version}`).toBe(accepted);
-    });
-  }
-
-  it("lists exactly the seed's versioned parameters", () => {
-    expect(Object.keys(PARAMETER_VERSIONS).sort()).toEqual(["catalog_namespace", "catalog_roles", "lease", "local", "partition", "policies", "policy"]);
-  });
-
-  it("needs policy below 1.4, policy or policies at 1.4, any of three to 1.10, policies or catalog_roles from 1.11", () => {
-    expect(clientRequirement(v("1.3.0"))).toEqual(["policy"]);
-    expect(clientRequirement(v("1.4.2"))).toEqual(["policy", "policies"]);
-    expect(clientRequirement(v("1.5.0"))).toEqual(["policy", "policies", "catalog_roles"]);
-    expect(clientRequirement(v("1.10.0"))).toEqual(["policy", "policies", "catalog_roles"]);
-    expect(clientRequirement(v("1.11.0"))).toEqual(["policies", "catalog_roles"]);
-  });
 });
 
+// The real engine checks a role without any backend version (builtin/logical/consul/path_roles.go,
+// pathRolesWrite): the client requirement, token_type, the policy's base64; the framework converts
+// durations first (sdk/framework/field_data.go, Validate). One message, the first problem.
 describe("role checks", () => {
-  it("stores a modern role with lists from comma strings", () => {
-    const checked = checkRole({ policies: " web-reader, api-reader,,web-reader", catalog_roles: ["readers"], local: true, ttl: "1h", max_ttl: 86400, catalog_namespace: "team-a", partition: "part-1" }, "1.16.0");
+  it("stores a role with lists from comma strings", () => {
+    const checked = checkRole({ policies: " web-reader, api-reader,,web-reader", catalog_roles: ["readers"], local: true, ttl: "1h", max_ttl: 86400, catalog_namespace: "team-a", partition: "part-1" });
     expect(checked).toEqual({
       value: { token_type: "client", policy: "", policies: ["web-reader", "api-reader"], catalog_roles: ["readers"], local: true, ttl: 3600, max_ttl: 86400, catalog_namespace: "team-a", partition: "part-1" },
     });
   });
 
   it("stores a legacy role with its policy decoded, and lease as the ttl", () => {
-    const checked = checkRole({ policy: POLICY, lease: "90m" }, "1.3.0");
-    expect(checked).toMatchObject({ value: { policy: 'service "web" { policy = "read" }', ttl: 5400, token_type: "client" } });
+    expect(checkRole({ policy: POLICY, lease: "90m" })).toMatchObject({ value: { policy: 'service "web" { policy = "read" }', ttl: 5400, token_type: "client" } });
   });
 
-  it("refuses every parameter the version does not have, naming versions", () => {
-    const checked = checkRole({ policies: ["a"], local: true, catalog_roles: "r", catalog_namespace: "ns", partition: "p", policy: POLICY }, "1.3.0");
-    expect(checked).toEqual({
-      problems: [
-        "policies needs backend version 1.4 or later (the backend runs 1.3.0)",
-        "local needs backend version 1.4 or later (the backend runs 1.3.0)",
-        "catalog_roles needs backend version 1.5 or later (the backend runs 1.3.0)",
-        "catalog_namespace needs backend version 1.7 or later (the backend runs 1.3.0)",
-        "partition needs backend version 1.11 or later (the backend runs 1.3.0)",
-      ],
-    });
-    expect(checkRole({ policy: POLICY, lease: "1h" }, "1.16.0")).toEqual({
-      problems: [
-        "policy was removed in backend version 1.11 (the backend runs 1.16.0): use policies or catalog_roles",
-        "lease is for backend versions below 1.4 (the backend runs 1.16.0): use ttl",
-        "a client token needs policies or catalog_roles (backend version 1.16.0); only token_type management needs none",
-      ],
+  it("accepts what only some backend versions have: the backend refuses it at token creation", () => {
+    // Vault's own tests send lease to modern backends (backend_test.go); policy with policies,
+    // partition, catalog_roles: all stored, whatever the backend runs.
+    expect(checkRole({ policy: POLICY, policies: "a", catalog_roles: "r", local: true, lease: "1h", catalog_namespace: "team a", partition: "p" })).toMatchObject({
+      value: { policies: ["a"], catalog_roles: ["r"], local: true, ttl: 3600, catalog_namespace: "team a", partition: "p" },
     });
   });
 
-  it("treats empty values as not given", () => {
-    expect(checkRole({ policy: POLICY, policies: [], local: false, catalog_namespace: "", partition: "", lease: 0 }, "1.3.0")).toMatchObject({ value: { local: false } });
+  it("lets ttl win over lease, and ttl above max_ttl pass", () => {
+    expect(checkRole({ policies: "a", ttl: "2h", lease: "1h" })).toMatchObject({ value: { ttl: 7200 } });
+    expect(checkRole({ policies: "a", ttl: 0, lease: "1h" })).toMatchObject({ value: { ttl: 0 } });
+    expect(checkRole({ policies: "a", ttl: "2h", max_ttl: "1h" })).toMatchObject({ value: { ttl: 7200, max_ttl: 3600 } });
   });
 
-  it("lets a management role go without policies, and token_type on every version", () => {
-    expect(checkRole({ token_type: "management" }, "1.16.0")).toMatchObject({ value: { token_type: "management", policies: [] } });
-    expect(checkRole({ token_type: "management" }, "1.2.0")).toMatchObject({ value: { token_type: "management" } });
-    expect(checkRole({}, "1.4.0")).toEqual({ problems: ["a client token needs policy or policies (backend version 1.4.0); only token_type management needs none"] });
-    // The description refuses it before the engine sees it; the engine refuses it too (a body read as JSON, unchecked).
-    expect(checkRole(JSON.parse('{"token_type":"admin"}'), "1.16.0")).toEqual({ problems: ['token_type must be "client" or "management"'] });
+  it("lets a management role go without policies, and refuses a client role without any", () => {
+    expect(checkRole({ token_type: "management" })).toMatchObject({ value: { token_type: "management", policies: [] } });
+    expect(checkRole({})).toEqual({ problem: CLIENT_NEEDS });
+    expect(checkRole({ policy: "", policies: [], catalog_roles: "" })).toEqual({ problem: CLIENT_NEEDS });
+    expect(checkRole({ catalog_roles: "readers" })).toMatchObject({ value: { catalog_roles: ["readers"] } });
+    expect(checkRole({ policy: POLICY })).toMatchObject({ value: { policies: [] } });
   });
 
-  it("refuses bad base64, durations, ttl above max_ttl, lease with ttl, and bad names", () => {
-    expect(checkRole({ policy: "not base64!" }, "1.3.0")).toMatchObject({ problems: ["error decoding policy base64: illegal base64 data at input byte 3", expect.any(String)] });
-    expect(checkRole({ policies: "a", ttl: "soon" }, "1.16.0")).toEqual({ problems: ['ttl: time: invalid duration "soon"'] });
-    expect(checkRole({ policies: "a", ttl: "-5m" }, "1.16.0")).toEqual({ problems: ['ttl: must not be negative, not "-5m"'] });
-    expect(checkRole({ policies: "a", ttl: "2h", max_ttl: "1h" }, "1.16.0")).toEqual({ problems: ["ttl (2h0m0s) is greater than max_ttl (1h0m0s)"] });
-    expect(checkRole({ policy: POLICY, ttl: "1h", lease: "1h" }, "1.3.0")).toEqual({ problems: ["lease is the old name of ttl: send one of them"] });
-    expect(checkRole({ policies: "a", catalog_namespace: "team a" }, "1.16.0")).toEqual({
-      problems: ['catalog_namespace must be a name of letters, digits, "-" and "_" (at most 64), not "team a"'],
-    });
-    expect(checkRole({ policies: "a" }, "latest")).toEqual({ problems: ['the discovery backend reported a version this engine cannot read: "latest"'] });
+  it("refuses a token_type other than client or management, with the real engine's words", () => {
+    expect(checkRole({ token_type: "admin" })).toEqual({ problem: 'token_type must be "client" or "management"' });
+    expect(checkRole({ token_type: "admin", policies: "a" })).toEqual({ problem: 'token_type must be "client" or "management"' });
+    expect(checkRole({ token_type: "" })).toEqual({ problem: 'token_type must be "client" or "management"' });
+  });
+
+  it("answers the first problem only, in the real engine's order", () => {
+    expect(checkRole({ policy: "not base64!" })).toEqual({ problem: "Error decoding policy base64: illegal base64 data at input byte 3" });
+    expect(checkRole({ token_type: "root", policy: "not base64!" })).toEqual({ problem: 'token_type must be "client" or "management"' });
+    expect(checkRole({ ttl: "soon" })).toEqual({ problem: 'error converting input soon for field "ttl": time: invalid duration "soon"' });
+    expect(checkRole({ policies: "a", ttl: "-5m" })).toEqual({ problem: `error converting input -5m for field "ttl": cannot provide negative value '-300'` });
+    expect(checkRole({ policies: "a", max_ttl: "x" })).toEqual({ problem: 'error converting input x for field "max_ttl": time: invalid duration "x"' });
+  });
+});
+
+describe("local, read as the framework reads a bool (mapstructure.WeakDecode)", () => {
+  it("takes booleans, ParseBool spellings, the empty text and numbers; refuses other text", () => {
+    for (const yes of [true, "1", "t", "T", "TRUE", "true", "True", 1, -2]) expect(weakBool(yes), String(yes)).toBe(true);
+    for (const no of [false, "0", "f", "F", "FALSE", "false", "False", "", 0, null, undefined]) expect(weakBool(no), String(no)).toBe(false);
+    expect(weakBool("yes")).toEqual({ error: `cannot parse '' as bool: strconv.ParseBool: parsing "yes": invalid syntax` });
+    expect(checkRole({ policies: "a", local: "t" })).toMatchObject({ value: { local: true } });
+    expect(checkRole({ policies: "a", local: "on" })).toEqual({ problem: `error converting input on for field "local": cannot parse '' as bool: strconv.ParseBool: parsing "on": invalid syntax` });
   });
 });
 
@@ -127,14 +103,32 @@ describe("which token API issues a role's tokens", () => {
     token_type: "client", policy: "", policies: [], catalog_roles: [], local: false, ttl: 0, max_ttl: 0, catalog_namespace: "", partition: "", ...fields,
   });
 
-  it("uses the legacy API below 1.4 and for legacy policies before 1.11, else the token API", () => {
-    expect(tokenApiFor(role({ policy: "rules" }), "1.3.0")).toBe("legacy");
+  it("decides client roles by their policy alone, and management roles by the backend's version", () => {
+    expect(tokenApiFor(role({ policy: "rules" }))).toBe("legacy");
+    expect(tokenApiFor(role({ policies: ["p"] }))).toBe("token");
+    expect(tokenApiFor(role({ policy: "rules", policies: ["p"] }))).toBe("legacy");
     expect(tokenApiFor(role({ token_type: "management" }), "1.3.0")).toBe("legacy");
-    expect(tokenApiFor(role({ policy: "rules" }), "1.10.0")).toBe("legacy");
-    expect(tokenApiFor(role({ policies: ["p"] }), "1.4.0")).toBe("token");
+    expect(tokenApiFor(role({ token_type: "management" }), "1.4.0")).toBe("token");
     expect(tokenApiFor(role({ token_type: "management" }), "1.16.0")).toBe("token");
-    expect(tokenApiFor(role({ policy: "rules" }), "1.11.0")).toEqual({ problem: expect.stringContaining("no longer accepts") });
-    expect(tokenApiFor(role({ policies: ["p"] }), "1.3.0")).toEqual({ problem: expect.stringContaining("has no legacy policy") });
+    expect(tokenApiFor(role({ token_type: "management" }), "latest")).toEqual({ problem: 'the discovery backend reported a version this engine cannot read: "latest"' });
+    expect(tokenApiFor(role({ token_type: "management" }))).toEqual({ problem: 'the discovery backend reported a version this engine cannot read: ""' });
+  });
+
+  it("knows which API the real engine calls (path_token.go), for messages", () => {
+    expect(realEngineApi(role({ policy: "rules" }))).toBe("legacy");
+    expect(realEngineApi(role({ token_type: "management" }))).toBe("legacy");
+    expect(realEngineApi(role({ policies: ["p"] }))).toBe("token");
+    expect(realEngineApi(role({ token_type: "management", policy: "rules" }))).toBe("token");
+  });
+
+  it("words backend failures as the backend's Go client does", () => {
+    const url = "http://127.0.0.1:1/v1/acl/token";
+    expect(clientErrorText(new BackendError("connect ECONNREFUSED 127.0.0.1:1", undefined, undefined, "ECONNREFUSED"), url, "127.0.0.1:1")).toBe(
+      'Put "http://127.0.0.1:1/v1/acl/token": dial tcp 127.0.0.1:1: connect: connection refused',
+    );
+    expect(clientErrorText(new BackendError("socket hang up", undefined, undefined, "ECONNRESET"), url, "127.0.0.1:1")).toBe('Put "http://127.0.0.1:1/v1/acl/token": socket hang up');
+    expect(clientErrorText(new BackendError("403 ACL not found", 403, "ACL not found"), url, "127.0.0.1:1")).toBe("Unexpected response code: 403 (ACL not found)");
+    expect(clientErrorText(new BackendError("200 an answer that is not JSON", 200), url, "127.0.0.1:1")).toBe("200 an answer that is not JSON");
   });
 });
 
@@ -144,6 +138,7 @@ describe("small parts", () => {
     expect(parseSeconds("90")).toBe(90);
     expect(parseSeconds("1h30m")).toBe(5400);
     expect(parseSeconds("1.5s")).toBe(1);
+    expect(parseSeconds("")).toBe(0);
     expect(parseSeconds(1.5)).toEqual({ error: "must be a whole number of seconds, not 1.5" });
   });
 
@@ -166,10 +161,13 @@ describe("small parts", () => {
     expect(leaseDuration({ ttl: 0, max_ttl: 600 })).toBe(600);
   });
 
-  it("reads roles back with a base64 policy and the lease in long form", () => {
+  // path_roles.go, pathRolesRead: lease is int64 seconds; policy, policies and consul_roles only when set.
+  it("reads roles back with a base64 policy, lease in seconds, and no empty lists", () => {
     const view = roleView({ token_type: "client", policy: 'service "web" { policy = "read" }', policies: [], catalog_roles: [], local: false, ttl: 5400, max_ttl: 0, catalog_namespace: "", partition: "" });
-    expect(view).toMatchObject({ policy: POLICY, lease: "1h30m0s", ttl: 5400 });
-    expect(roleView({ ...(checkRole({ policies: "p" }, "1.16.0") as { value: StoredRole }).value })).not.toHaveProperty("policy");
+    expect(view).toEqual({ policy: POLICY, lease: 5400, ttl: 5400, max_ttl: 0, token_type: "client", local: false, catalog_namespace: "", partition: "" });
+    const modern = roleView((checkRole({ policies: "p", catalog_roles: "r" }) as { value: StoredRole }).value);
+    expect(modern).toMatchObject({ policies: ["p"], catalog_roles: ["r"], lease: 0 });
+    expect(modern).not.toHaveProperty("policy");
   });
 
   it("places each mount's data under logical/<uuid>/, the same uuid for the same engine and path", () => {

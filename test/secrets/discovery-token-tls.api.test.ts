@@ -1,6 +1,7 @@
 // The discovery-token engine over HTTPS: a mesh reference server behind TLS that demands a client
-// certificate, reached with the configured CA and client certificate. Also the TLS refusals: an
-// unknown CA, no client certificate, a key that is not the certificate's. The certificates below
+// certificate, reached with the configured CA and client certificate. Also the TLS failures: an
+// unknown CA or no client certificate (seen when a token is made), a key that is not the
+// certificate's (refused when written). The certificates below
 // were made for these tests only (a test CA, a server certificate for 127.0.0.1, a client
 // certificate; valid 2000-2100).
 import { createServer, request, type Server } from "node:https";
@@ -124,17 +125,22 @@ describe("an HTTPS backend", () => {
     expect(await meshGet("/discovery-chain/api", data!.data.token)).toBe(403);
   });
 
-  it("is refused (400, nothing stored) without its CA, with another CA, or without a client certificate", async () => {
+  // The write stores the settings without a call (path_config.go, pathConfigAccessWrite); a TLS
+  // failure shows when a token is made, as the backend client's error with 400 (path_token.go).
+  it("is stored without its CA, with another CA, or without a client certificate; creds then fail with 400", async () => {
     for (const body of [
       { address, scheme: "https" as const, token: MANAGEMENT },
       { ...tls, address, ca_cert: OTHER_CA_CERT },
       { address, scheme: "https" as const, token: MANAGEMENT, ca_cert: CA_CERT },
     ]) {
-      const { response, error } = await secrets.root.POST("/consul/config/access", { body });
+      expect((await secrets.root.POST("/consul/config/access", { body })).response.status).toBe(204);
+      const { response, error } = await secrets.root.GET("/consul/creds/{name}", { params: { path: { name: "web" } } });
       expect(response.status).toBe(400);
-      expect(error!.errors[0]).toMatch(new RegExp(`^could not read the version of the discovery backend at https://${address} \\(GET /v1/agent/self\\): `));
+      expect(error!.errors).toHaveLength(1);
+      expect(error!.errors[0]).toMatch(new RegExp(`^Put "https://${address}/v1/acl/token": .+`));
     }
-    // The working configuration is still in place.
+    // Written again with the CA and the client certificate, it works.
+    expect((await secrets.root.POST("/consul/config/access", { body: { ...tls, address } })).response.status).toBe(204);
     expect((await secrets.root.GET("/consul/creds/{name}", { params: { path: { name: "web" } } })).response.status).toBe(200);
   });
 

@@ -157,10 +157,14 @@ describe("hvac secrets.consul (the discovery-token engine)", () => {
   const tokenWorks = async (token: string) =>
     (await mesh.clientWithToken(token).GET("/discovery-chain/{service_name}", { params: { path: { service_name: "web" } } })).response.status === 200;
 
-  it("roles before configure_access: refused with the engine's words", async () => {
-    const refused = await hvac.call("secrets.consul.create_or_update_role", { name: "web", policies: ["web-reader"] });
-    expect(refused.error?.type).toBe("InvalidRequest");
-    expect(refused.error?.errors?.[0]).toMatch(/config\/access/);
+  // The real engine writes roles without reading the configuration (builtin/logical/consul/
+  // path_roles.go, pathRolesWrite); only creds need it (path_token.go, pathTokenRead).
+  it("roles before configure_access: stored; generate_credentials is what needs the access", async () => {
+    expect(ok(await hvac.call("secrets.consul.create_or_update_role", { name: "early", policies: ["web-reader"] }))).toEqual(NO_CONTENT);
+    expect(await hvac.call("secrets.consul.generate_credentials", { name: "early" })).toMatchObject({
+      error: { type: "InvalidRequest", errors: ["access credentials for the backend itself haven't been configured; please configure them at the '/config/access' endpoint"] },
+    });
+    expect(ok(await hvac.call("secrets.consul.delete_role", { name: "early" }))).toEqual(NO_CONTENT);
   });
 
   it("configure_access, then create_or_update_role, read_role, list_roles, delete_role", async () => {

@@ -44,6 +44,7 @@ describe("Prism mock of the secrets API", () => {
     const list = { params: { query: { list: "true" as const } } };
     const method = { api_hostname: "api.push.example", integration_key: "IKEY", secret_key: "SKEY" };
     await expectValid("/consul/config/access", "post", 204, client.POST("/consul/config/access", { body: { address: "127.0.0.1:8500", token: "t" } }));
+    expect(await expectValid("/consul/config/access", "get", 200, client.GET("/consul/config/access"))).toHaveProperty("data.scheme", "http");
     await expectValid("/consul/roles/{name}", "post", 204, client.POST("/consul/roles/{name}", { ...name, body: { policies: ["web-reader"] } }));
     expect(await expectValid("/consul/roles/{name}", "get", 200, client.GET("/consul/roles/{name}", name))).toHaveProperty("data.token_type");
     expect(await expectValid("/consul/roles", "get", 200, client.GET("/consul/roles", list))).toHaveProperty("data.keys");
@@ -54,8 +55,8 @@ describe("Prism mock of the secrets API", () => {
     expect(await expectValid("/identity/mfa/method/pushmfa/{id}", "get", 200, client.GET("/identity/mfa/method/pushmfa/{id}", id))).toHaveProperty("data.type", "pushmfa");
     await expectValid("/identity/mfa/method/pushmfa/{id}", "delete", 204, client.DELETE("/identity/mfa/method/pushmfa/{id}", id));
     expect(await expectValid("/identity/mfa/method/pushmfa", "get", 200, client.GET("/identity/mfa/method/pushmfa", list))).toHaveProperty("data.keys");
-    const refused = await expectValid("/consul/creds/{name}", "get", 502, client.GET("/consul/creds/{name}", { ...name, headers: { Prefer: "code=502, example=unreachable" } }));
-    expect((refused as { errors: string[] }).errors[0]).toMatch(/^could not reach the discovery backend/);
+    const refused = await expectValid("/consul/creds/{name}", "get", 400, client.GET("/consul/creds/{name}", { ...name, headers: { Prefer: "code=400, example=unreachable" } }));
+    expect((refused as { errors: string[] }).errors[0]).toMatch(/^Put "http:\/\/127\.0\.0\.1:8500\/v1\/acl\/token": /);
   });
 
   it("answers every cloud credentials operation from the examples", async () => {

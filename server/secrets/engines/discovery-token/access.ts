@@ -6,7 +6,7 @@ import type { BodyRead } from "../../wire.ts";
 /** The body of a configuration write (after the description's schema check). */
 export type AccessInput = BodyRead<"DiscoveryTokenAccessConfig">;
 
-/** What is stored: the settings, and the version the backend reported when they were written. */
+/** What is stored: the settings only (the backend's version is asked for when it is needed). */
 export interface AccessConfig {
   address: string;
   scheme: "http" | "https";
@@ -14,10 +14,9 @@ export interface AccessConfig {
   ca_cert: string;
   client_cert: string;
   client_key: string;
-  backend_version: string;
 }
 
-export type AccessSettings = Omit<AccessConfig, "backend_version">;
+export type AccessSettings = AccessConfig;
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;

@@ -5,12 +5,17 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AccessSettings } from "./access.ts";
 
-/** The backend could not be reached, or answered with an error (status and its plain-text message). */
+/**
+ * The backend could not be reached (`status` undefined; `code` the socket error's code, when there
+ * is one), answered with an error status (`body` its text), or answered 2xx with something unusable.
+ */
 export class BackendError extends Error {
   override name = "BackendError";
   constructor(
     message: string,
     readonly status?: number,
+    readonly body?: string,
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -46,6 +51,11 @@ export class DiscoveryBackend {
     private readonly settings: AccessSettings,
     private readonly timeoutMs = TIMEOUT_MS,
   ) {}
+
+  /** The backend's `host:port`, for messages. */
+  get address(): string {
+    return this.settings.address;
+  }
 
   /** The backend's base URL, for messages. */
   get origin(): string {
@@ -110,7 +120,7 @@ export class DiscoveryBackend {
           const text = Buffer.concat(chunks).toString("utf8");
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) {
-            reject(new BackendError(`${status} ${text.trim() || res.statusMessage || "error"}`.slice(0, 500), status));
+            reject(new BackendError(`${status} ${text.trim() || res.statusMessage || "error"}`.slice(0, 500), status, text.slice(0, 500)));
             return;
           }
           try {
@@ -121,7 +131,7 @@ export class DiscoveryBackend {
         });
       });
       req.on("timeout", () => req.destroy(new Error(`no answer within ${this.timeoutMs / 1000}s`)));
-      req.on("error", (error: NodeJS.ErrnoException) => reject(new BackendError(error.message)));
+      req.on("error", (error: NodeJS.ErrnoException) => reject(new BackendError(error.message, undefined, undefined, error.code)));
       if (payload !== undefined) req.write(payload);
       req.end();
     });

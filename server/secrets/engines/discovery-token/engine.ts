@@ -9,7 +9,7 @@ import type { Storage } from "../../store/storage.ts";
 import { mountStoragePrefix } from "../mount-storage.ts";
 import { checkAccess, type AccessConfig, type AccessInput } from "./access.ts";
 import { BackendError, DiscoveryBackend } from "./backend.ts";
-import { checkRole, parseVersion, tokenApiFor, type RoleInput, type StoredRole } from "./role-rules.ts";
+import { checkRole, realEngineApi, tokenApiFor, type RoleInput, type StoredRole } from "./role-rules.ts";
 
 export const DISCOVERY_TOKEN_ENGINE = "discovery-token";
 
@@ -68,34 +68,29 @@ export class DiscoveryTokenMount {
     this.#roles = new StoredRecords(storage, `${prefix}roles/`);
   }
 
-  /** Checks the settings, learns the backend's version with them, and stores both. */
-  async configure(input: AccessInput): Promise<void> {
+  /**
+   * Checks the settings and stores them. No call to the backend: the real engine only stores the
+   * fields (builtin/logical/consul/path_config.go, pathConfigAccessWrite); the backend is first
+   * reached when a token is issued.
+   */
+  configure(input: AccessInput): void {
     const checked = checkAccess(input);
     if ("problems" in checked) throw new Refusal(400, checked.problems);
-    const backend = new DiscoveryBackend(checked.value, this.backendTimeoutMs);
-    let version: string;
-    try {
-      version = await backend.version();
-    } catch (error) {
-      if (!(error instanceof BackendError)) throw error;
-      const message = redact(error.message, checked.value.token);
-      throw new Refusal(400, [`could not read the version of the discovery backend at ${backend.origin} (GET /v1/agent/self): ${message}`]);
-    }
-    if (!parseVersion(version)) {
-      throw new Refusal(400, [`the discovery backend at ${backend.origin} reports a version this engine cannot read: ${JSON.stringify(version)}`]);
-    }
-    const config: AccessConfig = { ...checked.value, backend_version: version };
-    this.#config.put(config);
+    this.#config.put(checked.value);
   }
 
   config(): AccessConfig | undefined {
     return this.#config.get();
   }
 
+  /**
+   * Stores a role. Neither the configuration nor the backend's version is needed: the real engine
+   * checks the role on its own (path_roles.go, pathRolesWrite) and the backend refuses at token
+   * creation what its version does not have.
+   */
   writeRole(name: string, input: RoleInput): void {
-    const config = this.#requireConfig();
-    const checked = checkRole(input, config.backend_version);
-    if ("problems" in checked) throw new Refusal(400, checked.problems);
+    const checked = checkRole(input);
+    if ("problem" in checked) throw new Refusal(400, [checked.problem]);
     this.#roles.put(name, checked.value);
   }
 
@@ -118,12 +113,31 @@ export class DiscoveryTokenMount {
     if (!role) throw new Refusal(400, [`role ${goQuote(name)} not found`]);
     const config = this.config();
     if (!config) throw new Refusal(400, [NOT_CONFIGURED]);
-    const api = tokenApiFor(role, config.backend_version);
-    if (typeof api === "object") throw new Refusal(400, [`role "${name}" ${api.problem}`]);
-
     const backend = new DiscoveryBackend(config, this.backendTimeoutMs);
+    const pathOf = (which: "legacy" | "token") => (which === "legacy" ? "/v1/acl/create" : "/v1/acl/token");
+    // Failures are answered as the real engine answers them: 400 with the backend client's error
+    // text (path_token.go, pathTokenRead: logical.ErrorResponse(err.Error())).
+    const fail: (error: unknown, path: string) => never = (error, path) => {
+      if (!(error instanceof BackendError)) throw error;
+      throw new Refusal(400, [redact(clientErrorText(error, `${backend.origin}${path}`, backend.address), config.token)]);
+    };
+
+    // Only a management role needs the backend's version (see tokenApiFor); it is asked for now,
+    // so that an upgraded backend is seen at once.
+    let version: string | undefined;
+    if (role.token_type === "management") {
+      try {
+        version = await backend.version();
+      } catch (error) {
+        // The real engine would have failed at its create call: name that one.
+        fail(error, pathOf(realEngineApi(role)));
+      }
+    }
+    const api = tokenApiFor(role, version);
+    if (typeof api === "object") throw new Refusal(400, [`role "${name}": ${api.problem}`]);
+
     const description = `secrets-service ${name} ${requester} ${Date.now()}`;
-    const path = api === "legacy" ? "/v1/acl/create" : "/v1/acl/token";
+    const path = pathOf(api);
     let data: IssuedLease["data"];
     try {
       if (api === "legacy") {
@@ -147,13 +161,7 @@ export class DiscoveryTokenMount {
         };
       }
     } catch (error) {
-      if (!(error instanceof BackendError)) throw error;
-      const message = redact(error.message, config.token);
-      throw new Refusal(502, [
-        error.status === undefined
-          ? `could not reach the discovery backend at ${backend.origin} (PUT ${path}): ${message}`
-          : `the discovery backend at ${backend.origin} refused to create the token (PUT ${path}): ${message}`,
-      ]);
+      fail(error, path);
     }
     const internal: TokenInternal =
       api === "legacy" ? { token: data.token, role: name, version: "" } : { token: data.accessor!, role: name, version: "token" };
@@ -181,16 +189,23 @@ export class DiscoveryTokenMount {
       throw error;
     }
   }
-
-  #requireConfig(): AccessConfig {
-    const config = this.config();
-    if (!config) throw new Refusal(400, [`the access to the discovery backend is not configured: write ${this.mount}/config/access first`]);
-    return config;
-  }
 }
 
 /** The real engine's words when config/access was never written (builtin/logical/consul/path_config.go). */
 export const NOT_CONFIGURED = "access credentials for the backend itself haven't been configured; please configure them at the '/config/access' endpoint";
+
+/**
+ * What the backend's Go API client says of a failed call, which the real engine passes on: a status
+ * other than 200 is `Unexpected response code: <status> (<body>)` (api/api.go, requireOK); a
+ * transport failure is Go's url.Error, `Put "<url>": <cause>`, with a refused connection in Go's
+ * words. An answer that cannot be used keeps the engine's own words.
+ */
+export function clientErrorText(error: BackendError, url: string, address: string): string {
+  if (error.status !== undefined && error.body !== undefined) return `Unexpected response code: ${error.status} (${error.body})`;
+  if (error.status !== undefined) return error.message;
+  const cause = error.code === "ECONNREFUSED" ? `dial tcp ${address}: connect: connection refused` : error.message;
+  return `Put ${JSON.stringify(url)}: ${cause}`;
+}
 
 /** A string quoted as Go's %q quotes it (for the names roles may have: JSON quoting is the same). */
 function goQuote(text: string): string {

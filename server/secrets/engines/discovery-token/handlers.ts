@@ -1,6 +1,7 @@
-// Handlers of the discovery-token engine's six operations, at whatever mount the request reached.
+// Handlers of the discovery-token engine's seven operations, at whatever mount the request reached.
 import { envelope, leasedSecret, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
-import { discoveryTokenEngine, TOKEN_SECRET, type DiscoveryTokenMount } from "./engine.ts";
+import { Refusal } from "../../errors.ts";
+import { discoveryTokenEngine, NOT_CONFIGURED, TOKEN_SECRET, type DiscoveryTokenMount } from "./engine.ts";
 import { roleView } from "./role-rules.ts";
 
 /** The engine at the mount the request reached. */
@@ -9,9 +10,16 @@ function engine(context: SecretsContext): DiscoveryTokenMount {
 }
 
 export const discoveryTokenHandlers = {
-  configureDiscoveryTokenAccess: async ({ body }, context) => {
-    await engine(context).configure(body);
+  configureDiscoveryTokenAccess: ({ body }, context) => {
+    engine(context).configure(body);
     return NO_CONTENT;
+  },
+
+  // The address and scheme only; unconfigured is 400 with the engine's words (builtin/logical/consul/path_config.go, pathConfigAccessRead).
+  readDiscoveryTokenAccess: (_input, context) => {
+    const config = engine(context).config();
+    if (!config) throw new Refusal(400, [NOT_CONFIGURED]);
+    return { status: 200, body: envelope(context.cluster, { address: config.address, scheme: config.scheme }) };
   },
 
   writeDiscoveryTokenRole: ({ params, body }, context) => {

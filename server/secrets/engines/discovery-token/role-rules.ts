@@ -1,7 +1,8 @@
-// The discovery-token engine's roles: which parameters a backend version accepts, what a client role
-// needs, and how a role is read back. Pure functions (no storage, no network), so that the version
-// rules are a table that tests can walk.
-import { DurationError, formatDuration, parseDuration } from "../../../shared/go-duration.ts";
+// The discovery-token engine's roles: what a role write must hold, which token API issues a role's
+// tokens, and how a role is read back. Pure functions (no storage, no network). The parameters a
+// backend version has are the backend's business: it refuses them when a token is issued, as in the
+// real system, where the engine checks no version (builtin/logical/consul/path_roles.go).
+import { DurationError, parseDuration } from "../../../shared/go-duration.ts";
 import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
@@ -39,147 +40,96 @@ export function compareVersions(a: Version, b: Version): number {
   return 0;
 }
 
-const at = (text: string): Version => parseVersion(text)!;
-
-/** The backend versions a role parameter exists in: from `since` (inclusive) and before `until`. */
-export interface Availability {
-  since?: string;
-  until?: string;
-  /** What to use instead, once the parameter is gone. */
-  instead?: string;
+/**
+ * Which token API issues a role's tokens, as the real engine decides it (builtin/logical/consul/
+ * path_token.go, pathTokenRead): a client role with a legacy policy uses the legacy API, any other
+ * client role the token API; the backend refuses what its version does not have. A management role
+ * is the one case where the backend's version decides (the legacy API below 1.4; from 1.4 on the
+ * token API with the built-in global-management policy, as the description's role table has it for
+ * 1.4 and later), so only then is `version` needed; a problem when it cannot be read.
+ */
+export function tokenApiFor(role: StoredRole, versionText?: string): "legacy" | "token" | { problem: string } {
+  if (role.token_type === "client") return role.policy !== "" ? "legacy" : "token";
+  const version = parseVersion(versionText ?? "");
+  if (!version) return { problem: `the discovery backend reported a version this engine cannot read: ${JSON.stringify(versionText ?? "")}` };
+  return compareVersions(version, [1, 4, 0]) < 0 ? "legacy" : "token";
 }
 
-/** The seed's version rules, as a table. Parameters not listed exist in every version. */
-export const PARAMETER_VERSIONS: Readonly<Record<string, Availability>> = {
-  policy: { until: "1.11", instead: "policies or catalog_roles" },
-  lease: { until: "1.4", instead: "ttl" },
-  policies: { since: "1.4" },
-  local: { since: "1.4" },
-  catalog_roles: { since: "1.5" },
-  catalog_namespace: { since: "1.7" },
-  partition: { since: "1.11" },
-};
-
-export function parameterAvailable(parameter: string, version: Version): boolean {
-  const rule = PARAMETER_VERSIONS[parameter];
-  if (!rule) return true;
-  if (rule.since && compareVersions(version, at(rule.since)) < 0) return false;
-  if (rule.until && compareVersions(version, at(rule.until)) >= 0) return false;
-  return true;
+/** The API the real engine would call for a role (path_token.go, pathTokenRead), for messages when the backend is not reached. */
+export function realEngineApi(role: StoredRole): "legacy" | "token" {
+  const legacy = (role.policy !== "" && role.token_type === "client") || (role.policy === "" && role.token_type === "management");
+  return legacy ? "legacy" : "token";
 }
 
-/** What a `client` role must have at least one of, by backend version. */
-export function clientRequirement(version: Version): (keyof StoredRole)[] {
-  return ["policy", "policies", "catalog_roles"].filter((parameter) => parameterAvailable(parameter, version)) as (keyof StoredRole)[];
-}
+export type Checked<T> = { value: T } | { problem: string };
 
 /**
- * Which token API issues a role's tokens at a backend version: the legacy one below 1.4, and for
- * client roles with a legacy policy while the backend still has it (below 1.11); else the token API.
- * A problem when the role cannot issue tokens from this version.
+ * A role write checked as the real engine checks it (builtin/logical/consul/path_roles.go,
+ * pathRolesWrite, after the framework's field conversion): the stored role, or the first problem.
+ * No backend version is involved: what a backend version does not have is refused by the backend
+ * when a token is issued.
  */
-export function tokenApiFor(role: StoredRole, versionText: string): "legacy" | "token" | { problem: string } {
-  const version = parseVersion(versionText);
-  if (!version) return { problem: `the discovery backend reported a version this engine cannot read: "${versionText}"` };
-  const client = role.token_type === "client";
-  if (compareVersions(version, at("1.4")) < 0) {
-    if (client && role.policy === "") {
-      return { problem: `has no legacy policy, which a client token needs from the backend (${versionText}, below 1.4): write the role again with policy` };
-    }
-    return "legacy";
-  }
-  if (client && role.policy !== "") {
-    if (parameterAvailable("policy", version)) return "legacy";
-    return { problem: `has a legacy policy, which the backend (${versionText}) no longer accepts: write the role again with policies or catalog_roles` };
-  }
-  return "token";
-}
-
-export type Checked<T> = { value: T } | { problems: string[] };
-
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
- * A role write checked against the backend's version: the stored role, or every problem found
- * (one message each). `versionText` is the version as the backend reported it.
- */
-export function checkRole(input: RoleInput, versionText: string): Checked<StoredRole> {
-  const version = parseVersion(versionText);
-  if (!version) return { problems: [`the discovery backend reported a version this engine cannot read: "${versionText}"`] };
-  const problems: string[] = [];
-
-  for (const parameter of Object.keys(PARAMETER_VERSIONS)) {
-    if (!isGiven((input as Record<string, unknown>)[parameter]) || parameterAvailable(parameter, version)) continue;
-    const rule = PARAMETER_VERSIONS[parameter]!;
-    if (rule.since && compareVersions(version, at(rule.since)) < 0) {
-      problems.push(`${parameter} needs backend version ${rule.since} or later (the backend runs ${versionText})`);
-    } else if (parameter === "lease") {
-      problems.push(`lease is for backend versions below ${rule.until} (the backend runs ${versionText}): use ${rule.instead}`);
-    } else {
-      problems.push(`${parameter} was removed in backend version ${rule.until} (the backend runs ${versionText}): use ${rule.instead}`);
-    }
+export function checkRole(input: RoleInput): Checked<StoredRole> {
+  // The framework converts the duration fields before the handler runs (sdk/framework/field_data.go, Validate).
+  const durations: Record<string, number | undefined> = {};
+  for (const field of ["ttl", "max_ttl", "lease"] as const) {
+    const value = input[field];
+    if (value === undefined || value === null) continue;
+    const parsed = parseSeconds(value);
+    if (typeof parsed !== "number") return { problem: `error converting input ${value} for field ${JSON.stringify(field)}: ${parsed.error}` };
+    durations[field] = parsed;
   }
 
-  const tokenType = input.token_type ?? "client";
-  if (tokenType !== "client" && tokenType !== "management") problems.push(`token_type must be "client" or "management"`);
+  const local = weakBool(input.local);
+  if (typeof local !== "boolean") return { problem: `error converting input ${input.local} for field "local": ${local.error}` };
 
-  let policy = "";
-  if (isGiven(input.policy)) {
-    const decoded = decodeBase64(input.policy!);
-    if (typeof decoded === "string") policy = decoded;
-    else problems.push(`error decoding policy base64: ${decoded.error}`);
-  }
+  const tokenType: string = input.token_type ?? "client";
+  const policyText = input.policy ?? "";
   const policies = nameList(input.policies);
   const catalogRoles = nameList(input.catalog_roles);
-
-  if (isGiven(input.lease) && isGiven(input.ttl)) problems.push("lease is the old name of ttl: send one of them");
-  const ttl = seconds("ttl", isGiven(input.ttl) ? input.ttl : input.lease, problems);
-  const maxTtl = seconds("max_ttl", input.max_ttl, problems);
-  if (ttl !== undefined && maxTtl !== undefined && ttl > 0 && maxTtl > 0 && ttl > maxTtl) {
-    problems.push(`ttl (${formatDuration(ttl * 1e9)}) is greater than max_ttl (${formatDuration(maxTtl * 1e9)})`);
-  }
-  for (const field of ["catalog_namespace", "partition"] as const) {
-    const value = input[field];
-    if (isGiven(value) && !NAME.test(value!)) problems.push(`${field} must be a name of letters, digits, "-" and "_" (at most 64), not ${JSON.stringify(value)}`);
-  }
-
   if (tokenType === "client") {
-    const needed = clientRequirement(version);
-    const has = { policy: policy !== "", policies: policies.length > 0, catalog_roles: catalogRoles.length > 0 } as Record<string, boolean>;
-    if (!needed.some((parameter) => has[parameter])) {
-      problems.push(`a client token needs ${orList(needed)} (backend version ${versionText}); only token_type management needs none`);
+    if (policyText === "" && policies.length === 0 && catalogRoles.length === 0) {
+      return { problem: "Use either a policy document, a list of policies, or a list of roles, depending on your Consul version" };
     }
+  } else if (tokenType !== "management") {
+    return { problem: 'token_type must be "client" or "management"' };
   }
 
-  if (problems.length > 0) return { problems };
+  const policy = decodeBase64(policyText);
+  if (typeof policy !== "string") return { problem: `Error decoding policy base64: ${policy.error}` };
+
   return {
     value: {
-      token_type: tokenType,
+      token_type: tokenType as TokenType,
       policy,
       policies,
       catalog_roles: catalogRoles,
-      local: input.local ?? false,
-      ttl: ttl ?? 0,
-      max_ttl: maxTtl ?? 0,
+      local,
+      // ttl wins over its old name lease when both are sent (pathRolesWrite reads lease only without ttl).
+      ttl: durations.ttl ?? durations.lease ?? 0,
+      max_ttl: durations.max_ttl ?? 0,
       catalog_namespace: input.catalog_namespace ?? "",
       partition: input.partition ?? "",
     },
   };
 }
 
-/** The role as the read answers it. */
+/**
+ * The role as the read answers it (path_roles.go, pathRolesRead): `lease` is `ttl` again, in
+ * seconds; `policy` (base64), `policies` and `catalog_roles` only when the role has them.
+ */
 export function roleView(role: StoredRole) {
   return {
-    token_type: role.token_type,
-    ...(role.policy !== "" ? { policy: Buffer.from(role.policy, "utf8").toString("base64") } : {}),
-    policies: [...role.policies],
-    catalog_roles: [...role.catalog_roles],
-    local: role.local,
+    lease: role.ttl,
     ttl: role.ttl,
     max_ttl: role.max_ttl,
-    lease: formatDuration(role.ttl * 1e9),
+    token_type: role.token_type,
+    local: role.local,
     catalog_namespace: role.catalog_namespace,
     partition: role.partition,
+    ...(role.policy !== "" ? { policy: Buffer.from(role.policy, "utf8").toString("base64") } : {}),
+    ...(role.policies.length > 0 ? { policies: [...role.policies] } : {}),
+    ...(role.catalog_roles.length > 0 ? { catalog_roles: [...role.catalog_roles] } : {}),
   };
 }
 
@@ -191,12 +141,6 @@ export const MOUNT_MAX_TTL = 768 * 3600;
 export function leaseDuration(role: Pick<StoredRole, "ttl" | "max_ttl">): number {
   const max = Math.min(role.max_ttl > 0 ? role.max_ttl : MOUNT_MAX_TTL, MOUNT_MAX_TTL);
   return Math.min(role.ttl > 0 ? role.ttl : MOUNT_DEFAULT_TTL, max);
-}
-
-/** A parameter counts as given when present and not empty ("", [], false, 0, null). */
-export function isGiven(value: unknown): boolean {
-  if (value === undefined || value === null || value === "" || value === false || value === 0) return false;
-  return !Array.isArray(value) || value.length > 0;
 }
 
 /** A comma-separated string or a list of names: trimmed, without empties, each name once. */
@@ -212,10 +156,13 @@ export function parseSeconds(value: string | number): number | { error: string }
     return Number.isInteger(value) && value >= 0 ? value : { error: `must be a whole number of seconds, not ${value}` };
   }
   const text = value.trim();
+  // The empty text is zero, as parseutil.ParseDurationSecond reads it.
+  if (value === "") return 0;
   if (/^\d+$/.test(text)) return Number(text);
   try {
     const ns = parseDuration(text);
-    if (ns < 0) return { error: `must not be negative, not ${JSON.stringify(value)}` };
+    // The framework's words for a negative TypeDurationSecond (sdk/framework/field_data.go, getPrimitive).
+    if (ns < 0) return { error: `cannot provide negative value '${Math.trunc(ns / 1e9)}'` };
     return Math.floor(ns / 1e9);
   } catch (error) {
     if (error instanceof DurationError) return { error: error.message };
@@ -223,12 +170,20 @@ export function parseSeconds(value: string | number): number | { error: string }
   }
 }
 
-function seconds(field: string, value: string | number | undefined, problems: string[]): number | undefined {
-  if (value === undefined || value === "") return undefined;
-  const parsed = parseSeconds(value);
-  if (typeof parsed === "number") return parsed;
-  problems.push(`${field}: ${parsed.error}`);
-  return undefined;
+const TRUE = ["1", "t", "T", "TRUE", "true", "True"];
+const FALSE = ["0", "f", "F", "FALSE", "false", "False", ""];
+
+/**
+ * A bool field as the framework reads one (sdk/framework/field_data.go: mapstructure.WeakDecode):
+ * a boolean, a strconv.ParseBool spelling or "" (false), a number (not 0: true).
+ */
+export function weakBool(value: boolean | string | number | null | undefined): boolean | { error: string } {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "boolean") return value;
+  if (typeof value === "number") return value !== 0;
+  if (TRUE.includes(value)) return true;
+  if (FALSE.includes(value)) return false;
+  return { error: `cannot parse '' as bool: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax` };
 }
 
 /** Strict standard base64 (Go's StdEncoding): the decoded text, or where it fails. */
@@ -241,9 +196,4 @@ export function decodeBase64(text: string): string | { error: string } {
     return { error: `illegal base64 data at input byte ${at}` };
   }
   return Buffer.from(text, "base64").toString("utf8");
-}
-
-function orList(items: string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
