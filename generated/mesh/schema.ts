@@ -770,7 +770,7 @@ export interface components {
             ConnectTimeout: components["schemas"]["Duration"];
             /** @description The target id this resolver sends traffic to. */
             Target: string;
-            /** @description True when no `service-resolver` entry exists for the service (absent otherwise). */
+            /** @description True when no `service-resolver` entry exists for the service, or its entry sets none of `DefaultSubset`, `Subsets`, `Redirect`, `Failover` and a non-zero `ConnectTimeout` (absent otherwise). */
             Default?: boolean;
             Failover?: {
                 /** @description Failover target ids, in order. */

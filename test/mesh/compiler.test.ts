@@ -193,10 +193,33 @@ describe("resolver", () => {
     expect(chain.Nodes["resolver:web.default.dc1"]!.Resolver!.ConnectTimeout).toBe("1m30s");
   });
 
-  it("falls back to 5s for a zero timeout; an existing entry is never Default", () => {
-    // The seed: Default is true only when no service-resolver entry exists for the service.
-    const chain = compile([resolver("web", { ConnectTimeout: "0s" })]);
-    expect(chain.Nodes["resolver:web.default.dc1"]).toStrictEqual(resolverNode("web.default.dc1"));
+  it("falls back to 5s for a zero timeout; an entry that sets nothing is still Default", () => {
+    // Consul: compile.go getResolverNode sets Default to resolver.IsDefault(), which is true when
+    // DefaultSubset, Subsets, Redirect, Failover and ConnectTimeout are all empty or zero
+    // (structs/config_entry_discoverychain.go). The seed says "true when no config entry exists",
+    // which such an entry does not contradict.
+    for (const entry of [
+      resolver("web", { ConnectTimeout: "0s" }),
+      resolver("web"),
+      resolver("web", { Subsets: {}, Failover: {}, Meta: { owner: "team-a" } }),
+    ]) {
+      const chain = compile([entry]);
+      expect(chain.Nodes["resolver:web.default.dc1"]).toStrictEqual(resolverNode("web.default.dc1", { Default: true }));
+    }
+  });
+
+  it("is not Default once the entry sets any of its routing fields", () => {
+    const entries: ServiceResolverEntry[] = [
+      resolver("web", { ConnectTimeout: "1s" }),
+      resolver("web", { Subsets: { v1: {} } }),
+      resolver("web", { DefaultSubset: "v1", Subsets: { v1: {} } }),
+      resolver("web", { Failover: { "*": { Datacenters: ["dc2"] } } }),
+      resolver("web", { Redirect: { Service: "web", Datacenter: "dc1" } }),
+    ];
+    for (const entry of entries) {
+      const node = Object.values(compile([entry]).Nodes)[0]!;
+      expect(node.Resolver!.Default, JSON.stringify(entry)).toBeUndefined();
+    }
   });
 
   it("resolves the default subset and exposes its definition on the target", () => {

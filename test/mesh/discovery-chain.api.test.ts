@@ -87,6 +87,13 @@ describe("GET /discovery-chain/{service_name}", () => {
     });
   });
 
+  it("keeps Default for a resolver entry that sets nothing that changes resolution", async () => {
+    // Consul's compile.go getResolverNode: Default is the entry's IsDefault(), not "no entry exists".
+    await apply({ Kind: "service-resolver", Name: "web" }, { Kind: "service-resolver", Name: "api", ConnectTimeout: "0s" });
+    expect((await chain("web")).Nodes["resolver:web.default.dc1"]?.Resolver).toEqual({ ConnectTimeout: "5s", Target: "web.default.dc1", Default: true });
+    expect((await chain("api")).Nodes["resolver:api.default.dc1"]?.Resolver).toEqual({ ConnectTimeout: "5s", Target: "api.default.dc1", Default: true });
+  });
+
   it("lists failover targets, one per datacenter in order, keeping their targets but not their nodes", async () => {
     await apply({ Kind: "service-resolver", Name: "web", Failover: { "*": { Datacenters: ["dc3", "dc2"] } } });
     const c = await chain("web");

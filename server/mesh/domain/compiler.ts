@@ -569,9 +569,21 @@ class ChainCompiler {
   }
 }
 
-/** The seed's rule: a resolver is Default only when no service-resolver entry exists for it. */
+/**
+ * A resolver is Default when there is no entry, or its entry sets none of the fields that change
+ * resolution (as Consul's ServiceResolverConfigEntry.IsDefault, structs/config_entry_discoverychain.go,
+ * which compile.go getResolverNode copies into the node): an entry with only Meta, empty maps or a
+ * zero ConnectTimeout still is.
+ */
 function isDefaultResolver(resolver: ServiceResolverEntry | undefined): boolean {
-  return resolver === undefined;
+  if (resolver === undefined) return true;
+  return (
+    !resolver.DefaultSubset &&
+    Object.keys(resolver.Subsets ?? {}).length === 0 &&
+    resolver.Redirect === undefined &&
+    Object.keys(resolver.Failover ?? {}).length === 0 &&
+    (resolver.ConnectTimeout === undefined || parseDuration(resolver.ConnectTimeout) === 0)
+  );
 }
 
 function defaultRoute(service: string, namespace: string): ServiceRoute {
