@@ -778,7 +778,8 @@ export interface components {
             };
         };
         DiscoverySplit: {
-            Weight: number;
+            /** @description Percentage of traffic, to two decimals; absent when 0. */
+            Weight?: number;
             NextNode: string;
         };
         /** @description Exactly one of `Present`, `Exact`, `Prefix`, `Suffix` and `Regex`. */
@@ -1032,7 +1033,7 @@ export interface components {
             MeshGateway?: components["schemas"]["MeshGatewayConfig"];
         };
         ServiceSplit: {
-            /** @description Percentage of traffic, to two decimals. The weights of an entry sum to 100. */
+            /** @description Percentage of traffic. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100. */
             Weight: number;
             /** @description Defaults to the splitter's service. */
             Service?: string;
@@ -1061,7 +1062,8 @@ export interface components {
             CreateIndex?: number;
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
-            Splits: components["schemas"]["ServiceSplit"][];
+            /** @description At least one split; an entry without any is refused with `500 no splits configured`. */
+            Splits?: components["schemas"]["ServiceSplit"][];
         };
         /**
          * service-router
@@ -1316,7 +1318,7 @@ export interface components {
             };
         };
         /**
-         * @description The entry was decoded but breaks a rule of its kind (split weights that do not sum to 100, an
+         * @description The entry was decoded but breaks a rule of its kind (no splits, split weights that do not sum to 100, an
          *     unknown default subset, a redirect together with a failover...), or the change would leave a
          *     discovery chain that cannot be compiled (a redirect loop, a router on a `tcp` service, services of
          *     different protocols in one chain). Nothing is written. The status is `500`, as the service answers

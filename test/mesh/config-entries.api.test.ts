@@ -21,6 +21,9 @@ async function put(entry: ConfigEntry | Record<string, unknown>, query: { cas?: 
  * rule or a chain, as the real server answers errors of its write RPC (agent/http.go wrap/handleErr,
  * agent/consul/config_endpoint.go Apply -> Validate()).
  */
+/** The whole error text, not a part of it. */
+const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+
 async function expectRefused(entry: Record<string, unknown>, message: string | RegExp, status: 400 | 500 = 400) {
   const before = await mesh.client.GET("/config/{kind}", {
     params: { path: { kind: entry.Kind as "service-resolver" } },
@@ -224,16 +227,33 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
       { Kind: "service-router", Name: "web", Routes: [{ Destination: { RequestTimeout: "1x" } }] },
       /Routes\[0\]\.Destination\.RequestTimeout/,
     ));
+  // Texts of ServiceSplitterConfigEntry.Validate (structs/config_entry_discoverychain.go), which
+  // carry no field prefix.
   it("split weights not summing to 100", () =>
     expectRefused(
       { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 80 }, { Weight: 10, Service: "api" }] },
-      /Splits: the sum of all split weights must be 100, not 90/, 500,
+      exactly("the sum of all split weights must be 100, not 90.000000"), 500,
     ));
   it("the same split destination twice", () =>
     expectRefused(
       { Kind: "service-splitter", Name: "web", Splits: [{ Weight: 50, Service: "api" }, { Weight: 50, Service: "api" }] },
-      /Splits\[1\]: split destination occurs more than once/, 500,
+      exactly('split destination occurs more than once: service="api", subset="", namespace=""'), 500,
     ));
+  it("no splits, empty or absent (Validate's check, not a decoding error)", async () => {
+    await expectRefused({ Kind: "service-splitter", Name: "web", Splits: [] }, exactly("no splits configured"), 500);
+    await expectRefused({ Kind: "service-splitter", Name: "web" }, exactly("no splits configured"), 500);
+  });
+  it("a subset name that is not a DNS label", async () => {
+    await expectRefused(
+      { Kind: "service-resolver", Name: "web", Subsets: { V1: {} } },
+      exactly(
+        'Subset "V1" is invalid: must be 63 characters or fewer, begin or end with lower case alphanumeric characters, ' +
+          "and contain lower case alphanumeric characters or '-' in between",
+      ),
+      500,
+    );
+    await expectRefused({ Kind: "service-resolver", Name: "web", Subsets: { ["a".repeat(64)]: {} } }, exactly(`Subset "${"a".repeat(64)}" is invalid: must be non-empty and 63 characters or fewer`), 500);
+  });
   it("redirect and failover on one resolver", () =>
     expectRefused(
       { Kind: "service-resolver", Name: "web", Redirect: { Service: "api" }, Failover: { "*": { Datacenters: ["dc2"] } } },

@@ -146,6 +146,27 @@ describe("GET /discovery-chain/{service_name}", () => {
     ]);
   });
 
+  it("stores and compiles weights rounded to 0.01, leaving a 0 weight out of the chain", async () => {
+    // Consul: ServiceSplitterConfigEntry.Normalize rounds each weight (NormalizeServiceSplitWeight)
+    // before it is stored; DiscoverySplit.Weight is `json:",omitempty"`.
+    await apply(
+      httpDefaults("web"),
+      { Kind: "service-resolver", Name: "web", Subsets: { v1: {}, v2: {}, v3: {} } },
+      {
+        Kind: "service-splitter",
+        Name: "web",
+        Splits: [{ Weight: 50.004, ServiceSubset: "v1" }, { Weight: 49.996, ServiceSubset: "v2" }, { Weight: 0, ServiceSubset: "v3" }],
+      },
+    );
+    const entry = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-splitter", name: "web" } } });
+    expect((entry.data as { Splits: { Weight: number }[] }).Splits.map((s) => s.Weight)).toEqual([50, 50, 0]);
+    expect((await chain("web")).Nodes["splitter:web"]?.Splits).toStrictEqual([
+      { Weight: 50, NextNode: "resolver:v1.web.default.dc1" },
+      { Weight: 50, NextNode: "resolver:v2.web.default.dc1" },
+      { NextNode: "resolver:v3.web.default.dc1" },
+    ]);
+  });
+
   it("flattens a split to another splitter, multiplying weights", async () => {
     await apply(
       httpDefaults("web"),

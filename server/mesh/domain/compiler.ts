@@ -219,7 +219,7 @@ class ChainCompiler {
     // reported by detectCircularReferences) instead of recursing forever.
     this.recordNode(node);
 
-    for (const split of splitter.Splits) {
+    for (const split of splitter.Splits ?? []) {
       const splitService = split.Service || service;
       const splitNamespace = split.Namespace || namespace;
       const sameService = splitService === service && splitNamespace === namespace;
@@ -504,7 +504,7 @@ class ChainCompiler {
           if (next.Type !== "splitter") return [split];
           changed = true;
           return next.Splits!.map((inner) => ({
-            Weight: effectiveWeight(split.Weight, inner.Weight),
+            Weight: effectiveWeight(split.Weight ?? 0, inner.Weight ?? 0),
             NextNode: inner.NextNode,
           }));
         });
@@ -626,7 +626,8 @@ function outputNode(node: DiscoveryGraphNode): DiscoveryGraphNode {
     out.Routes = node.Routes.map((r) => ({ Definition: r.Definition, NextNode: r.NextNode }));
   }
   if (node.Splits) {
-    out.Splits = node.Splits.map((s) => ({ Weight: s.Weight, NextNode: s.NextNode }));
+    // DiscoverySplit.Weight is `json:",omitempty"` (structs/discovery_chain.go): a 0 weight is left out.
+    out.Splits = node.Splits.map((s) => (s.Weight === 0 ? { NextNode: s.NextNode } : { Weight: s.Weight, NextNode: s.NextNode }));
   }
   if (node.Resolver) {
     const { ConnectTimeout, Target, Default, Failover } = node.Resolver;
