@@ -993,11 +993,8 @@ export interface components {
             CreateIndex?: number;
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
-            /**
-             * @description The service's protocol; `proxy-defaults` `Config.protocol`, else `tcp`, when unset.
-             * @enum {string}
-             */
-            Protocol?: "tcp" | "http" | "http2" | "grpc";
+            /** @description The service's protocol, any text, stored lower-cased (`HTTP` is stored as `http`). Routers and splitters need `http`, `http2` or `grpc`; any other protocol compiles as `tcp` does. When unset or empty the chain takes `tcp` (a `service-defaults` entry decides even without a protocol); with no `service-defaults` entry, `proxy-defaults` `Config.protocol`, else `tcp`. */
+            Protocol?: string;
             MeshGateway?: components["schemas"]["MeshGatewayConfig"];
             ExternalSNI?: string;
         };
@@ -1023,10 +1020,10 @@ export interface components {
             CreateIndex?: number;
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
-            /** @description Opaque proxy configuration. `protocol` is the default protocol of every service. */
+            /** @description Opaque proxy configuration, stored as written. `protocol` (the key in any case) is the protocol of every service without a `service-defaults` entry, compared lower-cased; a number or boolean is read as its text (`1`/`0` for booleans), any other value as no protocol (`tcp`). */
             Config?: {
-                /** @enum {string} */
-                protocol?: "tcp" | "http" | "http2" | "grpc";
+                /** @description Any text; see `Config`. */
+                protocol?: unknown;
             } & {
                 [key: string]: unknown;
             };

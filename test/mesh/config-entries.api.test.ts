@@ -76,7 +76,8 @@ describe("writing and reading entries", () => {
     const proxy = await mesh.client.GET("/config/{kind}/{name}", {
       params: { path: { kind: "proxy-defaults", name: "global" } },
     });
-    expect(proxy.data).toMatchObject({ Config: { protocol: "http", local_connect_timeout_ms: 500 } });
+    // The opaque Config is kept as written (ProxyConfigEntry.Normalize leaves it alone).
+    expect(proxy.data).toMatchObject({ Config: { protocol: "HTTP", local_connect_timeout_ms: 500 } });
     const resolver = await mesh.client.GET("/config/{kind}/{name}", {
       params: { path: { kind: "service-resolver", name: "web" } },
     });
@@ -86,6 +87,25 @@ describe("writing and reading entries", () => {
       Subsets: { v1: { Filter: "Service.Meta.version == v1", OnlyPassing: true } },
       Failover: { v1: { Datacenters: ["dc2"] } },
     });
+  });
+
+  it("takes any protocol, as the real entries do; one that is not http, http2 or grpc compiles as tcp does", async () => {
+    // ServiceConfigEntry.Normalize lower-cases Protocol and its Validate checks nothing; proxy-defaults
+    // Config is opaque. The compiler allows routers and splitters only for IsProtocolHTTPLike ones.
+    expect((await put({ Kind: "service-defaults", Name: "web", Protocol: "TCPX" })).data).toBe(true);
+    expect((await put({ Kind: "proxy-defaults", Name: "global", Config: { protocol: "Redis" } })).data).toBe(true);
+    const web = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });
+    expect(web.data).toMatchObject({ Protocol: "tcpx" });
+    const global = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "proxy-defaults", name: "global" } } });
+    expect(global.data).toMatchObject({ Config: { protocol: "Redis" } });
+    const chain = async (name: string) => (await mesh.client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: name } } })).data!.Chain;
+    expect((await chain("web")).Protocol).toBe("tcpx");
+    expect((await chain("api")).Protocol).toBe("redis");
+    await expectRefused(
+      { Kind: "service-router", Name: "web", Routes: [{ Match: { HTTP: { PathPrefix: "/a" } } }] },
+      exactly('discovery chain "web" uses a protocol "tcpx" that does not permit advanced routing or splitting behavior'),
+      500,
+    );
   });
 
   it("keeps CreateIndex and moves ModifyIndex on update", async () => {
@@ -266,10 +286,8 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
       { Kind: "service-resolver", Name: "web", Failover: { v9: { Datacenters: ["dc2"] } } },
       /Bad Failover\["v9"\]: not a valid subset/, 500,
     ));
-  it("bad protocol in service-defaults", () =>
-    expectRefused({ Kind: "service-defaults", Name: "web", Protocol: "udp" }, /Protocol must be equal to one of the allowed values/));
-  it("bad protocol in proxy-defaults", () =>
-    expectRefused({ Kind: "proxy-defaults", Name: "global", Config: { protocol: "udp" } }, /Config\.protocol must be equal to one of the allowed values/));
+  it("a protocol that is not text in service-defaults", () =>
+    expectRefused({ Kind: "service-defaults", Name: "web", Protocol: 5 }, /^Request decoding failed: Protocol must be string$/));
   it("proxy-defaults not named global", () =>
     expectRefused({ Kind: "proxy-defaults", Name: "mine" }, /Name must be equal to constant|only "global" is supported/));
   it("a path prefix without a leading slash", () =>

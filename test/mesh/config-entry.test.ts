@@ -167,8 +167,11 @@ describe("validateEntry: service-defaults and proxy-defaults", () => {
     expect((validateEntry(defaults({ Protocol: "HTTP2" })) as ServiceDefaultsEntry).Protocol).toBe("http2");
   });
 
-  it("rejects an unknown service-defaults Protocol", () => {
-    expectInvalid(defaults({ Protocol: "udp" }), 'Protocol "udp" is not one of tcp, http, http2, grpc');
+  it("takes any service-defaults Protocol, lower-cased", () => {
+    // ServiceConfigEntry.Normalize lower-cases it and its Validate checks nothing
+    // (structs/config_entry.go); the compiler treats what is not http, http2 or grpc as tcp.
+    expect((validateEntry(defaults({ Protocol: "UDP" })) as ServiceDefaultsEntry).Protocol).toBe("udp");
+    expect((validateEntry(defaults({ Protocol: "" })) as ServiceDefaultsEntry).Protocol).toBe("");
   });
 
   it("rejects an unknown MeshGateway.Mode", () => {
@@ -185,11 +188,13 @@ describe("validateEntry: service-defaults and proxy-defaults", () => {
     expect(validateEntry(proxy({ Namespace: "team-a" })).Namespace).toBe("default");
   });
 
-  it("checks and lower-cases Config.protocol, leaving other Config keys alone", () => {
-    expectInvalid(proxy({ Config: { protocol: "foo" } }), 'Config.protocol "foo" is not one of tcp, http, http2, grpc');
-    expectInvalid(proxy({ Config: { protocol: 5 } }), "Config.protocol 5 is not one of tcp, http, http2, grpc");
-    const out = validateEntry(proxy({ Config: { protocol: "GRPC", Other: "KEEP" } })) as ProxyDefaultsEntry;
-    expect(out.Config).toEqual({ protocol: "grpc", Other: "KEEP" });
+  it("keeps Config as written, protocol included, whatever its value", () => {
+    // ProxyConfigEntry.Normalize and Validate leave the opaque Config alone (structs/config_entry.go);
+    // the compiler reads and lower-cases its protocol.
+    for (const protocol of ["GRPC", "foo", 5, { nested: true }]) {
+      const out = validateEntry(proxy({ Config: { protocol, Other: "KEEP" } })) as ProxyDefaultsEntry;
+      expect(out.Config).toEqual({ protocol, Other: "KEEP" });
+    }
   });
 });
 

@@ -465,10 +465,7 @@ class ChainCompiler {
     const serviceDefaults = this.entries.serviceDefaults(namespace, service);
     // As in Consul, a service-defaults entry decides even when it leaves Protocol unset.
     let protocol: string | undefined = serviceDefaults?.Protocol;
-    if (serviceDefaults === undefined) {
-      const configured = this.entries.proxyDefaults()?.Config?.["protocol"];
-      if (typeof configured === "string") protocol = configured;
-    }
+    if (serviceDefaults === undefined) protocol = proxyConfigProtocol(this.entries.proxyDefaults()?.Config);
     return protocol ? protocol.toLowerCase() : "tcp";
   }
 
@@ -584,6 +581,35 @@ function isDefaultResolver(resolver: ServiceResolverEntry | undefined): boolean 
     Object.keys(resolver.Failover ?? {}).length === 0 &&
     (resolver.ConnectTimeout === undefined || parseDuration(resolver.ConnectTimeout) === 0)
   );
+}
+
+/**
+ * `protocol` of the opaque proxy-defaults Config as Consul's compiler reads it: mapstructure.WeakDecode
+ * into a struct with a `protocol` field, errors ignored (compile.go recordServiceProtocol). The key
+ * matches in any case (the exact one first); numbers and booleans become strings; anything else is
+ * no protocol, hence tcp.
+ */
+function proxyConfigProtocol(config: Record<string, unknown> | undefined): string {
+  if (!config) return "";
+  const key = Object.hasOwn(config, "protocol") ? "protocol" : Object.keys(config).find((k) => k.toLowerCase() === "protocol");
+  const value = key === undefined ? undefined : config[key];
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "1" : "0";
+  if (typeof value === "number") return goFormatFloat(value);
+  return "";
+}
+
+/** strconv.FormatFloat(f, 'f', -1, 64): the shortest digits, never an exponent. */
+function goFormatFloat(value: number): string {
+  const text = String(value);
+  if (!text.includes("e")) return text;
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace(/^-/, "").replace(".", "");
+  const point = 1 + Number(exponentText);
+  const body =
+    point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return (negative ? "-" : "") + body;
 }
 
 function defaultRoute(service: string, namespace: string): ServiceRoute {

@@ -3,7 +3,7 @@
 //    canonical CamelCase one, so the strict OpenAPI schema validator can run afterwards;
 // 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
 import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
-import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROTOCOLS, PROXY_DEFAULTS_NAME } from "./entries.ts";
+import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROXY_DEFAULTS_NAME } from "./entries.ts";
 import { DurationInputError, durationText } from "./durations.ts";
 import type {
   ConfigEntry,
@@ -12,7 +12,6 @@ import type {
   HeaderMatch,
   HttpRouteMatch,
   MeshGatewayConfig,
-  Protocol,
   ProxyDefaultsEntry,
   QueryParamMatch,
   RouteDestination,
@@ -105,8 +104,8 @@ export function translateEntryKeys(raw: unknown): unknown {
 }
 
 /**
- * What the decoder does before schema validation: canonical keys, and protocols lower-cased
- * (the real system accepts `HTTP` and stores `http`).
+ * What the decoder does before schema validation: canonical keys, and the service-defaults protocol
+ * lower-cased (the real system accepts `HTTP` and stores `http`; proxy-defaults `Config` stays as written).
  */
 export function normalizeEntryInput(raw: unknown): unknown {
   const entry = translateEntryKeys(raw);
@@ -123,8 +122,6 @@ export function normalizeEntryInput(raw: unknown): unknown {
     });
   }
   if (entry.ConnectTimeout === undefined) delete entry.ConnectTimeout;
-  const config = entry.Config;
-  if (isPlainObject(config) && typeof config.protocol === "string") config.protocol = config.protocol.toLowerCase();
   return entry;
 }
 
@@ -308,14 +305,6 @@ function checkDuration(field: string, text: string): string {
 }
 
 /** Protocols are accepted in any case and stored lower-case. */
-function checkProtocol(field: string, value: unknown): Protocol {
-  const lower = typeof value === "string" ? value.toLowerCase() : value;
-  if (!(PROTOCOLS as readonly unknown[]).includes(lower)) {
-    fail(`${field} ${q(value)} is not one of ${PROTOCOLS.join(", ")}`);
-  }
-  return lower as Protocol;
-}
-
 const MESH_GATEWAY_MODES: readonly string[] = ["", "none", "local", "remote"];
 
 function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
@@ -328,7 +317,9 @@ function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
 // --- service-defaults / proxy-defaults -----------------------------------------------------
 
 function validateServiceDefaults(e: ServiceDefaultsEntry): void {
-  if (e.Protocol !== undefined) e.Protocol = checkProtocol("Protocol", e.Protocol);
+  // Any protocol is taken and stored lower-cased (ServiceConfigEntry.Normalize; its Validate checks
+  // nothing): the compiler treats every protocol but http, http2 and grpc as it treats tcp.
+  if (typeof e.Protocol === "string") e.Protocol = e.Protocol.toLowerCase();
   checkMeshGateway(e.MeshGateway);
 }
 
@@ -338,10 +329,8 @@ function validateProxyDefaults(e: ProxyDefaultsEntry): void {
   }
   // There is a single, global proxy-defaults entry; it lives in the default namespace.
   e.Namespace = DEFAULT_NAMESPACE;
-  // Only the exact key `protocol` is read by the chain compiler, so only it is checked.
-  if (e.Config && Object.hasOwn(e.Config, "protocol")) {
-    e.Config.protocol = checkProtocol("Config.protocol", e.Config.protocol);
-  }
+  // Config is opaque and kept as written, `protocol` included (ProxyConfigEntry.Normalize and
+  // Validate leave it alone); the compiler reads and lower-cases it.
   checkMeshGateway(e.MeshGateway);
 }
 
