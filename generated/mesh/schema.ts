@@ -68,21 +68,29 @@ export interface paths {
          *     service the chain reaches. Mesh-gateway modes apply only to targets in datacenters other than the
          *     answering server's own, even when `compile-dc` names another datacenter (its targets then get
          *     their mode), and never to services outside the mesh (`External` targets).
+         *
+         *     A path without a service name (`/discovery-chain/`) is refused with `400 Missing chain name`.
          */
         get: operations["readDiscoveryChain"];
         put?: never;
         /**
          * Read the compiled discovery chain with overrides
-         * @description The same read as `GET`, with overrides taken from an upstream's configuration. A body is
-         *     optional; an empty body compiles without overrides. When an override changes the compiled chain,
-         *     the chain carries a `CustomizationHash`.
+         * @description The same read as `GET`, with overrides taken from an upstream's configuration. A JSON body is
+         *     required: `{}` compiles without overrides, and a request without a body is refused with
+         *     `400 Request decoding failed: EOF`. When an override changes the compiled chain, the chain carries
+         *     a `CustomizationHash`.
          *
          *     - `OverrideConnectTimeout` replaces the connect timeout of every resolver (a duration string or a
          *       number of nanoseconds).
-         *     - `OverrideProtocol` replaces the chain's protocol. Forcing a non-L7 protocol (`tcp`) drops routers
-         *       and splitters; forcing an L7 protocol on a `tcp` chain adds none.
+         *     - `OverrideProtocol` replaces the chain's protocol with any text. Forcing a protocol other than
+         *       `http`, `http2` or `grpc` (such as `tcp`) drops routers and splitters; forcing an L7 protocol on a
+         *       `tcp` chain adds none.
          *     - `OverrideMeshGateway` replaces the mesh-gateway mode of targets outside the answering server's
-         *       datacenter.
+         *       datacenter; an unknown mode is `400 Invalid OverrideMeshGateway.Mode parameter`.
+         *
+         *     Keys are matched in any case, the snake_case spellings (`override_protocol`...) are read too, and
+         *     other keys are ignored. A path without a service name (`/discovery-chain/`) is refused with
+         *     `400 Missing chain name`.
          */
         post: operations["readDiscoveryChainWithOverrides"];
         delete?: never;
@@ -910,16 +918,23 @@ export interface components {
         DiscoveryChainResponse: {
             Chain: components["schemas"]["CompiledChain"];
         };
+        /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. `Mode` is matched in any case; other keys are ignored. A mode other than those listed is refused with `400 Invalid OverrideMeshGateway.Mode parameter`. */
+        MeshGatewayOverride: {
+            Mode?: components["schemas"]["MeshGatewayMode"];
+        };
+        /** @description Overrides of the compiled chain. Keys are matched in any case; `override_connect_timeout`, `override_protocol` and `override_mesh_gateway` stand for the PascalCase keys when those are not given. Other keys are ignored. */
         DiscoveryChainOverrides: {
             /** @description Replaces the connect timeout of every resolver. `0s` (default) means no override. */
             OverrideConnectTimeout?: components["schemas"]["DurationInput"];
-            /**
-             * @description Replaces the chain's protocol. Empty means no override.
-             * @enum {string}
-             */
-            OverrideProtocol?: "" | "tcp" | "http" | "http2" | "grpc";
-            /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. */
-            OverrideMeshGateway?: components["schemas"]["MeshGatewayConfig"];
+            /** @description Replaces the chain's protocol with this text, as given (not lower-cased). Empty means no override. Only `http`, `http2` and `grpc` keep routers and splitters; any other protocol drops them, as `tcp` does. */
+            OverrideProtocol?: string;
+            OverrideMeshGateway?: components["schemas"]["MeshGatewayOverride"];
+            /** @description `OverrideConnectTimeout`, when that is not given. */
+            override_connect_timeout?: components["schemas"]["DurationInput"];
+            /** @description `OverrideProtocol`, when that is not given. */
+            override_protocol?: string;
+            /** @description `OverrideMeshGateway`, when that is not given. */
+            override_mesh_gateway?: components["schemas"]["MeshGatewayOverride"];
         };
         /** @description Resolve another service, subset, namespace or datacenter instead. Not together with `Failover`. */
         ServiceResolverRedirect: {
@@ -1637,7 +1652,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DiscoveryChainOverrides"];
             };
