@@ -922,19 +922,13 @@ export interface components {
         MeshGatewayOverride: {
             Mode?: components["schemas"]["MeshGatewayMode"];
         };
-        /** @description Overrides of the compiled chain. Keys are matched in any case; `override_connect_timeout`, `override_protocol` and `override_mesh_gateway` stand for the PascalCase keys when those are not given. Other keys are ignored. */
+        /** @description Overrides of the compiled chain. Keys are matched in any case, the exact spelling first. The snake_case keys `override_connect_timeout`, `override_protocol` and `override_mesh_gateway` are read as the PascalCase ones when no spelling of those is given (and then take the same values), and are ignored otherwise. Other keys are ignored. */
         DiscoveryChainOverrides: {
             /** @description Replaces the connect timeout of every resolver. `0s` (default) means no override. */
             OverrideConnectTimeout?: components["schemas"]["DurationInput"];
             /** @description Replaces the chain's protocol with this text, as given (not lower-cased). Empty means no override. Only `http`, `http2` and `grpc` keep routers and splitters; any other protocol drops them, as `tcp` does. */
             OverrideProtocol?: string;
             OverrideMeshGateway?: components["schemas"]["MeshGatewayOverride"];
-            /** @description `OverrideConnectTimeout`, when that is not given. */
-            override_connect_timeout?: components["schemas"]["DurationInput"];
-            /** @description `OverrideProtocol`, when that is not given. */
-            override_protocol?: string;
-            /** @description `OverrideMeshGateway`, when that is not given. */
-            override_mesh_gateway?: components["schemas"]["MeshGatewayOverride"];
         };
         /** @description Resolve another service, subset, namespace or datacenter instead. Not together with `Failover`. */
         ServiceResolverRedirect: {

@@ -362,8 +362,16 @@ describe("POST /discovery-chain/{service_name} overrides", () => {
     expect(anyCase).toEqual(camel);
     const ignored = await chainWith("web", { Override: true, EvaluateInDatacenter: "dc9", evaluate_in_datacenter: "dc9" } as Overrides);
     expect(ignored).toEqual(await chain("web"));
-    const both = await chainWith("web", { OverrideProtocol: "tcp", override_protocol: "grpc" });
+    const both = await chainWith("web", { OverrideProtocol: "tcp", override_protocol: "grpc" } as Overrides);
     expect(both.Protocol).toBe("tcp");
+    // An alias beside its field is dropped unread, whatever its value (mapstructure leaves it unused).
+    expect(await chainWith("web", { OverrideProtocol: "", override_protocol: 42 } as unknown as Overrides)).toEqual(await chain("web"));
+    const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
+      params: { path: { service_name: "web" } },
+      body: { override_protocol: 42 } as unknown as Overrides,
+    });
+    expect(response.status).toBe(400);
+    expect(error).toBe("Request decoding failed: OverrideProtocol must be string");
   });
 
   it("refuses a request without a body, as the decoder meets EOF", async () => {
