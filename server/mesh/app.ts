@@ -134,7 +134,11 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         if (!matchedRoute(res)) {
           // The agent serves every path under /v1/discovery-chain/ and takes the rest as the name: an
           // empty one is its 400 (agent/discovery_chain_endpoint.go DiscoveryChainRead).
-          if (req.path === CHAIN_ROOT && (req.method === "GET" || req.method === "POST")) throw new MeshHttpError(400, "Missing chain name");
+          if (req.path === CHAIN_ROOT && (req.method === "GET" || req.method === "POST")) {
+            // Its query parameters are parsed first (s.parse: a bad `wait` or `index` is that 400).
+            checkBlockingParams(req);
+            throw new MeshHttpError(400, "Missing chain name");
+          }
           if (allowedMethods(req.path).length === 0) return notFound(res);
           throw new MeshHttpError(405, `method ${req.method} not allowed`);
         }

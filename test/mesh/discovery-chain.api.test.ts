@@ -393,6 +393,10 @@ describe("/discovery-chain/ without a service name", () => {
     const post = await mesh.client.POST("/discovery-chain/{service_name}", { params: { path: { service_name: "" } }, body: {} });
     expect(post.response.status).toBe(400);
     expect(post.error).toBe("Missing chain name");
+    // The handler parses the query before it looks at the name.
+    const badIndex = await mesh.client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: "" }, query: { index: "abc" as unknown as number } } });
+    expect(badIndex.response.status).toBe(400);
+    expect(badIndex.error).toBe("Invalid index");
   });
 
   it("answers another method with 405 and the endpoint's methods", async () => {
