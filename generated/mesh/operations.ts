@@ -12,7 +12,7 @@ export interface DescribedOperation {
 
 export const operationTable = {
   "readDiscoveryChain": { method: "get", path: "/discovery-chain/{service_name}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 413, 431, 500, 503] },
-  "readDiscoveryChainWithOverrides": { method: "post", path: "/discovery-chain/{service_name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 500, 503] },
+  "readDiscoveryChainWithOverrides": { method: "post", path: "/discovery-chain/{service_name}", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 500, 503] },
   "applyConfigEntry": { method: "put", path: "/config", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 500, 503] },
   "listConfigEntries": { method: "get", path: "/config/{kind}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 413, 431, 500, 503] },
   "readConfigEntry": { method: "get", path: "/config/{kind}/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 404, 413, 431, 500, 503] },

@@ -68,21 +68,29 @@ export interface paths {
          *     service the chain reaches. Mesh-gateway modes apply only to targets in datacenters other than the
          *     answering server's own, even when `compile-dc` names another datacenter (its targets then get
          *     their mode), and never to services outside the mesh (`External` targets).
+         *
+         *     A path without a service name (`/discovery-chain/`) is refused with `400 Missing chain name`.
          */
         get: operations["readDiscoveryChain"];
         put?: never;
         /**
          * Read the compiled discovery chain with overrides
-         * @description The same read as `GET`, with overrides taken from an upstream's configuration. A body is
-         *     optional; an empty body compiles without overrides. When an override changes the compiled chain,
-         *     the chain carries a `CustomizationHash`.
+         * @description The same read as `GET`, with overrides taken from an upstream's configuration. A JSON body is
+         *     required: `{}` compiles without overrides, and a request without a body is refused with
+         *     `400 Request decoding failed: EOF`. When an override changes the compiled chain, the chain carries
+         *     a `CustomizationHash`.
          *
          *     - `OverrideConnectTimeout` replaces the connect timeout of every resolver (a duration string or a
          *       number of nanoseconds).
-         *     - `OverrideProtocol` replaces the chain's protocol. Forcing a non-L7 protocol (`tcp`) drops routers
-         *       and splitters; forcing an L7 protocol on a `tcp` chain adds none.
+         *     - `OverrideProtocol` replaces the chain's protocol with any text. Forcing a protocol other than
+         *       `http`, `http2` or `grpc` (such as `tcp`) drops routers and splitters; forcing an L7 protocol on a
+         *       `tcp` chain adds none.
          *     - `OverrideMeshGateway` replaces the mesh-gateway mode of targets outside the answering server's
-         *       datacenter.
+         *       datacenter; an unknown mode is `400 Invalid OverrideMeshGateway.Mode parameter`.
+         *
+         *     Keys are matched in any case, the snake_case spellings (`override_protocol`...) are read too, and
+         *     other keys are ignored. A path without a service name (`/discovery-chain/`) is refused with
+         *     `400 Missing chain name`.
          */
         post: operations["readDiscoveryChainWithOverrides"];
         delete?: never;
@@ -770,7 +778,7 @@ export interface components {
             ConnectTimeout: components["schemas"]["Duration"];
             /** @description The target id this resolver sends traffic to. */
             Target: string;
-            /** @description True when no `service-resolver` entry exists for the service (absent otherwise). */
+            /** @description True when no `service-resolver` entry exists for the service, or its entry sets none of `DefaultSubset`, `Subsets`, `Redirect`, `Failover` and a non-zero `ConnectTimeout` (absent otherwise). */
             Default?: boolean;
             Failover?: {
                 /** @description Failover target ids, in order. */
@@ -778,7 +786,8 @@ export interface components {
             };
         };
         DiscoverySplit: {
-            Weight: number;
+            /** @description Percentage of traffic, to two decimals; absent when 0. */
+            Weight?: number;
             NextNode: string;
         };
         /** @description Exactly one of `Present`, `Exact`, `Prefix`, `Suffix` and `Regex`. */
@@ -909,16 +918,17 @@ export interface components {
         DiscoveryChainResponse: {
             Chain: components["schemas"]["CompiledChain"];
         };
+        /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. `Mode` is matched in any case; other keys are ignored. A mode other than those listed is refused with `400 Invalid OverrideMeshGateway.Mode parameter`. */
+        MeshGatewayOverride: {
+            Mode?: components["schemas"]["MeshGatewayMode"];
+        };
+        /** @description Overrides of the compiled chain. Keys are matched in any case, the exact spelling first. The snake_case keys `override_connect_timeout`, `override_protocol` and `override_mesh_gateway` are read as the PascalCase ones when no spelling of those is given (and then take the same values), and are ignored otherwise. Other keys are ignored. */
         DiscoveryChainOverrides: {
             /** @description Replaces the connect timeout of every resolver. `0s` (default) means no override. */
             OverrideConnectTimeout?: components["schemas"]["DurationInput"];
-            /**
-             * @description Replaces the chain's protocol. Empty means no override.
-             * @enum {string}
-             */
-            OverrideProtocol?: "" | "tcp" | "http" | "http2" | "grpc";
-            /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. */
-            OverrideMeshGateway?: components["schemas"]["MeshGatewayConfig"];
+            /** @description Replaces the chain's protocol with this text, as given (not lower-cased). Empty means no override. Only `http`, `http2` and `grpc` keep routers and splitters; any other protocol drops them, as `tcp` does. */
+            OverrideProtocol?: string;
+            OverrideMeshGateway?: components["schemas"]["MeshGatewayOverride"];
         };
         /** @description Resolve another service, subset, namespace or datacenter instead. Not together with `Failover`. */
         ServiceResolverRedirect: {
@@ -992,11 +1002,8 @@ export interface components {
             CreateIndex?: number;
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
-            /**
-             * @description The service's protocol; `proxy-defaults` `Config.protocol`, else `tcp`, when unset.
-             * @enum {string}
-             */
-            Protocol?: "tcp" | "http" | "http2" | "grpc";
+            /** @description The service's protocol, any text, stored lower-cased (`HTTP` is stored as `http`). Routers and splitters need `http`, `http2` or `grpc`; any other protocol compiles as `tcp` does. When unset or empty the chain takes `tcp` (a `service-defaults` entry decides even without a protocol); with no `service-defaults` entry, `proxy-defaults` `Config.protocol`, else `tcp`. */
+            Protocol?: string;
             MeshGateway?: components["schemas"]["MeshGatewayConfig"];
             ExternalSNI?: string;
         };
@@ -1022,17 +1029,17 @@ export interface components {
             CreateIndex?: number;
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
-            /** @description Opaque proxy configuration. `protocol` is the default protocol of every service. */
+            /** @description Opaque proxy configuration, stored as written. `protocol` (the key in any case) is the protocol of every service without a `service-defaults` entry, compared lower-cased; a number or boolean is read as its text (`1`/`0` for booleans), any other value as no protocol (`tcp`). */
             Config?: {
-                /** @enum {string} */
-                protocol?: "tcp" | "http" | "http2" | "grpc";
+                /** @description Any text; see `Config`. */
+                protocol?: unknown;
             } & {
                 [key: string]: unknown;
             };
             MeshGateway?: components["schemas"]["MeshGatewayConfig"];
         };
         ServiceSplit: {
-            /** @description Percentage of traffic, to two decimals. The weights of an entry sum to 100. */
+            /** @description Percentage of traffic. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100. */
             Weight: number;
             /** @description Defaults to the splitter's service. */
             Service?: string;
@@ -1061,7 +1068,8 @@ export interface components {
             CreateIndex?: number;
             /** @description Index of the last write to the entry. Ignored on write. */
             ModifyIndex?: number;
-            Splits: components["schemas"]["ServiceSplit"][];
+            /** @description At least one split; an entry without any is refused with `500 no splits configured`. */
+            Splits?: components["schemas"]["ServiceSplit"][];
         };
         /**
          * service-router
@@ -1316,7 +1324,7 @@ export interface components {
             };
         };
         /**
-         * @description The entry was decoded but breaks a rule of its kind (split weights that do not sum to 100, an
+         * @description The entry was decoded but breaks a rule of its kind (no splits, split weights that do not sum to 100, an
          *     unknown default subset, a redirect together with a failover...), or the change would leave a
          *     discovery chain that cannot be compiled (a redirect loop, a router on a `tcp` service, services of
          *     different protocols in one chain). Nothing is written. The status is `500`, as the service answers
@@ -1638,7 +1646,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["DiscoveryChainOverrides"];
             };

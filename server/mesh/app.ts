@@ -12,6 +12,7 @@ import { DurationInputError, durationText } from "./domain/durations.ts";
 import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { authenticate, boundMeshHandlers, checkBlockingParams, isBlocking, meshContext } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
+import { decodeChainOverrides, meshGatewayModeProblem } from "./domain/chain-overrides.ts";
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
@@ -27,6 +28,8 @@ import { queryOf } from "../shared/request-query.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
+/** The discovery-chain endpoint's path with an empty service name. */
+const CHAIN_ROOT = `${MESH_BASE_PATH}/discovery-chain/`;
 
 export interface MeshAppOptions {
   datacenter?: string;
@@ -112,6 +115,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       ? undefined
       : openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false, allowUnknownQueryParameters: true });
   type Route = OperationRoute & { bodyRequired: boolean };
+  // The chain endpoint's own path without a name: its methods, for the 405 of any other.
+  const allowedMethods = (path: string) => (path === CHAIN_ROOT ? ["GET", "POST"] : routes.endpointMethods(path));
   // Everything the real agent checks before the request reaches its endpoint, in its order.
   const stages = requestPipeline(
     {
@@ -127,7 +132,14 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         // A path no endpoint serves is the mux's 404, and a method its endpoint does not have the
         // agent's 405 (its wrap checks them first): before the token or the body is looked at.
         if (!matchedRoute(res)) {
-          if (routes.endpointMethods(req.path).length === 0) return notFound(res);
+          // The agent serves every path under /v1/discovery-chain/ and takes the rest as the name: an
+          // empty one is its 400 (agent/discovery_chain_endpoint.go DiscoveryChainRead).
+          if (req.path === CHAIN_ROOT && (req.method === "GET" || req.method === "POST")) {
+            // Its query parameters are parsed first (s.parse: a bad `wait` or `index` is that 400).
+            checkBlockingParams(req);
+            throw new MeshHttpError(400, "Missing chain name");
+          }
+          if (allowedMethods(req.path).length === 0) return notFound(res);
           throw new MeshHttpError(405, `method ${req.method} not allowed`);
         }
         // An unknown token is refused before a byte of the body is read; resolved once, for the handler too.
@@ -155,7 +167,13 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       decode: (req, res, next) => {
         const route = matchedRoute<Route>(res)!;
         if (route.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
+        if (route.operationId === "readDiscoveryChainWithOverrides") req.body = decodeChainOverrides(req.body);
         checkBodyDurations(route.operationId, req.body);
+        // Checked after decoding, in the handler's words (agent/discovery_chain_endpoint.go DiscoveryChainRead).
+        if (route.operationId === "readDiscoveryChainWithOverrides") {
+          const problem = meshGatewayModeProblem(req.body);
+          if (problem) throw new MeshHttpError(400, problem);
+        }
         // Namespace and partition names, checked before the validator so a bad one gets the server's words.
         checkNames(req, route.operationId);
         checkBlockingParams(req, res);
@@ -187,7 +205,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   answerWith(app, stages, (error: unknown, req: Request, res: Response, next: NextFunction) => {
     // As the agent's 405 (agent/http.go MethodNotAllowedError): the path's methods in Allow, joined by ",".
     if ((error as { status?: number })?.status === 405 && !res.headersSent) {
-      res.set("Allow", routes.endpointMethods(req.path).join(","));
+      res.set("Allow", allowedMethods(req.path).join(","));
     }
     renderError(error, req, res, next);
   });

@@ -193,10 +193,33 @@ describe("resolver", () => {
     expect(chain.Nodes["resolver:web.default.dc1"]!.Resolver!.ConnectTimeout).toBe("1m30s");
   });
 
-  it("falls back to 5s for a zero timeout; an existing entry is never Default", () => {
-    // The seed: Default is true only when no service-resolver entry exists for the service.
-    const chain = compile([resolver("web", { ConnectTimeout: "0s" })]);
-    expect(chain.Nodes["resolver:web.default.dc1"]).toStrictEqual(resolverNode("web.default.dc1"));
+  it("falls back to 5s for a zero timeout; an entry that sets nothing is still Default", () => {
+    // Consul: compile.go getResolverNode sets Default to resolver.IsDefault(), which is true when
+    // DefaultSubset, Subsets, Redirect, Failover and ConnectTimeout are all empty or zero
+    // (structs/config_entry_discoverychain.go). The seed says "true when no config entry exists",
+    // which such an entry does not contradict.
+    for (const entry of [
+      resolver("web", { ConnectTimeout: "0s" }),
+      resolver("web"),
+      resolver("web", { Subsets: {}, Failover: {}, Meta: { owner: "team-a" } }),
+    ]) {
+      const chain = compile([entry]);
+      expect(chain.Nodes["resolver:web.default.dc1"]).toStrictEqual(resolverNode("web.default.dc1", { Default: true }));
+    }
+  });
+
+  it("is not Default once the entry sets any of its routing fields", () => {
+    const entries: ServiceResolverEntry[] = [
+      resolver("web", { ConnectTimeout: "1s" }),
+      resolver("web", { Subsets: { v1: {} } }),
+      resolver("web", { DefaultSubset: "v1", Subsets: { v1: {} } }),
+      resolver("web", { Failover: { "*": { Datacenters: ["dc2"] } } }),
+      resolver("web", { Redirect: { Service: "web", Datacenter: "dc1" } }),
+    ];
+    for (const entry of entries) {
+      const node = Object.values(compile([entry]).Nodes)[0]!;
+      expect(node.Resolver!.Default, JSON.stringify(entry)).toBeUndefined();
+    }
   });
 
   it("resolves the default subset and exposes its definition on the target", () => {
@@ -622,8 +645,26 @@ describe("protocols", () => {
     expect(Object.keys(chain.Targets)).toEqual(["api.default.dc1"]);
   });
 
-  it("ignores a proxy-defaults protocol that is not a string", () => {
-    expect(compile([proxyDefaults({ Config: { protocol: 7 } as unknown as ProxyDefaultsEntry["Config"] })]).Protocol).toBe("tcp");
+  it("reads the proxy-defaults protocol as mapstructure.WeakDecode does", () => {
+    // compile.go recordServiceProtocol: WeakDecode of Config into a struct with a `protocol` field,
+    // errors ignored. Keys match in any case; numbers and booleans become text; other values nothing.
+    const protocolOf = (config: Record<string, unknown>) =>
+      compile([proxyDefaults({ Config: config as ProxyDefaultsEntry["Config"] })]).Protocol;
+    expect(protocolOf({ protocol: 7 })).toBe("7");
+    expect(protocolOf({ protocol: 1.5 })).toBe("1.5");
+    expect(protocolOf({ protocol: 1e21 })).toBe("1000000000000000000000");
+    expect(protocolOf({ protocol: 1e-7 })).toBe("0.0000001");
+    expect(protocolOf({ protocol: true })).toBe("1");
+    expect(protocolOf({ protocol: { http: true } })).toBe("tcp");
+    expect(protocolOf({ protocol: null })).toBe("tcp");
+    expect(protocolOf({ Protocol: "GRPC" })).toBe("grpc");
+    expect(protocolOf({ PROTOCOL: "http", protocol: "http2" })).toBe("http2");
+    expect(protocolOf({ protocol: "Kafka" })).toBe("kafka");
+  });
+
+  it("treats any protocol but http, http2 and grpc as tcp: no routers or splitters", () => {
+    const entries = [defaults("web", { Protocol: "redis" }), splitter("web", [{ Weight: 100, Service: "api" }]), defaults("api", { Protocol: "redis" })];
+    expect(compileError(entries)).toBe('discovery chain "web" uses a protocol "redis" that does not permit advanced routing or splitting behavior');
   });
 
   it("rejects a chain reaching a service with another protocol", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   EntryValidationError,
+  normalizeSplitWeight,
   translateEntryKeys,
   validateEntry,
 } from "../../server/mesh/domain/config-entry.ts";
@@ -166,8 +167,11 @@ describe("validateEntry: service-defaults and proxy-defaults", () => {
     expect((validateEntry(defaults({ Protocol: "HTTP2" })) as ServiceDefaultsEntry).Protocol).toBe("http2");
   });
 
-  it("rejects an unknown service-defaults Protocol", () => {
-    expectInvalid(defaults({ Protocol: "udp" }), 'Protocol "udp" is not one of tcp, http, http2, grpc');
+  it("takes any service-defaults Protocol, lower-cased", () => {
+    // ServiceConfigEntry.Normalize lower-cases it and its Validate checks nothing
+    // (structs/config_entry.go); the compiler treats what is not http, http2 or grpc as tcp.
+    expect((validateEntry(defaults({ Protocol: "UDP" })) as ServiceDefaultsEntry).Protocol).toBe("udp");
+    expect((validateEntry(defaults({ Protocol: "" })) as ServiceDefaultsEntry).Protocol).toBe("");
   });
 
   it("rejects an unknown MeshGateway.Mode", () => {
@@ -184,11 +188,13 @@ describe("validateEntry: service-defaults and proxy-defaults", () => {
     expect(validateEntry(proxy({ Namespace: "team-a" })).Namespace).toBe("default");
   });
 
-  it("checks and lower-cases Config.protocol, leaving other Config keys alone", () => {
-    expectInvalid(proxy({ Config: { protocol: "foo" } }), 'Config.protocol "foo" is not one of tcp, http, http2, grpc');
-    expectInvalid(proxy({ Config: { protocol: 5 } }), "Config.protocol 5 is not one of tcp, http, http2, grpc");
-    const out = validateEntry(proxy({ Config: { protocol: "GRPC", Other: "KEEP" } })) as ProxyDefaultsEntry;
-    expect(out.Config).toEqual({ protocol: "grpc", Other: "KEEP" });
+  it("keeps Config as written, protocol included, whatever its value", () => {
+    // ProxyConfigEntry.Normalize and Validate leave the opaque Config alone (structs/config_entry.go);
+    // the compiler reads and lower-cases its protocol.
+    for (const protocol of ["GRPC", "foo", 5, { nested: true }]) {
+      const out = validateEntry(proxy({ Config: { protocol, Other: "KEEP" } })) as ProxyDefaultsEntry;
+      expect(out.Config).toEqual({ protocol, Other: "KEEP" });
+    }
   });
 });
 
@@ -200,9 +206,11 @@ describe("validateEntry: service-resolver", () => {
   it("rejects subset names that are not DNS labels", () => {
     expectInvalid(
       resolver({ Subsets: { v1: {}, Bad_Name: {} } }),
-      'Subset "Bad_Name" is invalid: must be 63 characters or less, begin or end with lower case ' +
+      // validateServiceSubset's words (structs/config_entry_discoverychain.go).
+      'Subset "Bad_Name" is invalid: must be 63 characters or fewer, begin or end with lower case ' +
         "alphanumeric characters, and contain lower case alphanumeric characters or '-' in between",
     );
+    expectInvalid(resolver({ Subsets: { ["a".repeat(64)]: {} } }), `Subset "${"a".repeat(64)}" is invalid: must be non-empty and 63 characters or fewer`);
     for (const name of ["-v1", "v1-", "V1", "a".repeat(64)]) {
       expect(() => validateEntry(resolver({ Subsets: { [name]: {} } }))).toThrow(`Subset "${name}" is invalid`);
     }
@@ -293,7 +301,9 @@ describe("validateEntry: service-resolver", () => {
 
 describe("validateEntry: service-splitter", () => {
   it("requires at least one split", () => {
-    expectInvalid(splitter([]), "Splits: no splits configured");
+    // ServiceSplitterConfigEntry.Validate's words carry no field prefix.
+    expectInvalid(splitter([]), "no splits configured");
+    expectInvalid({ Kind: "service-splitter", Name: "web" } as ServiceSplitterEntry, "no splits configured");
   });
 
   it("requires each weight to be between 0 and 100", () => {
@@ -304,14 +314,14 @@ describe("validateEntry: service-splitter", () => {
   it("rejects the same destination twice, with an empty Service meaning the splitter's own", () => {
     expectInvalid(
       splitter([{ Weight: 50, ServiceSubset: "v1" }, { Weight: 50, Service: "web", ServiceSubset: "v1" }]),
-      'Splits[1]: split destination occurs more than once: service="web", subset="v1", namespace=""',
+      'split destination occurs more than once: service="web", subset="v1", namespace=""',
     );
   });
 
   it("requires the weights to add up to 100", () => {
     expectInvalid(
       splitter([{ Weight: 50, ServiceSubset: "v1" }, { Weight: 40, ServiceSubset: "v2" }]),
-      "Splits: the sum of all split weights must be 100, not 90.000000",
+      "the sum of all split weights must be 100, not 90.000000",
     );
   });
 
@@ -324,10 +334,22 @@ describe("validateEntry: service-splitter", () => {
     expect(() => validateEntry(splitter(thirds))).not.toThrow();
     // Each weight is rounded to two decimals before summing: 100.00 + 0.00.
     expect(() => validateEntry(splitter([{ Weight: 99.996 }, { Weight: 0.001, Service: "db" }]))).not.toThrow();
+    // Go prints the float32 sum with %f: its binary value to 6 decimals.
     expectInvalid(
       splitter([{ Weight: 99.99 }, { Weight: 0.02, Service: "db" }]),
-      "Splits: the sum of all split weights must be 100, not 100.010000",
+      "the sum of all split weights must be 100, not 100.010002",
     );
+  });
+
+  it("rounds each weight to 0.01 in float32 and keeps the rounded weight, as Normalize does", () => {
+    const out = validateEntry(splitter([{ Weight: 50.004, Service: "a" }, { Weight: 49.996 }, { Weight: 0, Service: "b" }])) as ServiceSplitterEntry;
+    expect(out.Splits!.map((s) => s.Weight)).toEqual([50, 50, 0]);
+    // float32(50.005) * 100 is 5000.5 in float32, which rounds up: 50.01 (in float64 it would be 50).
+    expect(normalizeSplitWeight(50.005)).toBe(50.01);
+    expect(normalizeSplitWeight(33.333)).toBe(33.33);
+    expect(normalizeSplitWeight(12.345)).toBe(12.35);
+    expect(normalizeSplitWeight(0.004)).toBe(0);
+    expect(Object.is(normalizeSplitWeight(-0.004), 0)).toBe(true);
   });
 });
 

@@ -87,6 +87,13 @@ describe("GET /discovery-chain/{service_name}", () => {
     });
   });
 
+  it("keeps Default for a resolver entry that sets nothing that changes resolution", async () => {
+    // Consul's compile.go getResolverNode: Default is the entry's IsDefault(), not "no entry exists".
+    await apply({ Kind: "service-resolver", Name: "web" }, { Kind: "service-resolver", Name: "api", ConnectTimeout: "0s" });
+    expect((await chain("web")).Nodes["resolver:web.default.dc1"]?.Resolver).toEqual({ ConnectTimeout: "5s", Target: "web.default.dc1", Default: true });
+    expect((await chain("api")).Nodes["resolver:api.default.dc1"]?.Resolver).toEqual({ ConnectTimeout: "5s", Target: "api.default.dc1", Default: true });
+  });
+
   it("lists failover targets, one per datacenter in order, keeping their targets but not their nodes", async () => {
     await apply({ Kind: "service-resolver", Name: "web", Failover: { "*": { Datacenters: ["dc3", "dc2"] } } });
     const c = await chain("web");
@@ -136,6 +143,27 @@ describe("GET /discovery-chain/{service_name}", () => {
     expect(c.Nodes["splitter:web"]?.Splits).toEqual([
       { Weight: 90, NextNode: "resolver:v1.web.default.dc1" },
       { Weight: 10, NextNode: "resolver:v2.web.default.dc1" },
+    ]);
+  });
+
+  it("stores and compiles weights rounded to 0.01, leaving a 0 weight out of the chain", async () => {
+    // Consul: ServiceSplitterConfigEntry.Normalize rounds each weight (NormalizeServiceSplitWeight)
+    // before it is stored; DiscoverySplit.Weight is `json:",omitempty"`.
+    await apply(
+      httpDefaults("web"),
+      { Kind: "service-resolver", Name: "web", Subsets: { v1: {}, v2: {}, v3: {} } },
+      {
+        Kind: "service-splitter",
+        Name: "web",
+        Splits: [{ Weight: 50.004, ServiceSubset: "v1" }, { Weight: 49.996, ServiceSubset: "v2" }, { Weight: 0, ServiceSubset: "v3" }],
+      },
+    );
+    const entry = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-splitter", name: "web" } } });
+    expect((entry.data as { Splits: { Weight: number }[] }).Splits.map((s) => s.Weight)).toEqual([50, 50, 0]);
+    expect((await chain("web")).Nodes["splitter:web"]?.Splits).toStrictEqual([
+      { Weight: 50, NextNode: "resolver:v1.web.default.dc1" },
+      { Weight: 50, NextNode: "resolver:v2.web.default.dc1" },
+      { NextNode: "resolver:v3.web.default.dc1" },
     ]);
   });
 
@@ -291,12 +319,16 @@ describe("POST /discovery-chain/{service_name} overrides", () => {
     expect(differentHash.CustomizationHash).not.toBe(c.CustomizationHash);
   });
 
-  it("refuses a bad override with 400 naming the field", async () => {
+  it("refuses a bad override with 400 in the endpoint's words", async () => {
     for (const [body, message] of [
       [{ OverrideConnectTimeout: "soon" }, /OverrideConnectTimeout: time: invalid duration "soon"/],
-      [{ OverrideProtocol: "udp" }, /OverrideProtocol must be equal to one of the allowed values/],
-      [{ OverrideMeshGateway: { Mode: "sideways" } }, /OverrideMeshGateway\.Mode must be equal to one of the allowed values/],
-      [{ Override: true }, /invalid config key "Override"/],
+      [{ override_connect_timeout: "soon" }, /OverrideConnectTimeout: time: invalid duration "soon"/],
+      // DiscoveryChainRead checks the mode after decoding and writes this text itself
+      // (agent/discovery_chain_endpoint.go); modes are exact (structs.ValidateMeshGatewayMode).
+      [{ OverrideMeshGateway: { Mode: "sideways" } }, /^Invalid OverrideMeshGateway\.Mode parameter$/],
+      [{ OverrideMeshGateway: { Mode: "LOCAL" } }, /^Invalid OverrideMeshGateway\.Mode parameter$/],
+      [{ override_mesh_gateway: { mode: "sideways" } }, /^Invalid OverrideMeshGateway\.Mode parameter$/],
+      [{ OverrideMeshGateway: { Mode: 5 } }, /^Invalid OverrideMeshGateway\.Mode parameter$/],
     ] as const) {
       const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
         params: { path: { service_name: "web" } },
@@ -305,5 +337,72 @@ describe("POST /discovery-chain/{service_name} overrides", () => {
       expect(response.status).toBe(400);
       expect(error).toMatch(message);
     }
+  });
+
+  it("takes any OverrideProtocol as given, dropping routers and splitters for one that is not L7", async () => {
+    // The endpoint does not check it; compile.go enables routing only for IsProtocolHTTPLike ones.
+    const c = await chainWith("web", { OverrideProtocol: "udp" });
+    expect(c.Protocol).toBe("udp");
+    expect(Object.values(c.Nodes).map((n) => n.Type)).toEqual(["resolver"]);
+    const upper = await chainWith("web", { OverrideProtocol: "HTTP" });
+    expect(upper.Protocol).toBe("HTTP");
+    expect(upper.StartNode).toBe("resolver:web.default.dc1");
+  });
+
+  it("reads snake_case keys and keys in any case, ignores unknown keys, and prefers the exact spelling", async () => {
+    // decodeDiscoveryChainReadRequest: TranslateKeys for the snake_case aliases, then mapstructure
+    // (case-insensitive keys, unused keys ignored); agent/discovery_chain_endpoint_test.go has the
+    // "POST: read modified chain with overrides (snake case)" case.
+    const camel = await chainWith("web", { OverrideConnectTimeout: "22s", OverrideProtocol: "grpc", OverrideMeshGateway: { Mode: "local" } });
+    const snake = await chainWith("web", { override_connect_timeout: "22s", override_protocol: "grpc", override_mesh_gateway: { mode: "local" } } as Overrides);
+    expect(snake).toEqual(camel);
+    expect(camel.Protocol).toBe("grpc");
+    expect(camel.Targets["v1.web.default.dc2"]?.MeshGateway).toEqual({ Mode: "local" });
+    const anyCase = await chainWith("web", { overrideconnecttimeout: "22s", OVERRIDEPROTOCOL: "grpc", OverrideMeshgateway: { MODE: "local", Other: 1 } } as Overrides);
+    expect(anyCase).toEqual(camel);
+    const ignored = await chainWith("web", { Override: true, EvaluateInDatacenter: "dc9", evaluate_in_datacenter: "dc9" } as Overrides);
+    expect(ignored).toEqual(await chain("web"));
+    const both = await chainWith("web", { OverrideProtocol: "tcp", override_protocol: "grpc" } as Overrides);
+    expect(both.Protocol).toBe("tcp");
+    // An alias beside its field is dropped unread, whatever its value (mapstructure leaves it unused).
+    expect(await chainWith("web", { OverrideProtocol: "", override_protocol: 42 } as unknown as Overrides)).toEqual(await chain("web"));
+    const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
+      params: { path: { service_name: "web" } },
+      body: { override_protocol: 42 } as unknown as Overrides,
+    });
+    expect(response.status).toBe(400);
+    expect(error).toBe("Request decoding failed: OverrideProtocol must be string");
+  });
+
+  it("refuses a request without a body, as the decoder meets EOF", async () => {
+    const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
+      params: { path: { service_name: "web" } },
+      body: undefined as unknown as Overrides,
+    });
+    expect(response.status).toBe(400);
+    expect(error).toBe("Request decoding failed: EOF");
+  });
+});
+
+describe("/discovery-chain/ without a service name", () => {
+  it("is refused with 400 Missing chain name, for GET and POST alike", async () => {
+    // DiscoveryChainRead takes everything after /v1/discovery-chain/ as the name and refuses an empty one.
+    const read = await mesh.client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: "" } } });
+    expect(read.response.status).toBe(400);
+    expect(read.error).toBe("Missing chain name");
+    const post = await mesh.client.POST("/discovery-chain/{service_name}", { params: { path: { service_name: "" } }, body: {} });
+    expect(post.response.status).toBe(400);
+    expect(post.error).toBe("Missing chain name");
+    // The handler parses the query before it looks at the name.
+    const badIndex = await mesh.client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: "" }, query: { index: "abc" as unknown as number } } });
+    expect(badIndex.response.status).toBe(400);
+    expect(badIndex.error).toBe("Invalid index");
+  });
+
+  it("answers another method with 405 and the endpoint's methods", async () => {
+    const response = await fetch(`${mesh.baseUrl}/discovery-chain/`, { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET,POST");
+    expect(await response.text()).toBe("method DELETE not allowed");
   });
 });

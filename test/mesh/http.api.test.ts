@@ -28,14 +28,11 @@ describe("content types", () => {
     }
   });
 
-  it("accepts a POST without a body", async () => {
-    const response = await fetch(`${mesh.baseUrl}/discovery-chain/web`, { method: "POST" });
-    expect(response.status).toBe(200);
-  });
-
-  it("refuses a write without a body, as the real decoder does", async () => {
-    for (const path of ["/config", "/acl/token"]) {
-      const response = await fetch(`${mesh.baseUrl}${path}`, { method: "PUT" });
+  it("refuses a write, or a chain POST, without a body, as the real decoder does", async () => {
+    // The chain POST too: DiscoveryChainRead decodes the body with decodeBody, which meets EOF on an
+    // empty one (agent/discovery_chain_endpoint.go, lib.DecodeJSON).
+    for (const [method, path] of [["PUT", "/config"], ["PUT", "/acl/token"], ["POST", "/discovery-chain/web"]] as const) {
+      const response = await fetch(`${mesh.baseUrl}${path}`, { method });
       expect(response.status).toBe(400);
       expect(await response.text()).toBe("Request decoding failed: EOF");
     }

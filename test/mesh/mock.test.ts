@@ -104,7 +104,7 @@ describe("Prism mock of the mesh API", () => {
   });
 
   it("refuses a request the description forbids with the documented 400, as the reference server does", async () => {
-    const { response, error } = await client.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "udp" } as never });
+    const { response, error } = await client.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: 5 } as never });
     expect(response.status).toBe(400);
     expect(check("/config", "put", 400, response.headers.get("content-type") ?? "", error)).toEqual([]);
   });

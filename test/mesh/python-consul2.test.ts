@@ -177,7 +177,7 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     // Configuration entries.
     expect(valueOf(out, "config.put")).toBe(true);
     expect(valueOf(out, "config.put splitter")).toBe(true);
-    expect(errorOf(out, "config.put bad weights")).toEqual(["ConsulException", "500 Splits: the sum of all split weights must be 100, not 90.000000"]);
+    expect(errorOf(out, "config.put bad weights")).toEqual(["ConsulException", "500 the sum of all split weights must be 100, not 90.000000"]);
     expect(errorOf(out, "config.put unknown key")).toEqual(["BadRequest", '400 Request decoding failed: invalid config key "Timeout"']);
     expect(valueOf(out, "config.put dc")).toBe(true);
     expect(errorOf(out, "config.put other dc")).toEqual(["ConsulException", "500 No path to datacenter"]);

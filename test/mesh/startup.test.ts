@@ -32,7 +32,7 @@ describe("MESH_CONFIG_FILE", () => {
   it("refuses to start on an invalid entry, naming it and the field", () => {
     const config = file("bad.json", JSON.stringify([{ Kind: "service-splitter", Name: "web", Splits: [{ Weight: 60 }] }]));
     expect(() => createMeshApp(meshOptionsFromEnv({ MESH_CONFIG_FILE: config }))).toThrow(
-      "configuration entry [0] (service-splitter web): Splits: the sum of all split weights must be 100, not 60.000000",
+      "configuration entry [0] (service-splitter web): the sum of all split weights must be 100, not 60.000000",
     );
   });
 

@@ -219,7 +219,7 @@ class ChainCompiler {
     // reported by detectCircularReferences) instead of recursing forever.
     this.recordNode(node);
 
-    for (const split of splitter.Splits) {
+    for (const split of splitter.Splits ?? []) {
       const splitService = split.Service || service;
       const splitNamespace = split.Namespace || namespace;
       const sameService = splitService === service && splitNamespace === namespace;
@@ -465,10 +465,7 @@ class ChainCompiler {
     const serviceDefaults = this.entries.serviceDefaults(namespace, service);
     // As in Consul, a service-defaults entry decides even when it leaves Protocol unset.
     let protocol: string | undefined = serviceDefaults?.Protocol;
-    if (serviceDefaults === undefined) {
-      const configured = this.entries.proxyDefaults()?.Config?.["protocol"];
-      if (typeof configured === "string") protocol = configured;
-    }
+    if (serviceDefaults === undefined) protocol = proxyConfigProtocol(this.entries.proxyDefaults()?.Config);
     return protocol ? protocol.toLowerCase() : "tcp";
   }
 
@@ -504,7 +501,7 @@ class ChainCompiler {
           if (next.Type !== "splitter") return [split];
           changed = true;
           return next.Splits!.map((inner) => ({
-            Weight: effectiveWeight(split.Weight, inner.Weight),
+            Weight: effectiveWeight(split.Weight ?? 0, inner.Weight ?? 0),
             NextNode: inner.NextNode,
           }));
         });
@@ -569,9 +566,50 @@ class ChainCompiler {
   }
 }
 
-/** The seed's rule: a resolver is Default only when no service-resolver entry exists for it. */
+/**
+ * A resolver is Default when there is no entry, or its entry sets none of the fields that change
+ * resolution (as Consul's ServiceResolverConfigEntry.IsDefault, structs/config_entry_discoverychain.go,
+ * which compile.go getResolverNode copies into the node): an entry with only Meta, empty maps or a
+ * zero ConnectTimeout still is.
+ */
 function isDefaultResolver(resolver: ServiceResolverEntry | undefined): boolean {
-  return resolver === undefined;
+  if (resolver === undefined) return true;
+  return (
+    !resolver.DefaultSubset &&
+    Object.keys(resolver.Subsets ?? {}).length === 0 &&
+    resolver.Redirect === undefined &&
+    Object.keys(resolver.Failover ?? {}).length === 0 &&
+    (resolver.ConnectTimeout === undefined || parseDuration(resolver.ConnectTimeout) === 0)
+  );
+}
+
+/**
+ * `protocol` of the opaque proxy-defaults Config as Consul's compiler reads it: mapstructure.WeakDecode
+ * into a struct with a `protocol` field, errors ignored (compile.go recordServiceProtocol). The key
+ * matches in any case (the exact one first); numbers and booleans become strings; anything else is
+ * no protocol, hence tcp.
+ */
+function proxyConfigProtocol(config: Record<string, unknown> | undefined): string {
+  if (!config) return "";
+  const key = Object.hasOwn(config, "protocol") ? "protocol" : Object.keys(config).find((k) => k.toLowerCase() === "protocol");
+  const value = key === undefined ? undefined : config[key];
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "1" : "0";
+  if (typeof value === "number") return goFormatFloat(value);
+  return "";
+}
+
+/** strconv.FormatFloat(f, 'f', -1, 64): the shortest digits, never an exponent. */
+function goFormatFloat(value: number): string {
+  const text = String(value);
+  if (!text.includes("e")) return text;
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace(/^-/, "").replace(".", "");
+  const point = 1 + Number(exponentText);
+  const body =
+    point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return (negative ? "-" : "") + body;
 }
 
 function defaultRoute(service: string, namespace: string): ServiceRoute {
@@ -614,7 +652,8 @@ function outputNode(node: DiscoveryGraphNode): DiscoveryGraphNode {
     out.Routes = node.Routes.map((r) => ({ Definition: r.Definition, NextNode: r.NextNode }));
   }
   if (node.Splits) {
-    out.Splits = node.Splits.map((s) => ({ Weight: s.Weight, NextNode: s.NextNode }));
+    // DiscoverySplit.Weight is `json:",omitempty"` (structs/discovery_chain.go): a 0 weight is left out.
+    out.Splits = node.Splits.map((s) => (s.Weight === 0 ? { NextNode: s.NextNode } : { Weight: s.Weight, NextNode: s.NextNode }));
   }
   if (node.Resolver) {
     const { ConnectTimeout, Target, Default, Failover } = node.Resolver;

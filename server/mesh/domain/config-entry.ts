@@ -3,7 +3,7 @@
 //    canonical CamelCase one, so the strict OpenAPI schema validator can run afterwards;
 // 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
 import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
-import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROTOCOLS, PROXY_DEFAULTS_NAME } from "./entries.ts";
+import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROXY_DEFAULTS_NAME } from "./entries.ts";
 import { DurationInputError, durationText } from "./durations.ts";
 import type {
   ConfigEntry,
@@ -12,7 +12,6 @@ import type {
   HeaderMatch,
   HttpRouteMatch,
   MeshGatewayConfig,
-  Protocol,
   ProxyDefaultsEntry,
   QueryParamMatch,
   RouteDestination,
@@ -105,8 +104,8 @@ export function translateEntryKeys(raw: unknown): unknown {
 }
 
 /**
- * What the decoder does before schema validation: canonical keys, and protocols lower-cased
- * (the real system accepts `HTTP` and stores `http`).
+ * What the decoder does before schema validation: canonical keys, and the service-defaults protocol
+ * lower-cased (the real system accepts `HTTP` and stores `http`; proxy-defaults `Config` stays as written).
  */
 export function normalizeEntryInput(raw: unknown): unknown {
   const entry = translateEntryKeys(raw);
@@ -123,8 +122,6 @@ export function normalizeEntryInput(raw: unknown): unknown {
     });
   }
   if (entry.ConnectTimeout === undefined) delete entry.ConnectTimeout;
-  const config = entry.Config;
-  if (isPlainObject(config) && typeof config.protocol === "string") config.protocol = config.protocol.toLowerCase();
   return entry;
 }
 
@@ -308,14 +305,6 @@ function checkDuration(field: string, text: string): string {
 }
 
 /** Protocols are accepted in any case and stored lower-case. */
-function checkProtocol(field: string, value: unknown): Protocol {
-  const lower = typeof value === "string" ? value.toLowerCase() : value;
-  if (!(PROTOCOLS as readonly unknown[]).includes(lower)) {
-    fail(`${field} ${q(value)} is not one of ${PROTOCOLS.join(", ")}`);
-  }
-  return lower as Protocol;
-}
-
 const MESH_GATEWAY_MODES: readonly string[] = ["", "none", "local", "remote"];
 
 function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
@@ -328,7 +317,9 @@ function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
 // --- service-defaults / proxy-defaults -----------------------------------------------------
 
 function validateServiceDefaults(e: ServiceDefaultsEntry): void {
-  if (e.Protocol !== undefined) e.Protocol = checkProtocol("Protocol", e.Protocol);
+  // Any protocol is taken and stored lower-cased (ServiceConfigEntry.Normalize; its Validate checks
+  // nothing): the compiler treats every protocol but http, http2 and grpc as it treats tcp.
+  if (typeof e.Protocol === "string") e.Protocol = e.Protocol.toLowerCase();
   checkMeshGateway(e.MeshGateway);
 }
 
@@ -338,10 +329,8 @@ function validateProxyDefaults(e: ProxyDefaultsEntry): void {
   }
   // There is a single, global proxy-defaults entry; it lives in the default namespace.
   e.Namespace = DEFAULT_NAMESPACE;
-  // Only the exact key `protocol` is read by the chain compiler, so only it is checked.
-  if (e.Config && Object.hasOwn(e.Config, "protocol")) {
-    e.Config.protocol = checkProtocol("Config.protocol", e.Config.protocol);
-  }
+  // Config is opaque and kept as written, `protocol` included (ProxyConfigEntry.Normalize and
+  // Validate leave it alone); the compiler reads and lower-cases it.
   checkMeshGateway(e.MeshGateway);
 }
 
@@ -366,11 +355,13 @@ function validateResolver(e: ServiceResolverEntry): void {
   }
 }
 
+/** validateServiceSubset's two words (structs/config_entry_discoverychain.go), length first. */
 function checkSubsetName(name: string): void {
   if (name === "") fail("Subset defined with empty name");
-  if (name.length > 63 || !SUBSET_NAME.test(name)) {
+  if (name.length > 63) fail(`Subset ${q(name)} is invalid: must be non-empty and 63 characters or fewer`);
+  if (!SUBSET_NAME.test(name)) {
     fail(
-      `Subset ${q(name)} is invalid: must be 63 characters or less, begin or end with lower case ` +
+      `Subset ${q(name)} is invalid: must be 63 characters or fewer, begin or end with lower case ` +
         `alphanumeric characters, and contain lower case alphanumeric characters or '-' in between`,
     );
   }
@@ -417,7 +408,11 @@ function checkFailover(
 
 function validateSplitter(e: ServiceSplitterEntry): void {
   const splits = e.Splits ?? [];
-  if (splits.length === 0) fail("Splits: no splits configured");
+  // Consul's ServiceSplitterConfigEntry.Normalize rounds every weight to 0.01 before Validate runs
+  // and before the entry is stored, so reads and chains show the rounded weight.
+  for (const split of splits) split.Weight = normalizeSplitWeight(split.Weight);
+  // Validate's words, without a field prefix (structs/config_entry_discoverychain.go).
+  if (splits.length === 0) fail("no splits configured");
   splits.forEach(checkSplitWeight);
   checkUniqueSplitDestinations(e.Name, splits);
   checkSplitWeightSum(splits);
@@ -431,26 +426,48 @@ function checkSplitWeight(split: ServiceSplit, i: number): void {
 
 function checkUniqueSplitDestinations(name: string, splits: ServiceSplit[]): void {
   const seen = new Set<string>();
-  splits.forEach((split, i) => {
+  for (const split of splits) {
     // An empty Service means the splitter's own service.
     const dest = [split.Service || name, split.ServiceSubset ?? "", split.Namespace ?? ""] as const;
     const key = JSON.stringify(dest);
     if (seen.has(key)) {
-      fail(
-        `Splits[${i}]: split destination occurs more than once: ` +
-          `service=${q(dest[0])}, subset=${q(dest[1])}, namespace=${q(dest[2])}`,
-      );
+      fail(`split destination occurs more than once: service=${q(dest[0])}, subset=${q(dest[1])}, namespace=${q(dest[2])}`);
     }
     seen.add(key);
-  });
+  }
 }
 
-/** Weights are compared at two-decimal precision, as Consul does, so 33.33 + 33.33 + 33.34 is 100. */
+/**
+ * Weights are compared in hundredths, as Consul does, so 33.33 + 33.33 + 33.34 is 100. Go prints the
+ * float32 sum with %f, which shows its binary value to 6 decimals (100.01 reads 100.010002).
+ */
 function checkSplitWeightSum(splits: ServiceSplit[]): void {
-  const scaledSum = splits.reduce((sum, split) => sum + Math.round(split.Weight * 100), 0);
+  const scaledSum = splits.reduce((sum, split) => sum + scaleSplitWeight(split.Weight), 0);
   if (scaledSum !== 100 * 100) {
-    fail(`Splits: the sum of all split weights must be 100, not ${(scaledSum / 100).toFixed(6)}`);
+    fail(`the sum of all split weights must be 100, not ${Math.fround(scaledSum / 100).toFixed(6)}`);
   }
+}
+
+/** Go's math.Round: halves away from zero (Math.round takes them up); never -0. */
+const goRound = (x: number): number => Math.sign(x) * Math.round(Math.abs(x)) + 0;
+
+/** Consul's scaleWeight: hundredths of the float32 weight, multiplied in float32. */
+function scaleSplitWeight(weight: number): number {
+  return goRound(Math.fround(Math.fround(weight) * 100));
+}
+
+/**
+ * Consul's NormalizeServiceSplitWeight (float32(scaled) / 100, in float32), as the shortest decimal
+ * that reads back as that float32: what Go's JSON encoder writes for a float32.
+ */
+export function normalizeSplitWeight(weight: number): number {
+  const f32 = Math.fround(Math.fround(scaleSplitWeight(weight)) / 100);
+  if (!Number.isFinite(f32)) return f32;
+  for (let digits = 1; digits < 9; digits++) {
+    const shortest = Number(f32.toPrecision(digits));
+    if (Math.fround(shortest) === f32) return shortest;
+  }
+  return Number(f32.toPrecision(9));
 }
 
 // --- service-router ------------------------------------------------------------------------

@@ -10,9 +10,6 @@ export const ENTRY_KINDS = [
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
-export const PROTOCOLS = ["tcp", "http", "http2", "grpc"] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
-
 // The wire shapes come from the description (generated/mesh/schema.ts). Once decoded, durations
 // are Go duration strings (numbers of nanoseconds are converted by the decoder), so the duration
 // fields are narrowed to string here; everything else is the described type itself.

@@ -1,0 +1,58 @@
+// The body of POST /v1/discovery-chain/{service} as the real agent decodes it
+// (agent/discovery_chain_endpoint.go decodeDiscoveryChainReadRequest): lib.TranslateKeys turns the
+// snake_case spellings into the field names, then mapstructure fills the three override fields,
+// matching keys in any case and ignoring every key it has no field for.
+
+const FIELDS = [
+  { name: "OverrideMeshGateway", alias: "override_mesh_gateway" },
+  { name: "OverrideProtocol", alias: "override_protocol" },
+  { name: "OverrideConnectTimeout", alias: "override_connect_timeout" },
+] as const;
+
+/** The answer for a mode that is not one of the known ones (DiscoveryChainRead writes it itself). */
+export const BAD_MESH_GATEWAY_MODE = "Invalid OverrideMeshGateway.Mode parameter";
+
+/** structs.ValidateMeshGatewayMode: the empty mode is the default, the others exact. */
+const MESH_GATEWAY_MODES: ReadonlySet<string> = new Set(["", "none", "local", "remote"]);
+
+/**
+ * The override fields under their own names; other keys dropped. The exact field name wins, then any
+ * other spelling in another case, then the snake_case alias (TranslateKeys keeps a key already given
+ * in the canonical spelling over its alias). Values are left as they are, for the description's
+ * validator to type-check; only OverrideMeshGateway is rebuilt (its `Mode`, in any case).
+ */
+export function decodeChainOverrides(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const members = body as Record<string, unknown>;
+  const keys = Object.keys(members);
+  const decoded: Record<string, unknown> = {};
+  for (const { name, alias } of FIELDS) {
+    const key =
+      (Object.hasOwn(members, name) ? name : undefined) ??
+      keys.find((k) => k.toLowerCase() === name.toLowerCase()) ??
+      keys.find((k) => k.toLowerCase() === alias);
+    if (key === undefined) continue;
+    const value = members[key];
+    decoded[name] = name === "OverrideMeshGateway" ? meshGateway(value) : value;
+  }
+  return decoded;
+}
+
+function meshGateway(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const members = value as Record<string, unknown>;
+  const key = Object.hasOwn(members, "Mode") ? "Mode" : Object.keys(members).find((k) => k.toLowerCase() === "mode");
+  return key === undefined ? {} : { Mode: members[key] };
+}
+
+/**
+ * The mode check DiscoveryChainRead makes after decoding: a mode that is not one of the known ones
+ * (in their exact spelling) is refused; anything but a string is not one of them either.
+ */
+export function meshGatewayModeProblem(decoded: unknown): string | undefined {
+  const gateway = (decoded as { OverrideMeshGateway?: unknown } | undefined)?.OverrideMeshGateway;
+  if (typeof gateway !== "object" || gateway === null) return undefined;
+  const mode = (gateway as { Mode?: unknown }).Mode;
+  if (mode === undefined || mode === null) return undefined;
+  return typeof mode === "string" && MESH_GATEWAY_MODES.has(mode) ? undefined : BAD_MESH_GATEWAY_MODE;
+}
