@@ -65,6 +65,8 @@ export const operationTable = {
   "writeCloudCredentialsRole": { method: "post", path: "/aws/roles/{name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 204, 400, 403, 413, 431, 503] },
   "deleteCloudCredentialsRole": { method: "delete", path: "/aws/roles/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [204, 400, 403, 404, 431, 503] },
   "generateCloudCredentials": { method: "get", path: "/aws/creds/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
+  "generateCloudCredentialsWithParameters": { method: "post", path: "/aws/creds/{name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
+  "generateCloudStsCredentialsWithQuery": { method: "get", path: "/aws/sts/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "generateCloudStsCredentials": { method: "put", path: "/aws/sts/{name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
   "configureDiscoveryTokenAccess": { method: "post", path: "/consul/config/access", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [204, 400, 403, 413, 431, 503] },
   "listDiscoveryTokenRoles": { method: "get", path: "/consul/roles", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 404, 405, 431, 503] },

@@ -1291,7 +1291,9 @@ export interface paths {
          *     setup fails half-way is deleted again, so a refused request leaves nothing behind.
          *
          *     Legacy roles (written with `policy` or `arn`) issue only `iam_user` credentials here and only STS
-         *     credentials through `PUT /sts/{name}`. Other roles issue the same credentials through both.
+         *     credentials through `/sts/{name}`. Other roles issue the same credentials through both.
+         *
+         *     `POST /creds/{name}` (or `PUT`) is the same with the parameters in a JSON body.
          *
          *     Refused with `400`: a role that does not exist (`Role "<name>" not found`); a role without a
          *     credential type (`unknown credential_type: ""`, a role with `invalid_data`); a `role_arn` the role
@@ -1301,7 +1303,13 @@ export interface paths {
          */
         get: operations["generateCloudCredentials"];
         put?: never;
-        post?: never;
+        /**
+         * Generate credentials from a role, parameters in the body
+         * @description The same as `GET /creds/{name}`, with `role_arn`, `role_session_name` and `ttl` in the body
+         *     instead of the query (`PUT` does the same). It needs the `update` capability on the path instead
+         *     of `read`.
+         */
+        post: operations["generateCloudCredentialsWithParameters"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1322,10 +1330,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Generate STS credentials from a role, parameters in the query
+         * @description The same as `PUT /sts/{name}`, with `role_arn`, `role_session_name` and `ttl` in the query
+         *     instead of the body. It needs the `read` capability on the path instead of `update`.
+         */
+        get: operations["generateCloudStsCredentialsWithQuery"];
         /**
          * Generate STS credentials from a role
-         * @description The same as `GET /creds/{name}` with the parameters in the body, except for legacy roles (written
+         * @description The same as `GET /creds/{name}` with the parameters in the body (`POST` does the same; `GET
+         *     /sts/{name}` takes them in the query), except for legacy roles (written
          *     with `policy` or `arn`): through this path they issue only STS credentials, `federation_token`
          *     for a legacy policy document and `assumed_role` for a legacy role ARN, and an `iam_user` legacy
          *     role is refused (`attempted to retrieve iam_user credentials through the sts path; this is not
@@ -2992,6 +3006,19 @@ export interface components {
          * @example deploy
          */
         CloudCredentialsRoleName: string;
+        /**
+         * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
+         * @example arn:aws:iam::123456789012:role/deploy
+         */
+        CloudCredentialsRoleArnQuery: string;
+        /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
+        CloudCredentialsRoleSessionNameQuery: string;
+        /**
+         * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
+         *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+         * @example 15m
+         */
+        CloudCredentialsTtlQuery: string;
         /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
         DiscoveryTokenList: "true";
         /**
@@ -4893,15 +4920,15 @@ export interface operations {
                  * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
                  * @example arn:aws:iam::123456789012:role/deploy
                  */
-                role_arn?: string;
+                role_arn?: components["parameters"]["CloudCredentialsRoleArnQuery"];
                 /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
-                role_session_name?: string;
+                role_session_name?: components["parameters"]["CloudCredentialsRoleSessionNameQuery"];
                 /**
                  * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
                  *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
                  * @example 15m
                  */
-                ttl?: string;
+                ttl?: components["parameters"]["CloudCredentialsTtlQuery"];
             };
             header?: never;
             path: {
@@ -4917,6 +4944,103 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description New credentials, with their lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsResponse"];
+                };
+            };
+            /** @description The role does not exist, cannot issue these credentials, or the provider refused them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateCloudCredentialsWithParameters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CloudCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description New credentials, with their lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsResponse"];
+                };
+            };
+            /** @description The role does not exist, cannot issue these credentials, or the provider refused them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateCloudStsCredentialsWithQuery: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
+                 * @example arn:aws:iam::123456789012:role/deploy
+                 */
+                role_arn?: components["parameters"]["CloudCredentialsRoleArnQuery"];
+                /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
+                role_session_name?: components["parameters"]["CloudCredentialsRoleSessionNameQuery"];
+                /**
+                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
+                 *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+                 * @example 15m
+                 */
+                ttl?: components["parameters"]["CloudCredentialsTtlQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description New STS credentials (or IAM-user credentials for a non-legacy IAM-user role), with their lease. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -171,6 +171,13 @@ describe("cloud credentials engine (builtin/logical/aws)", () => {
     const issued = (await vault.write("aws/sts/deploy", { ttl: "15m" })) as Answer;
     expect(issued).toMatchObject({ renewable: false, lease_duration: 900 });
   });
+
+  it("path_user.go: read and update on both paths (pathUser registers both on pathCredsRead): /sts read with a query, /creds written with a body", async () => {
+    const read = (await vault.read("aws/sts/deploy?ttl=1000")) as Answer;
+    expect(read).toMatchObject({ renewable: false, lease_duration: 1000, lease_id: expect.stringMatching(/^aws\/sts\/deploy\//) });
+    const written = (await vault.write("aws/creds/deploy", { ttl: "20m" })) as Answer;
+    expect(written).toMatchObject({ renewable: false, lease_duration: 1200, lease_id: expect.stringMatching(/^aws\/creds\/deploy\//) });
+  });
 });
 
 describe("discovery-token engine (builtin/logical/consul)", () => {
