@@ -1209,12 +1209,12 @@ export interface paths {
          *     - `user_path` only with `iam_user` (`user_path parameter only valid for iam_user credential
          *       type`) and of the form `^\/([\x21-\x7F]{0,510}\/)?$`;
          *     - `permissions_boundary_arn` only with `iam_user` (`cannot supply permissions_boundary_arn when
-         *       credential_type isn't iam_user`) and a policy ARN (`invalid permissions_boundary_arn parameter:
-         *       ...`);
+         *       credential_type isn't iam_user`) and an ARN of the `iam` service whose resource starts with
+         *       `policy/` (`invalid permissions_boundary_arn parameter: arn: invalid prefix`, `...: expected a
+         *       service of iam but got <service>`, `...: expected a resource type of policy but got
+         *       <resource>`);
          *     - `policy_document` must be JSON (`cannot parse policy document: "<document>"`); `iam_tags`
-         *       entries must be `key=value` with a key (`invalid key pair "<entry>"`); `role_arns` must be role
-         *       ARNs and `policy_arns` policy ARNs (`invalid role_arns entry "<arn>": ...`), a check the real
-         *       system leaves to the provider, made here so that a typo shows at once;
+         *       entries must be `key=value` with a key (`invalid key pair "<entry>"`);
          *     - the legacy parameters: `policy` and `arn` not together (`only one of policy or arn should be
          *       provided`) nor with any parameter above (`cannot supply deprecated role or policy parameters
          *       with <parameter>`); `policy` must be JSON and `arn` the ARN of a policy or a role (`unable to
@@ -1228,7 +1228,8 @@ export interface paths {
          *
          *     Lists (`role_arns`, `policy_arns`, `iam_groups`) are a JSON array or a comma-separated string;
          *     `iam_tags` a JSON object, or `key=value` strings; durations seconds or a duration string. Whether
-         *     the groups, policies and roles exist in the provider is checked when credentials are requested.
+         *     the groups, policies and roles exist in the provider, and the form of the `role_arns` and
+         *     `policy_arns` entries, are checked by the provider when credentials are requested.
          */
         post: operations["writeCloudCredentialsRole"];
         /**

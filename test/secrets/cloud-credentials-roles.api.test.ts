@@ -119,8 +119,8 @@ describe("writing and reading roles", () => {
       ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:s3:::b" }, ["invalid permissions_boundary_arn parameter: expected a service of iam but got s3"]],
       ["new", { credential_type: "iam_user", policy_document: "{not json" }, ['cannot parse policy document: "{not json"']],
       ["new", { credential_type: "iam_user", policy_arns: READONLY, iam_tags: ["novalue"] }, ['invalid key pair "novalue"']],
-      ["new", { credential_type: "iam_user", policy_arns: "ReadOnlyAccess" }, ['invalid policy_arns entry "ReadOnlyAccess": arn: invalid prefix']],
-      ["keep", { role_arns: "arn:aws:iam::123456789012:user/bob" }, ['invalid role_arns entry "arn:aws:iam::123456789012:user/bob": expected a resource type of role but got user/bob']],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "boundary" }, ["invalid permissions_boundary_arn parameter: arn: invalid prefix"]],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:iam::123456789012:user/x" }, ["invalid permissions_boundary_arn parameter: expected a resource type of policy but got user/x"]],
       ["keep", { max_sts_ttl: "forever" }, ['invalid duration for max_sts_ttl: time: invalid duration "forever"']],
       ["keep", { default_sts_ttl: -1 }, ["invalid duration for default_sts_ttl: -1 is negative"]],
       ["new", { policy: DOC, arn: ROLE_ARN }, ["only one of policy or arn should be provided"]],
@@ -143,6 +143,18 @@ describe("writing and reading roles", () => {
     expect(server.secrets.cluster.storage.index()).toBe(index);
     expect(ok(await read("keep")).data).toEqual(before);
     expect((await read("new")).response.status).toBe(404);
+  });
+
+  // The real engine's validate() (builtin/logical/aws/path_roles.go) checks no ARN form in role_arns
+  // or policy_arns, and of permissions_boundary_arn only the service and resource type
+  // (validateAWSManagedPolicy): the provider refuses the rest when credentials are requested.
+  it("takes role_arns and policy_arns of any form; the provider refuses them when credentials are requested", async () => {
+    expect((await write("any-arns", { credential_type: "assumed_role", role_arns: "arn:aws:iam::123456789012:user/bob,deploy" })).response.status).toBe(204);
+    expect(ok(await read("any-arns")).data.role_arns).toEqual(["arn:aws:iam::123456789012:user/bob", "deploy"]);
+    expect((await write("any-policies", { credential_type: "iam_user", policy_arns: "ReadOnlyAccess" })).response.status).toBe(204);
+    expect(ok(await read("any-policies")).data.policy_arns).toEqual(["ReadOnlyAccess"]);
+    // Of a boundary, the account and the name are not checked either.
+    expect((await write("any-boundary", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:iam::x:policy/" })).response.status).toBe(204);
   });
 
   it("refuses role names outside the pattern with 400", async () => {

@@ -1,7 +1,7 @@
 // Roles of the cloud credentials engine: how a write is read and merged into the stored role, the
 // rules a role must follow, the upgrade of entries stored by earlier versions (legacy `policy`/`arn`
 // roles), and the read shape. Pure: no storage, no provider.
-import { compactJson, parseArn, policyArnProblem, roleArnProblem } from "./arns.ts";
+import { compactJson, managedPolicyArnProblem, parseArn } from "./arns.ts";
 import { parseDurationSeconds } from "../../../shared/go-duration.ts";
 import type { components } from "../../../../generated/secrets/schema.ts";
 import type { BodyRead } from "../../wire.ts";
@@ -153,25 +153,24 @@ export function roleProblems(role: RoleEntry): string[] {
   }
   if (role.permissions_boundary_arn !== "") {
     if (!hasType("iam_user")) problems.push("cannot supply permissions_boundary_arn when credential_type isn't iam_user");
-    const problem = policyArnProblem(role.permissions_boundary_arn);
+    const problem = managedPolicyArnProblem(role.permissions_boundary_arn);
     if (problem) problems.push(`invalid permissions_boundary_arn parameter: ${problem}`);
   }
   if (role.role_arns.length > 0 && !hasType("assumed_role")) problems.push("cannot supply role_arns when credential_type isn't assumed_role");
-  // The seed's rules, which the real engine checks only when credentials are requested.
+  // The seed's rules, stated in its role parameter table (`role_arns` "required for assumed_role";
+  // "for iam_user or federation_token at least one of policy_arns or policy_document is required"),
+  // kept because the seed is explicit where it is: the real engine's validate()
+  // (builtin/logical/aws/path_roles.go) has neither, and accepts an iam_user role with only
+  // iam_groups (its backend_test.go, TestBackend_iamUserGroups).
   if (hasType("assumed_role") && role.role_arns.length === 0) problems.push("must specify at least one of role_arns with assumed_role credential_type");
   for (const type of ["iam_user", "federation_token"]) {
     if (hasType(type) && role.policy_arns.length === 0 && role.policy_document === "") {
       problems.push(`must specify at least one of policy_arns or policy_document with ${type} credential_type`);
     }
   }
-  for (const arn of role.role_arns) {
-    const problem = roleArnProblem(arn);
-    if (problem) problems.push(`invalid role_arns entry ${JSON.stringify(arn)}: ${problem}`);
-  }
-  for (const arn of role.policy_arns) {
-    const problem = policyArnProblem(arn);
-    if (problem) problems.push(`invalid policy_arns entry ${JSON.stringify(arn)}: ${problem}`);
-  }
+  // Neither `role_arns` nor `policy_arns` entries are checked for their form (the real engine's
+  // validate() in builtin/logical/aws/path_roles.go checks neither; the seed says nothing of it): the
+  // provider refuses what it does not know when credentials are requested.
   return problems;
 }
 
