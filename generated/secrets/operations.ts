@@ -57,7 +57,7 @@ export const operationTable = {
   "readPerformanceSecondaryDynamicFilter": { method: "get", path: "/sys/replication/performance/secondary/dynamic-filter/{id}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "readCloudCredentialsRootConfig": { method: "get", path: "/aws/config/root", bodyRequired: false, requestMediaTypes: [], statuses: [200, 403, 404, 431, 503] },
   "writeCloudCredentialsRootConfig": { method: "post", path: "/aws/config/root", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [204, 400, 403, 413, 431, 503] },
-  "rotateCloudCredentialsRoot": { method: "post", path: "/aws/config/rotate-root", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 413, 431, 503] },
+  "rotateCloudCredentialsRoot": { method: "post", path: "/aws/config/rotate-root", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 413, 431, 500, 503] },
   "readCloudCredentialsLeaseConfig": { method: "get", path: "/aws/config/lease", bodyRequired: false, requestMediaTypes: [], statuses: [200, 403, 404, 431, 503] },
   "writeCloudCredentialsLeaseConfig": { method: "post", path: "/aws/config/lease", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [204, 400, 403, 413, 431, 503] },
   "listCloudCredentialsRoles": { method: "get", path: "/aws/roles", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 404, 405, 431, 503] },

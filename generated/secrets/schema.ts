@@ -1093,15 +1093,22 @@ export interface paths {
          *     its secret) as the root configuration, and deletes the old key. The answer carries the new access
          *     key id; the new secret is never returned.
          *
-         *     Refused with `400`, and nothing changes:
-         *     - without configuration (`no configuration found for config/root`) or without static keys in it
-         *       (`Cannot call config/rotate-root when either access_key or secret_key is empty`): rotation
-         *       works only with static credentials;
+         *     Refused with `400` when the configuration has no static keys (`Cannot call config/rotate-root
+         *     when either access_key or secret_key is empty`): rotation works only with static credentials.
+         *
+         *     Fails with `500`, the message in the form `1 error occurred:\n\t* <message>\n\n`:
+         *     - without configuration (`no configuration found for config/root`), or with only one of the two
+         *       keys (`static cloud client credentials haven't been properly configured (the access key or
+         *       secret key were provided but not both)`);
          *     - when the provider refuses the configured key (`error calling GetUser: InvalidClientTokenId:
          *       ...`);
          *     - when the user already has another access key: a user has at most two keys, so creating the new
          *       one fails (`error calling CreateAccessKey: LimitExceeded: Cannot exceed quota for
-         *       AccessKeysPerUser: 2`).
+         *       AccessKeysPerUser: 2`);
+         *     - when the old key cannot be deleted (`error deleting old access key: ...`); the new key is then
+         *       already stored.
+         *
+         *     Apart from that last case, nothing changes.
          *
          *     With the real provider, calls made with the new key may fail for a few seconds after rotation
          *     (eventual consistency); the simulated provider is consistent at once.
@@ -4639,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloudCredentialsRotateRootResponse"];
                 };
             };
-            /** @description No static root credentials, or the provider refused the rotation. */
+            /** @description No static root credentials in the configuration. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4651,6 +4658,15 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /** @description Nothing configured, or the provider refused the rotation. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
