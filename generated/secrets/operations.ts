@@ -62,7 +62,7 @@ export const operationTable = {
   "writeCloudCredentialsLeaseConfig": { method: "post", path: "/aws/config/lease", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [204, 400, 403, 413, 431, 503] },
   "listCloudCredentialsRoles": { method: "get", path: "/aws/roles", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 404, 405, 431, 503] },
   "readCloudCredentialsRole": { method: "get", path: "/aws/roles/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 404, 431, 503] },
-  "writeCloudCredentialsRole": { method: "post", path: "/aws/roles/{name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 204, 400, 403, 413, 431, 503] },
+  "writeCloudCredentialsRole": { method: "post", path: "/aws/roles/{name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 204, 400, 403, 413, 431, 500, 503] },
   "deleteCloudCredentialsRole": { method: "delete", path: "/aws/roles/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [204, 400, 403, 404, 431, 503] },
   "generateCloudCredentials": { method: "get", path: "/aws/creds/{name}", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "generateCloudCredentialsWithParameters": { method: "post", path: "/aws/creds/{name}", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },

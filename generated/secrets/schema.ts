@@ -1200,32 +1200,41 @@ export interface paths {
         /**
          * Create or update a role
          * @description Creates the role, or updates it: fields that are not sent keep their values, then the whole role
-         *     is checked. Every problem found is refused with `400`, one message each, and the role stays as it
-         *     was:
-         *     - `did not supply credential_type`; `unrecognized credential type: <type>` (the types are
-         *       `iam_user`, `assumed_role` and `federation_token`);
-         *     - `role_arns` only with `assumed_role` (`cannot supply role_arns when credential_type isn't
-         *       assumed_role`), and `assumed_role` needs at least one (`must specify at least one of role_arns
-         *       with assumed_role credential_type`);
-         *     - `iam_user` and `federation_token` need `policy_arns` or `policy_document` (`must specify at
-         *       least one of policy_arns or policy_document with <type> credential_type`);
-         *     - `default_sts_ttl` and `max_sts_ttl` only with `assumed_role` or `federation_token`
-         *       (`default_sts_ttl parameter only valid for assumed_role and federation_token credential
-         *       types`), and the default not above the maximum (`"default_sts_ttl" value must be less than or
-         *       equal to "max_sts_ttl" value`);
-         *     - `user_path` only with `iam_user` (`user_path parameter only valid for iam_user credential
-         *       type`) and of the form `^\/([\x21-\x7F]{0,510}\/)?$`;
-         *     - `permissions_boundary_arn` only with `iam_user` (`cannot supply permissions_boundary_arn when
-         *       credential_type isn't iam_user`) and an ARN of the `iam` service whose resource starts with
-         *       `policy/` (`invalid permissions_boundary_arn parameter: arn: invalid prefix`, `...: expected a
-         *       service of iam but got <service>`, `...: expected a resource type of policy but got
-         *       <resource>`);
-         *     - `policy_document` must be JSON (`cannot parse policy document: "<document>"`); `iam_tags`
-         *       entries must be `key=value` with a key (`invalid key pair "<entry>"`);
-         *     - the legacy parameters: `policy` and `arn` not together (`only one of policy or arn should be
-         *       provided`) nor with any parameter above (`cannot supply deprecated role or policy parameters
-         *       with <parameter>`); `policy` must be JSON and `arn` the ARN of a policy or a role (`unable to
-         *       parse supplied data: "<value>"`).
+         *     is checked. A refusal is one message, and the role stays as it was. In this order:
+         *     - a value that cannot be read (`default_sts_ttl`, `max_sts_ttl`: `invalid duration for <field>:
+         *       ...`; `iam_tags`: `invalid key pair "<entry>"`), the first one;
+         *     - `policy` and `arn` together: `500`, `1 error occurred:\n\t* only one of policy or arn should be
+         *       provided\n\n`;
+         *     - a legacy parameter (`policy` or `arn`) with one of the parameters below, the first in the order
+         *       of the body schema (`cannot supply deprecated role or policy parameters with <parameter>`; `with
+         *       an explicit credential_type` for `credential_type`), or a `policy_document` that is not JSON
+         *       (`cannot parse policy document: "<document>"`, the document quoted with Go escapes);
+         *     - a legacy value that is neither JSON nor the ARN of a policy or a role (`unable to parse supplied
+         *       data: "<value>"`);
+         *     - then every rule the role breaks, together in one message, `error(s) validating supplied role
+         *       data: "<n> error(s) occurred:\n\t* <problem>\n\t* <problem>\n\n"` (the list quoted again, so
+         *       its line breaks read `\n` and its quotes `\"`). The problems, listed in the message in the
+         *       order credential type, STS TTLs, `user_path`, boundary, `role_arns`, then the required
+         *       `role_arns` and policies:
+         *       - `did not supply credential_type`; `unrecognized credential type: <type>` (the types are
+         *         `iam_user`, `assumed_role` and `federation_token`);
+         *       - `role_arns` only with `assumed_role` (`cannot supply role_arns when credential_type isn't
+         *         assumed_role`), and `assumed_role` needs at least one (`must specify at least one of role_arns
+         *         with assumed_role credential_type`);
+         *       - `iam_user` and `federation_token` need `policy_arns` or `policy_document` (`must specify at
+         *         least one of policy_arns or policy_document with <type> credential_type`);
+         *       - `default_sts_ttl` and `max_sts_ttl` only with `assumed_role` or `federation_token`
+         *         (`default_sts_ttl parameter only valid for assumed_role and federation_token credential
+         *         types`), and the default not above the maximum (`"default_sts_ttl" value must be less than or
+         *         equal to "max_sts_ttl" value`);
+         *       - `user_path` only with `iam_user` (`user_path parameter only valid for iam_user credential
+         *         type`) and of the form `^\/([\x21-\x7F]{0,510}\/)?$`;
+         *       - `permissions_boundary_arn` only with `iam_user` (`cannot supply permissions_boundary_arn when
+         *         credential_type isn't iam_user`) and an ARN of the `iam` service whose resource starts with
+         *         `policy/` (`invalid permissions_boundary_arn parameter: arn: invalid prefix`, `...: expected a
+         *         service of iam but got <service>`, `...: expected a resource type of policy but got
+         *         <resource>`); an unreadable boundary replaces the credential type, STS TTL and `user_path` problems in the
+         *         message (only it and those after it are listed).
          *
          *     A write with a legacy parameter replaces the whole role (a `policy` document makes an `iam_user`
          *     and `federation_token` role, a policy `arn` an `iam_user` role, a role `arn` an `assumed_role`
@@ -1303,7 +1312,7 @@ export interface paths {
          *
          *     `POST /creds/{name}` (or `PUT`) is the same with the parameters in a JSON body.
          *
-         *     Refused with `400`: a role that does not exist (`Role "<name>" not found`); a role without a
+         *     Refused with `400`: a role that does not exist (`Role '<name>' not found`); a role without a
          *     credential type (`unknown credential_type: ""`, a role with `invalid_data`); a `role_arn` the role
          *     does not list (`role_arn "<arn>" not in allowed role arns for role "<name>"`) or none when the
          *     role lists several (`did not supply a role_arn parameter and unable to determine one`); an
@@ -4881,6 +4890,15 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /** @description Both legacy parameters, `policy` and `arn`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -52,9 +52,10 @@ export class Refusal extends Error {
  * Error() lists the errors as below), not a 400 ErrorResponse.
  */
 export function internalError(text: string): Refusal {
-  return new Refusal(500, [`1 error occurred:\n\t* ${text}\n\n`]);
+  return new Refusal(500, [goMultiErrorText([text])]);
 }
 
+import { goMultiErrorText } from "../shared/go-text.ts";
 export { StorageLimitError } from "./store/storage.ts";
 import { StorageLimitError } from "./store/storage.ts";
 

@@ -268,7 +268,7 @@ describe("/creds and /sts", () => {
   });
 
   it("refuses a role that does not exist with 400, through every method", async () => {
-    const missing = { errors: ['Role "nope" not found'] };
+    const missing = { errors: ["Role 'nope' not found"] };
     const name = { params: { path: { name: "nope" } } };
     expect((await creds("nope")).error).toEqual(missing);
     expect((await sts("nope")).error).toEqual(missing);

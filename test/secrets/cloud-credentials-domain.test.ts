@@ -95,7 +95,7 @@ describe("TTLs", () => {
 
 function written(existing: RoleEntry | undefined, body: Parameters<typeof applyRoleWrite>[1]): RoleEntry {
   const result = applyRoleWrite(existing, body);
-  if ("errors" in result) throw new Error(result.errors.join("; "));
+  if ("error" in result) throw new Error(result.error);
   return result.role;
 }
 
@@ -129,11 +129,11 @@ describe("role writes", () => {
   it("changes only the fields sent, then checks the whole role", () => {
     const role = written(undefined, { credential_type: "assumed_role", role_arns: ROLE_ARN });
     expect(written(role, { max_sts_ttl: "1h" })).toMatchObject({ credential_types: ["assumed_role"], role_arns: [ROLE_ARN], max_sts_ttl: 3600 });
+    // Every problem, in one message: validate()'s go-multierror quoted with %q (path_roles.go, pathRolesWrite).
     expect(applyRoleWrite(role, { credential_type: "iam_user" })).toEqual({
-      errors: [
-        "cannot supply role_arns when credential_type isn't assumed_role",
-        "must specify at least one of policy_arns or policy_document with iam_user credential_type",
-      ],
+      status: 400,
+      error:
+        'error(s) validating supplied role data: "2 errors occurred:\\n\\t* cannot supply role_arns when credential_type isn\'t assumed_role\\n\\t* must specify at least one of policy_arns or policy_document with iam_user credential_type\\n\\n"',
     });
     expect(role.credential_types).toEqual(["assumed_role"]);
   });
@@ -160,6 +160,12 @@ describe("role writes", () => {
     expect(problems({ credential_types: ["iam_user"], policy_arns: [POLICY_ARN], permissions_boundary_arn: "arn:aws:s3:::bucket" })).toEqual([
       "invalid permissions_boundary_arn parameter: expected a service of iam but got s3",
     ]);
+    // An unreadable boundary replaces the problems found before it (validate() appends it to a new
+    // list: multierror.Append(fmt.Errorf(...)) without the list so far); those after it stay.
+    expect(problems({ credential_types: ["federation_token"], policy_document: "{}", role_arns: [ROLE_ARN], user_path: "x", max_sts_ttl: 60, default_sts_ttl: 120, permissions_boundary_arn: "arn:aws:s3:::b" })).toEqual([
+      "invalid permissions_boundary_arn parameter: expected a service of iam but got s3",
+      "cannot supply role_arns when credential_type isn't assumed_role",
+    ]);
     expect(problems({ credential_types: ["iam_user"], policy_document: "{}", role_arns: [ROLE_ARN] })).toEqual([
       "cannot supply role_arns when credential_type isn't assumed_role",
     ]);
@@ -173,26 +179,41 @@ describe("role writes", () => {
   });
 
   it("refuses unreadable values: policy documents, tag pairs, durations", () => {
-    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_document: "{not json" })).toEqual({
-      errors: ['cannot parse policy document: "{not json"'],
+    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_document: '{not "json"\n' })).toEqual({
+      status: 400,
+      error: 'cannot parse policy document: "{not \\"json\\"\\n"',
     });
     expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: ["novalue"] })).toEqual({
-      errors: ['invalid key pair "novalue"'],
+      status: 400,
+      error: 'invalid key pair "novalue"',
     });
-    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({ errors: ['invalid key pair "=x"'] });
+    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({ status: 400, error: 'invalid key pair "=x"' });
     expect(applyRoleWrite(undefined, { credential_type: "assumed_role", role_arns: ROLE_ARN, default_sts_ttl: "soon" })).toEqual({
-      errors: ['invalid duration for default_sts_ttl: time: invalid duration "soon"'],
+      status: 400,
+      error: 'invalid duration for default_sts_ttl: time: invalid duration "soon"',
+    });
+    // Values are read before anything else is checked; the first one that cannot be read is refused.
+    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, policy_document: "{", max_sts_ttl: "x", iam_tags: "y" })).toEqual({
+      status: 400,
+      error: 'invalid duration for max_sts_ttl: time: invalid duration "x"',
     });
   });
 
   it("keeps the legacy parameters apart and upgrades them, with a warning", () => {
-    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN })).toEqual({ errors: ["only one of policy or arn should be provided"] });
+    // Both together: legacyRoleData's plain error (a 500).
+    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, credential_type: "iam_user" })).toEqual({ status: 500, error: "only one of policy or arn should be provided" });
     expect(applyRoleWrite(undefined, { arn: ROLE_ARN, credential_type: "assumed_role" })).toEqual({
-      errors: ["cannot supply deprecated role or policy parameters with credential_type"],
+      status: 400,
+      error: "cannot supply deprecated role or policy parameters with an explicit credential_type",
     });
-    expect(applyRoleWrite(undefined, { policy: "{}", iam_tags: { a: "b" } })).toEqual({ errors: ["cannot supply deprecated role or policy parameters with iam_tags"] });
-    expect(applyRoleWrite(undefined, { arn: "arn:aws:s3:::bucket" })).toEqual({ errors: ['unable to parse supplied data: "arn:aws:s3:::bucket"'] });
-    expect(applyRoleWrite(undefined, { policy: "nope" })).toEqual({ errors: ['unable to parse supplied data: "nope"'] });
+    // The first parameter sent, in the handler's order.
+    expect(applyRoleWrite(undefined, { arn: ROLE_ARN, user_path: "/x/", role_arns: ROLE_ARN })).toEqual({
+      status: 400,
+      error: "cannot supply deprecated role or policy parameters with role_arns",
+    });
+    expect(applyRoleWrite(undefined, { policy: "{}", iam_tags: { a: "b" } })).toEqual({ status: 400, error: "cannot supply deprecated role or policy parameters with iam_tags" });
+    expect(applyRoleWrite(undefined, { arn: "arn:aws:s3:::bucket" })).toEqual({ status: 400, error: 'unable to parse supplied data: "arn:aws:s3:::bucket"' });
+    expect(applyRoleWrite(undefined, { policy: "nope\t" })).toEqual({ status: 400, error: 'unable to parse supplied data: "nope\\t"' });
     expect(applyRoleWrite(undefined, { arn: ROLE_ARN })).toEqual({
       role: { ...emptyRole(), credential_types: ["assumed_role"], role_arns: [ROLE_ARN], prohibit_flexible_cred_path: true, version: 1 },
       warnings: [LEGACY_WARNING],

@@ -157,8 +157,8 @@ describe("cloud credentials engine (builtin/logical/aws)", () => {
     expect(issued.data).toMatchObject({ access_key: expect.stringMatching(/^AKIA/), security_token: null });
   });
 
-  it("path_user.go: a missing role is 400 `Role \"<name>\" not found`", async () => {
-    expect(await refusal(vault.read("aws/creds/nope"))).toEqual({ status: 400, errors: ['Role "nope" not found'] });
+  it("path_user.go (pathCredsRead, before Aug 2022): a missing role is 400 `Role '<name>' not found`", async () => {
+    expect(await refusal(vault.read("aws/creds/nope"))).toEqual({ status: 400, errors: ["Role 'nope' not found"] });
   });
 
   it("path_user.go: an assumed role with its ARN unencoded in the query, as clients send it", async () => {

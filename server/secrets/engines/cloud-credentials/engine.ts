@@ -193,7 +193,7 @@ export class CloudCredentialsMount {
   writeRole(name: string, body: RoleWrite): string[] {
     const storage = this.#store;
     const result = applyRoleWrite(this.#role(storage, name), body);
-    if ("errors" in result) throw new Refusal(400, result.errors);
+    if ("error" in result) throw result.status === 500 ? internalError(result.error) : new InvalidRequestError(result.error);
     storage.roles.put(name, result.role);
     if (storage.legacyRoles.has(name)) storage.legacyRoles.delete(name);
     return result.warnings;
@@ -223,7 +223,9 @@ export class CloudCredentialsMount {
   async generate(roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
     const storage = this.#store;
     const role = this.#role(storage, roleName);
-    if (!role) throw new InvalidRequestError(`Role ${JSON.stringify(roleName)} not found`);
+    // The era's words (builtin/logical/aws/path_user.go, pathCredsRead: "Role '%s' not found"; %q
+    // only from August 2022). Role names cannot hold a quote (the path pattern).
+    if (!role) throw new InvalidRequestError(`Role '${roleName}' not found`);
     let requested: number | undefined;
     if (request.ttl !== undefined && request.ttl !== "") requested = value(parseDurationSeconds(request.ttl, "ttl"));
     const ttl = stsTtl({ requested, defaultStsTtl: role.default_sts_ttl, maxStsTtl: role.max_sts_ttl });
