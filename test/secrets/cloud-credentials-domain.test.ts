@@ -280,9 +280,11 @@ describe("which credentials a request gives", () => {
       error: "attempted to retrieve assumed_role credentials through the creds path; this is not allowed for legacy roles",
     });
     expect(credentialTypeFor(role([]), "creds")).toEqual({ error: 'unknown credential_type: ""' });
+    // The list printed with Go's %#v (path_user.go, pathCredsRead).
     expect(credentialTypeFor(role(["assumed_role", "iam_user"]), "sts")).toEqual({
-      error: 'requested credential type "federation_token" not in allowed credential types ["assumed_role","iam_user"]',
+      error: 'requested credential type "federation_token" not in allowed credential types []string{"assumed_role", "iam_user"}',
     });
+    expect(credentialTypeFor(role(["bad\u007f"]), "creds")).toEqual({ error: 'unknown credential_type: "bad\\x7f"' });
   });
 
   it("picks the role ARN: the only one, or one the role lists", () => {

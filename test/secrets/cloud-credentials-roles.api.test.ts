@@ -308,8 +308,11 @@ describe("any input", () => {
         const headers = { "X-Secrets-Token": ROOT_TOKEN };
         const index = server.secrets.cluster.storage.index();
         const written = await fetch(`${server.baseUrl}/aws/roles/fuzz`, { method: "POST", headers, body: JSON.stringify(input) });
-        expect([200, 204, 400]).toContain(written.status);
-        if (written.status === 400) expect(server.secrets.cluster.storage.index()).toBe(index);
+        // A 500 only for both legacy parameters (the real handler's plain error), as described.
+        const bothLegacy = [input.policy, input.arn].every((v) => typeof v === "string" && v !== "");
+        expect(bothLegacy ? [400, 500] : [200, 204, 400]).toContain(written.status);
+        if (written.status === 500) expect(await written.json()).toEqual({ errors: ["1 error occurred:\n\t* only one of policy or arn should be provided\n\n"] });
+        if (written.status >= 400) expect(server.secrets.cluster.storage.index()).toBe(index);
         const lease = await fetch(`${server.baseUrl}/aws/config/lease`, { method: "POST", headers, body: JSON.stringify(input) });
         expect([204, 400]).toContain(lease.status);
         const issued = await fetch(`${server.baseUrl}/aws/sts/fuzz`, { method: "PUT", headers, body: JSON.stringify(input) });
@@ -317,6 +320,8 @@ describe("any input", () => {
         const query = new URLSearchParams(Object.entries(input).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
         const viaQuery = await fetch(`${server.baseUrl}/aws/creds/fuzz?${query}`, { headers });
         expect([200, 400]).toContain(viaQuery.status);
+        expect([200, 400]).toContain((await fetch(`${server.baseUrl}/aws/sts/fuzz?${query}`, { headers })).status);
+        expect([200, 400]).toContain((await fetch(`${server.baseUrl}/aws/creds/fuzz`, { method: "POST", headers, body: JSON.stringify(input) })).status);
       }),
       { numRuns: 60 },
     );

@@ -287,7 +287,7 @@ export function keyValuePairs(raw: string | string[] | Record<string, string>): 
   const result: Record<string, string> = {};
   for (const pair of Array.isArray(raw) ? raw : [raw]) {
     const equals = pair.indexOf("=");
-    if (equals <= 0) return { error: `invalid key pair ${JSON.stringify(pair)}` };
+    if (equals <= 0) return { error: `invalid key pair ${goQuote(pair)}` };
     result[pair.slice(0, equals)] = pair.slice(equals + 1);
   }
   return { value: result };
@@ -304,7 +304,7 @@ export function credentialTypeFor(role: RoleEntry, path: "creds" | "sts"): { typ
   else if (role.credential_types.length > 1) {
     type = path === "creds" ? "iam_user" : "federation_token";
     if (!role.credential_types.includes(type)) {
-      return { error: `requested credential type ${JSON.stringify(type)} not in allowed credential types ${JSON.stringify(role.credential_types)}` };
+      return { error: `requested credential type ${goQuote(type)} not in allowed credential types []string{${role.credential_types.map(goQuote).join(", ")}}` };
     }
   } else type = "";
   if (role.prohibit_flexible_cred_path) {
@@ -315,7 +315,7 @@ export function credentialTypeFor(role: RoleEntry, path: "creds" | "sts"): { typ
       return { error: `attempted to retrieve ${type} credentials through the creds path; this is not allowed for legacy roles` };
     }
   }
-  if (!(CREDENTIAL_TYPES as readonly string[]).includes(type)) return { error: `unknown credential_type: ${JSON.stringify(type)}` };
+  if (!(CREDENTIAL_TYPES as readonly string[]).includes(type)) return { error: `unknown credential_type: ${goQuote(type)}` };
   return { type: type as CredentialType };
 }
 
@@ -328,6 +328,6 @@ export function chooseRoleArn(role: RoleEntry, roleName: string, requested: stri
     if (role.role_arns.length !== 1) return { error: "did not supply a role_arn parameter and unable to determine one" };
     return { arn: role.role_arns[0]! };
   }
-  if (!role.role_arns.includes(requested)) return { error: `role_arn ${JSON.stringify(requested)} not in allowed role arns for role ${JSON.stringify(roleName)}` };
+  if (!role.role_arns.includes(requested)) return { error: `role_arn ${goQuote(requested)} not in allowed role arns for role ${goQuote(roleName)}` };
   return { arn: requested };
 }
