@@ -1093,15 +1093,22 @@ export interface paths {
          *     its secret) as the root configuration, and deletes the old key. The answer carries the new access
          *     key id; the new secret is never returned.
          *
-         *     Refused with `400`, and nothing changes:
-         *     - without configuration (`no configuration found for config/root`) or without static keys in it
-         *       (`Cannot call config/rotate-root when either access_key or secret_key is empty`): rotation
-         *       works only with static credentials;
+         *     Refused with `400` when the configuration has no static keys (`Cannot call config/rotate-root
+         *     when either access_key or secret_key is empty`): rotation works only with static credentials.
+         *
+         *     Fails with `500`, the message in the form `1 error occurred:\n\t* <message>\n\n`:
+         *     - without configuration (`no configuration found for config/root`), or with only one of the two
+         *       keys (`static cloud client credentials haven't been properly configured (the access key or
+         *       secret key were provided but not both)`);
          *     - when the provider refuses the configured key (`error calling GetUser: InvalidClientTokenId:
          *       ...`);
          *     - when the user already has another access key: a user has at most two keys, so creating the new
          *       one fails (`error calling CreateAccessKey: LimitExceeded: Cannot exceed quota for
-         *       AccessKeysPerUser: 2`).
+         *       AccessKeysPerUser: 2`);
+         *     - when the old key cannot be deleted (`error deleting old access key: ...`); the new key is then
+         *       already stored.
+         *
+         *     Apart from that last case, nothing changes.
          *
          *     With the real provider, calls made with the new key may fail for a few seconds after rotation
          *     (eventual consistency); the simulated provider is consistent at once.
@@ -1193,32 +1200,41 @@ export interface paths {
         /**
          * Create or update a role
          * @description Creates the role, or updates it: fields that are not sent keep their values, then the whole role
-         *     is checked. Every problem found is refused with `400`, one message each, and the role stays as it
-         *     was:
-         *     - `did not supply credential_type`; `unrecognized credential type: <type>` (the types are
-         *       `iam_user`, `assumed_role` and `federation_token`);
-         *     - `role_arns` only with `assumed_role` (`cannot supply role_arns when credential_type isn't
-         *       assumed_role`), and `assumed_role` needs at least one (`must specify at least one of role_arns
-         *       with assumed_role credential_type`);
-         *     - `iam_user` and `federation_token` need `policy_arns` or `policy_document` (`must specify at
-         *       least one of policy_arns or policy_document with <type> credential_type`);
-         *     - `default_sts_ttl` and `max_sts_ttl` only with `assumed_role` or `federation_token`
-         *       (`default_sts_ttl parameter only valid for assumed_role and federation_token credential
-         *       types`), and the default not above the maximum (`"default_sts_ttl" value must be less than or
-         *       equal to "max_sts_ttl" value`);
-         *     - `user_path` only with `iam_user` (`user_path parameter only valid for iam_user credential
-         *       type`) and of the form `^\/([\x21-\x7F]{0,510}\/)?$`;
-         *     - `permissions_boundary_arn` only with `iam_user` (`cannot supply permissions_boundary_arn when
-         *       credential_type isn't iam_user`) and a policy ARN (`invalid permissions_boundary_arn parameter:
-         *       ...`);
-         *     - `policy_document` must be JSON (`cannot parse policy document: "<document>"`); `iam_tags`
-         *       entries must be `key=value` with a key (`invalid key pair "<entry>"`); `role_arns` must be role
-         *       ARNs and `policy_arns` policy ARNs (`invalid role_arns entry "<arn>": ...`), a check the real
-         *       system leaves to the provider, made here so that a typo shows at once;
-         *     - the legacy parameters: `policy` and `arn` not together (`only one of policy or arn should be
-         *       provided`) nor with any parameter above (`cannot supply deprecated role or policy parameters
-         *       with <parameter>`); `policy` must be JSON and `arn` the ARN of a policy or a role (`unable to
-         *       parse supplied data: "<value>"`).
+         *     is checked. A refusal is one message, and the role stays as it was. In this order:
+         *     - a value that cannot be read (`default_sts_ttl`, `max_sts_ttl`: `invalid duration for <field>:
+         *       ...`; `iam_tags`: `invalid key pair "<entry>"`), the first one;
+         *     - `policy` and `arn` together: `500`, `1 error occurred:\n\t* only one of policy or arn should be
+         *       provided\n\n`;
+         *     - a legacy parameter (`policy` or `arn`) with one of the parameters below, the first in the order
+         *       of the body schema (`cannot supply deprecated role or policy parameters with <parameter>`; `with
+         *       an explicit credential_type` for `credential_type`), or a `policy_document` that is not JSON
+         *       (`cannot parse policy document: "<document>"`, the document quoted with Go escapes);
+         *     - a legacy value that is neither JSON nor the ARN of a policy or a role (`unable to parse supplied
+         *       data: "<value>"`);
+         *     - then every rule the role breaks, together in one message, `error(s) validating supplied role
+         *       data: "<n> error(s) occurred:\n\t* <problem>\n\t* <problem>\n\n"` (the list quoted again, so
+         *       its line breaks read `\n` and its quotes `\"`). The problems, listed in the message in the
+         *       order credential type, STS TTLs, `user_path`, boundary, `role_arns`, then the required
+         *       `role_arns` and policies:
+         *       - `did not supply credential_type`; `unrecognized credential type: <type>` (the types are
+         *         `iam_user`, `assumed_role` and `federation_token`);
+         *       - `role_arns` only with `assumed_role` (`cannot supply role_arns when credential_type isn't
+         *         assumed_role`), and `assumed_role` needs at least one (`must specify at least one of role_arns
+         *         with assumed_role credential_type`);
+         *       - `iam_user` and `federation_token` need `policy_arns` or `policy_document` (`must specify at
+         *         least one of policy_arns or policy_document with <type> credential_type`);
+         *       - `default_sts_ttl` and `max_sts_ttl` only with `assumed_role` or `federation_token`
+         *         (`default_sts_ttl parameter only valid for assumed_role and federation_token credential
+         *         types`), and the default not above the maximum (`"default_sts_ttl" value must be less than or
+         *         equal to "max_sts_ttl" value`);
+         *       - `user_path` only with `iam_user` (`user_path parameter only valid for iam_user credential
+         *         type`) and of the form `^\/([\x21-\x7F]{0,510}\/)?$`;
+         *       - `permissions_boundary_arn` only with `iam_user` (`cannot supply permissions_boundary_arn when
+         *         credential_type isn't iam_user`) and an ARN of the `iam` service whose resource starts with
+         *         `policy/` (`invalid permissions_boundary_arn parameter: arn: invalid prefix`, `...: expected a
+         *         service of iam but got <service>`, `...: expected a resource type of policy but got
+         *         <resource>`); an unreadable boundary replaces the credential type, STS TTL and `user_path` problems in the
+         *         message (only it and those after it are listed).
          *
          *     A write with a legacy parameter replaces the whole role (a `policy` document makes an `iam_user`
          *     and `federation_token` role, a policy `arn` an `iam_user` role, a role `arn` an `assumed_role`
@@ -1228,7 +1244,8 @@ export interface paths {
          *
          *     Lists (`role_arns`, `policy_arns`, `iam_groups`) are a JSON array or a comma-separated string;
          *     `iam_tags` a JSON object, or `key=value` strings; durations seconds or a duration string. Whether
-         *     the groups, policies and roles exist in the provider is checked when credentials are requested.
+         *     the groups, policies and roles exist in the provider, and the form of the `role_arns` and
+         *     `policy_arns` entries, are checked by the provider when credentials are requested.
          */
         post: operations["writeCloudCredentialsRole"];
         /**
@@ -1291,9 +1308,11 @@ export interface paths {
          *     setup fails half-way is deleted again, so a refused request leaves nothing behind.
          *
          *     Legacy roles (written with `policy` or `arn`) issue only `iam_user` credentials here and only STS
-         *     credentials through `PUT /sts/{name}`. Other roles issue the same credentials through both.
+         *     credentials through `/sts/{name}`. Other roles issue the same credentials through both.
          *
-         *     Refused with `400`: a role that does not exist (`Role "<name>" not found`); a role without a
+         *     `POST /creds/{name}` (or `PUT`) is the same with the parameters in a JSON body.
+         *
+         *     Refused with `400`: a role that does not exist (`Role '<name>' not found`); a role without a
          *     credential type (`unknown credential_type: ""`, a role with `invalid_data`); a `role_arn` the role
          *     does not list (`role_arn "<arn>" not in allowed role arns for role "<name>"`) or none when the
          *     role lists several (`did not supply a role_arn parameter and unable to determine one`); an
@@ -1301,7 +1320,13 @@ export interface paths {
          */
         get: operations["generateCloudCredentials"];
         put?: never;
-        post?: never;
+        /**
+         * Generate credentials from a role, parameters in the body
+         * @description The same as `GET /creds/{name}`, with `role_arn`, `role_session_name` and `ttl` in the body
+         *     instead of the query (`PUT` does the same). It needs the `update` capability on the path instead
+         *     of `read`.
+         */
+        post: operations["generateCloudCredentialsWithParameters"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1322,10 +1347,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Generate STS credentials from a role, parameters in the query
+         * @description The same as `PUT /sts/{name}`, with `role_arn`, `role_session_name` and `ttl` in the query
+         *     instead of the body. It needs the `read` capability on the path instead of `update`.
+         */
+        get: operations["generateCloudStsCredentialsWithQuery"];
         /**
          * Generate STS credentials from a role
-         * @description The same as `GET /creds/{name}` with the parameters in the body, except for legacy roles (written
+         * @description The same as `GET /creds/{name}` with the parameters in the body (`POST` does the same; `GET
+         *     /sts/{name}` takes them in the query), except for legacy roles (written
          *     with `policy` or `arn`): through this path they issue only STS credentials, `federation_token`
          *     for a legacy policy document and `assumed_role` for a legacy role ARN, and an `iam_user` legacy
          *     role is refused (`attempted to retrieve iam_user credentials through the sts path; this is not
@@ -3014,6 +3045,19 @@ export interface components {
          * @example deploy
          */
         CloudCredentialsRoleName: string;
+        /**
+         * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
+         * @example arn:aws:iam::123456789012:role/deploy
+         */
+        CloudCredentialsRoleArnQuery: string;
+        /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
+        CloudCredentialsRoleSessionNameQuery: string;
+        /**
+         * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
+         *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+         * @example 15m
+         */
+        CloudCredentialsTtlQuery: string;
         /** @description `true`: this is the `LIST` request. Send `LIST <path>` or `GET <path>?list=true` (also `1`, `t`...). */
         DiscoveryTokenList: "true";
         /**
@@ -4633,7 +4677,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloudCredentialsRotateRootResponse"];
                 };
             };
-            /** @description No static root credentials, or the provider refused the rotation. */
+            /** @description No static root credentials in the configuration. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4645,6 +4689,15 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /** @description Nothing configured, or the provider refused the rotation. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4859,6 +4912,15 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /** @description Both legacy parameters, `policy` and `arn`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4915,15 +4977,15 @@ export interface operations {
                  * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
                  * @example arn:aws:iam::123456789012:role/deploy
                  */
-                role_arn?: string;
+                role_arn?: components["parameters"]["CloudCredentialsRoleArnQuery"];
                 /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
-                role_session_name?: string;
+                role_session_name?: components["parameters"]["CloudCredentialsRoleSessionNameQuery"];
                 /**
                  * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
                  *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
                  * @example 15m
                  */
-                ttl?: string;
+                ttl?: components["parameters"]["CloudCredentialsTtlQuery"];
             };
             header?: never;
             path: {
@@ -4939,6 +5001,103 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description New credentials, with their lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsResponse"];
+                };
+            };
+            /** @description The role does not exist, cannot issue these credentials, or the provider refused them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateCloudCredentialsWithParameters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CloudCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description New credentials, with their lease. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudCredentialsResponse"];
+                };
+            };
+            /** @description The role does not exist, cannot issue these credentials, or the provider refused them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateCloudStsCredentialsWithQuery: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `assumed_role`: the ARN of the role to assume, one of the role's `role_arns`; optional when it has exactly one.
+                 * @example arn:aws:iam::123456789012:role/deploy
+                 */
+                role_arn?: components["parameters"]["CloudCredentialsRoleArnQuery"];
+                /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
+                role_session_name?: components["parameters"]["CloudCredentialsRoleSessionNameQuery"];
+                /**
+                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
+                 *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+                 * @example 15m
+                 */
+                ttl?: components["parameters"]["CloudCredentialsTtlQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Name of the role: letters, digits and `_`, with `-`, `.` and `@` allowed inside; any other
+                 *     name is refused with `400`.
+                 * @example deploy
+                 */
+                name: components["parameters"]["CloudCredentialsRoleName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description New STS credentials (or IAM-user credentials for a non-legacy IAM-user role), with their lease. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -50,7 +50,8 @@ export interface ReferenceServer {
   knownIssues?: KnownIssue[];
   /**
    * The service answers some valid-looking requests with a described 5xx, as the real service does
-   * (the mesh refuses entries that break a rule of their kind with 500 and the rule's message).
+   * (the mesh refuses entries that break a rule of their kind with 500 and the rule's message; the
+   * secrets service's cloud engine fails rotate-root with 500).
    */
   describedServerErrors?: boolean;
 }
@@ -179,6 +180,9 @@ export const REFERENCE_SERVERS: ReferenceServer[] = [
     },
     // Unknown query parameters are ignored, as the real system does (the description says so).
     refusesUnknownQueryParameters: false,
+    // The cloud engine's rotate-root fails with a described 500 (no configuration, provider
+    // refusals), as the real handler returns plain errors; an undescribed 5xx still fails the checks.
+    describedServerErrors: true,
     headers: { "X-Secrets-Token": SECRETS_ROOT_TOKEN },
     workflowInputs: { secretsToken: SECRETS_ROOT_TOKEN },
     // Its 404s for objects that do not exist carry an empty list, as the real system's do.

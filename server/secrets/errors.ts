@@ -35,17 +35,27 @@ export class UnsupportedOperationError extends Error {
   }
 }
 
-/** A refusal with several messages or another status (400, 404, 502): engines and push-MFA use it. */
+/** A refusal with several messages or another status (400, 404, 500, 502): engines and push-MFA use it. */
 export class Refusal extends Error {
   override name = "Refusal";
   constructor(
-    readonly status: 400 | 404 | 502,
+    readonly status: 400 | 404 | 500 | 502,
     readonly messages: string[],
   ) {
     super(messages.join("; ") || `status ${status}`);
   }
 }
 
+/**
+ * A handler's plain error, as the real server answers it: 500 with the text of the go-multierror the
+ * request handling wraps it in (vault/request_handling.go appends it to a *multierror.Error; its
+ * Error() lists the errors as below), not a 400 ErrorResponse.
+ */
+export function internalError(text: string): Refusal {
+  return new Refusal(500, [goMultiErrorText([text])]);
+}
+
+import { goMultiErrorText } from "../shared/go-text.ts";
 export { StorageLimitError } from "./store/storage.ts";
 import { StorageLimitError } from "./store/storage.ts";
 

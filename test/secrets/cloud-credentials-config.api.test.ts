@@ -284,28 +284,43 @@ describe("rotate-root", () => {
     for (const body of server.bodies) expect(body).not.toContain(secretOfNewKey);
   });
 
-  it("fails when the user has another access key, and changes nothing", async () => {
+  // The real handler (builtin/logical/aws/path_config_rotate_root.go, pathConfigRotateRootUpdate)
+  // returns its failures as plain errors, which the server answers with 500 and the text of the
+  // go-multierror that wraps them (vault/request_handling.go; sdk/logical/response_util.go
+  // RespondErrorCommon): only the check for static keys is an ErrorResponse (400).
+  const internal = (text: string) => ({ errors: [`1 error occurred:\n\t* ${text}\n\n`] });
+
+  it("fails with 500 when the user has another access key, and changes nothing", async () => {
     await writeRoot(STATIC_ROOT);
     const other = server.cloud.addAccessKey("secrets-root");
     const index = server.secrets.cluster.storage.index();
     const { response, error } = await server.client.POST("/aws/config/rotate-root");
-    expect(response.status).toBe(400);
-    expect(error).toEqual({ errors: ["error calling CreateAccessKey: LimitExceeded: Cannot exceed quota for AccessKeysPerUser: 2"] });
+    expect(response.status).toBe(500);
+    expect(error).toEqual(internal("error calling CreateAccessKey: LimitExceeded: Cannot exceed quota for AccessKeysPerUser: 2"));
     expect(server.secrets.cluster.storage.index()).toBe(index);
     expect(server.cloud.user("secrets-root")!.accessKeys.sort()).toEqual([ROOT_ACCESS_KEY, other.accessKeyId].sort());
     expect(ok(await readRoot()).data.access_key).toBe(ROOT_ACCESS_KEY);
   });
 
-  it("works only with static credentials in the configuration", async () => {
-    const refusal = async () => (await server.client.POST("/aws/config/rotate-root")).error;
-    expect(await refusal()).toEqual({ errors: ["no configuration found for config/root"] });
+  it("works only with static credentials in the configuration: 400 without keys, 500 for the rest", async () => {
+    const refusal = async () => {
+      const { response, error } = await server.client.POST("/aws/config/rotate-root");
+      return { status: response.status, ...error };
+    };
+    expect(await refusal()).toEqual({ status: 500, ...internal("no configuration found for config/root") });
     Object.assign(server.env, { AWS_ACCESS_KEY_ID: ENV_KEY.access_key, AWS_SECRET_ACCESS_KEY: ENV_KEY.secret_key });
+    // Credentials from elsewhere (here the environment) are not rotated.
+    expect(await refusal()).toEqual({ status: 500, ...internal("no configuration found for config/root") });
     await writeRoot({ region: "eu-west-1" });
-    expect(await refusal()).toEqual({ errors: ["Cannot call config/rotate-root when either access_key or secret_key is empty"] });
+    expect(await refusal()).toEqual({ status: 400, errors: ["Cannot call config/rotate-root when either access_key or secret_key is empty"] });
+    // One key without the other: the client is made first, and that fails.
     await writeRoot({ access_key: ROOT_ACCESS_KEY });
-    expect(await refusal()).toEqual({ errors: ["Cannot call config/rotate-root when either access_key or secret_key is empty"] });
+    expect(await refusal()).toEqual({
+      status: 500,
+      ...internal("static cloud client credentials haven't been properly configured (the access key or secret key were provided but not both)"),
+    });
     await writeRoot({ access_key: "AKIAUNKNOWN000000001", secret_key: "x".repeat(40) });
-    expect(await refusal()).toEqual({ errors: ["error calling GetUser: InvalidClientTokenId: The security token included in the request is invalid."] });
+    expect(await refusal()).toEqual({ status: 500, ...internal("error calling GetUser: InvalidClientTokenId: The security token included in the request is invalid.") });
     expect(server.cloud.user("env-user")!.accessKeys).toEqual([ENV_KEY.access_key]);
   });
 });
@@ -376,7 +391,9 @@ describe("permissions", () => {
         c.POST("/aws/roles/{name}", { ...name, body: role }),
         c.DELETE("/aws/roles/{name}", name),
         c.GET("/aws/creds/{name}", { params: { path: { name: "r" }, query: {} } }),
+        c.POST("/aws/creds/{name}", { ...name, body: {} }),
         c.PUT("/aws/sts/{name}", { ...name, body: {} }),
+        c.GET("/aws/sts/{name}", { params: { path: { name: "r" }, query: {} } }),
       ]);
       for (const answer of answers) {
         expect(answer.response.status, `${token} ${answer.response.url}`).toBe(403);

@@ -267,14 +267,54 @@ describe("/creds and /sts", () => {
     expect((await sts("legacy-managed")).error).toEqual({ errors: ["attempted to retrieve iam_user credentials through the sts path; this is not allowed for legacy roles"] });
   });
 
-  it("refuses a role that does not exist with 400, and the other methods with 405", async () => {
-    expect((await creds("nope")).error).toEqual({ errors: ['Role "nope" not found'] });
-    expect((await sts("nope")).error).toEqual({ errors: ['Role "nope" not found'] });
-    const headers = { "X-Secrets-Token": ROOT_TOKEN };
-    expect((await fetch(`${server.baseUrl}/aws/sts/fed`, { headers })).status).toBe(405);
-    expect((await fetch(`${server.baseUrl}/aws/creds/fed`, { method: "PUT", headers, body: "{}" })).status).toBe(405);
-    // POST is the same as PUT on /sts.
-    expect((await fetch(`${server.baseUrl}/aws/sts/fed`, { method: "POST", headers, body: "{}" })).status).toBe(200);
+  it("refuses a role that does not exist with 400, through every method", async () => {
+    const missing = { errors: ["Role 'nope' not found"] };
+    const name = { params: { path: { name: "nope" } } };
+    expect((await creds("nope")).error).toEqual(missing);
+    expect((await sts("nope")).error).toEqual(missing);
+    expect((await server.client.GET("/aws/sts/{name}", name)).error).toEqual(missing);
+    expect((await server.client.POST("/aws/creds/{name}", { ...name, body: {} })).error).toEqual(missing);
+  });
+
+  // The real engine registers reads and writes of (creds|sts)/<name> on one handler
+  // (builtin/logical/aws/path_user.go, pathUser: ReadOperation and UpdateOperation both call
+  // pathCredsRead), so a GET of /sts takes the parameters from the query and a POST or PUT of
+  // /creds from the body; only the path (legacy roles) and the capability differ.
+  it("issues STS credentials through GET /sts with the parameters in the query", async () => {
+    const issued = ok(await server.client.GET("/aws/sts/{name}", { params: { path: { name: "one" }, query: { ttl: "20m", role_session_name: "via-get" } } }));
+    expect(issued.data.arn).toBe("arn:aws:sts::123456789012:assumed-role/deploy/via-get");
+    expect(issued.lease_duration).toBe(1200);
+    expect(issued.lease_id).toMatch(/^aws\/sts\/one\/[A-Za-z0-9]{24}$/);
+    expect((await server.client.GET("/aws/sts/{name}", { params: { path: { name: "two" }, query: { role_arn: "arn:aws:iam::123456789012:role/admin" } } })).error).toEqual({
+      errors: ['role_arn "arn:aws:iam::123456789012:role/admin" not in allowed role arns for role "two"'],
+    });
+    // Legacy roles keep to their path whatever the method.
+    await role("legacy-managed-get", { arn: READONLY });
+    expect((await server.client.GET("/aws/sts/{name}", { params: { path: { name: "legacy-managed-get" } } })).error).toEqual({
+      errors: ["attempted to retrieve iam_user credentials through the sts path; this is not allowed for legacy roles"],
+    });
+    await role("legacy-doc-get", { policy: DOC });
+    expect(ok(await server.client.GET("/aws/sts/{name}", { params: { path: { name: "legacy-doc-get" } } })).data.arn).toMatch(/:federated-user\//);
+  });
+
+  it("issues credentials through POST and PUT /creds with the parameters in the body", async () => {
+    const name = { params: { path: { name: "two" } } };
+    const posted = ok(await server.client.POST("/aws/creds/{name}", { ...name, body: { role_arn: READONLY_ROLE, role_session_name: "via-post", ttl: 1000 } }));
+    expect(posted.data.arn).toBe("arn:aws:sts::123456789012:assumed-role/readonly/via-post");
+    expect(posted.lease_duration).toBe(1000);
+    expect(posted.lease_id).toMatch(/^aws\/creds\/two\/[A-Za-z0-9]{24}$/);
+    const put = await fetch(`${server.baseUrl}/aws/creds/two`, { method: "PUT", headers: { "X-Secrets-Token": ROOT_TOKEN }, body: JSON.stringify({ role_arn: LONG, role_session_name: "via-put" }) });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { data: { arn: string } }).data.arn).toBe("arn:aws:sts::123456789012:assumed-role/long-sessions/via-put");
+    expect((await server.client.POST("/aws/creds/{name}", { ...name, body: {} })).error).toEqual({ errors: ["did not supply a role_arn parameter and unable to determine one"] });
+    expect((await server.client.POST("/aws/creds/{name}", { ...name, body: { role_arn: DEPLOY, ttl: "soon" } })).error).toEqual({ errors: ['invalid duration for ttl: time: invalid duration "soon"'] });
+    // Legacy roles keep to their path whatever the method.
+    await role("legacy-role-post", { arn: DEPLOY });
+    expect((await server.client.POST("/aws/creds/{name}", { params: { path: { name: "legacy-role-post" } }, body: {} })).error).toEqual({
+      errors: ["attempted to retrieve assumed_role credentials through the creds path; this is not allowed for legacy roles"],
+    });
+    // POST is the same as PUT on /sts too.
+    expect((await fetch(`${server.baseUrl}/aws/sts/fed`, { method: "POST", headers: { "X-Secrets-Token": ROOT_TOKEN }, body: "{}" })).status).toBe(200);
   });
 
   it("lets a token with read on creds/* and update on sts/* issue credentials, and nothing else", async () => {
@@ -282,5 +322,8 @@ describe("/creds and /sts", () => {
     expect(ok(await ci.PUT("/aws/sts/{name}", { params: { path: { name: "fed" } }, body: {} })).data.access_key).toMatch(/^ASIA/);
     expect((await ci.GET("/aws/roles/{name}", { params: { path: { name: "fed" } } })).response.status).toBe(403);
     expect((await ci.POST("/aws/config/rotate-root")).response.status).toBe(403);
+    // GET needs read and POST/PUT need update, on /sts as on /creds.
+    expect((await ci.GET("/aws/sts/{name}", { params: { path: { name: "fed" } } })).response.status).toBe(403);
+    expect((await ci.POST("/aws/creds/{name}", { params: { path: { name: "fed" } }, body: {} })).response.status).toBe(403);
   });
 });

@@ -1,7 +1,7 @@
 // The cloud credentials engine's pure modules: durations, TTLs, role rules and legacy upgrades,
 // names, the root credential chain, ARNs and policy documents, the world file's `cloud` section.
 import { describe, expect, it } from "vitest";
-import { combinePolicyDocuments, compactJson, policyArnProblem, roleArnProblem } from "../../server/secrets/engines/cloud-credentials/arns.ts";
+import { combinePolicyDocuments, compactJson, managedPolicyArnProblem, policyArnProblem } from "../../server/secrets/engines/cloud-credentials/arns.ts";
 import { DEFAULT_CLOUD_WORLD, parseCloudWorld } from "../../server/secrets/engines/cloud-credentials/cloud-world.ts";
 import { localCredentials, parseSharedCredentials, regionOf, type ChainEnvironment } from "../../server/secrets/engines/cloud-credentials/credential-chain.ts";
 import { formatGoDuration, parseDurationSeconds, parseGoDuration } from "../../server/shared/go-duration.ts";
@@ -95,7 +95,7 @@ describe("TTLs", () => {
 
 function written(existing: RoleEntry | undefined, body: Parameters<typeof applyRoleWrite>[1]): RoleEntry {
   const result = applyRoleWrite(existing, body);
-  if ("errors" in result) throw new Error(result.errors.join("; "));
+  if ("error" in result) throw new Error(result.error);
   return result.role;
 }
 
@@ -129,11 +129,11 @@ describe("role writes", () => {
   it("changes only the fields sent, then checks the whole role", () => {
     const role = written(undefined, { credential_type: "assumed_role", role_arns: ROLE_ARN });
     expect(written(role, { max_sts_ttl: "1h" })).toMatchObject({ credential_types: ["assumed_role"], role_arns: [ROLE_ARN], max_sts_ttl: 3600 });
+    // Every problem, in one message: validate()'s go-multierror quoted with %q (path_roles.go, pathRolesWrite).
     expect(applyRoleWrite(role, { credential_type: "iam_user" })).toEqual({
-      errors: [
-        "cannot supply role_arns when credential_type isn't assumed_role",
-        "must specify at least one of policy_arns or policy_document with iam_user credential_type",
-      ],
+      status: 400,
+      error:
+        'error(s) validating supplied role data: "2 errors occurred:\\n\\t* cannot supply role_arns when credential_type isn\'t assumed_role\\n\\t* must specify at least one of policy_arns or policy_document with iam_user credential_type\\n\\n"',
     });
     expect(role.credential_types).toEqual(["assumed_role"]);
   });
@@ -160,6 +160,12 @@ describe("role writes", () => {
     expect(problems({ credential_types: ["iam_user"], policy_arns: [POLICY_ARN], permissions_boundary_arn: "arn:aws:s3:::bucket" })).toEqual([
       "invalid permissions_boundary_arn parameter: expected a service of iam but got s3",
     ]);
+    // An unreadable boundary replaces the problems found before it (validate() appends it to a new
+    // list: multierror.Append(fmt.Errorf(...)) without the list so far); those after it stay.
+    expect(problems({ credential_types: ["federation_token"], policy_document: "{}", role_arns: [ROLE_ARN], user_path: "x", max_sts_ttl: 60, default_sts_ttl: 120, permissions_boundary_arn: "arn:aws:s3:::b" })).toEqual([
+      "invalid permissions_boundary_arn parameter: expected a service of iam but got s3",
+      "cannot supply role_arns when credential_type isn't assumed_role",
+    ]);
     expect(problems({ credential_types: ["iam_user"], policy_document: "{}", role_arns: [ROLE_ARN] })).toEqual([
       "cannot supply role_arns when credential_type isn't assumed_role",
     ]);
@@ -167,34 +173,47 @@ describe("role writes", () => {
     expect(problems({ credential_types: ["federation_token"] })).toEqual([
       "must specify at least one of policy_arns or policy_document with federation_token credential_type",
     ]);
-    expect(problems({ credential_types: ["assumed_role"], role_arns: ["arn:aws:iam::123456789012:policy/x"], policy_arns: ["nope"] })).toEqual([
-      'invalid role_arns entry "arn:aws:iam::123456789012:policy/x": expected a resource type of role but got policy/x',
-      'invalid policy_arns entry "nope": arn: invalid prefix',
-    ]);
+    // No ARN form is checked in role_arns or policy_arns (path_roles.go validate() checks none).
+    expect(problems({ credential_types: ["assumed_role"], role_arns: ["arn:aws:iam::123456789012:policy/x"], policy_arns: ["nope"] })).toEqual([]);
     expect(problems({ credential_types: ["iam_user"], policy_arns: [POLICY_ARN], user_path: "/" })).toEqual([]);
   });
 
   it("refuses unreadable values: policy documents, tag pairs, durations", () => {
-    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_document: "{not json" })).toEqual({
-      errors: ['cannot parse policy document: "{not json"'],
+    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_document: '{not "json"\n' })).toEqual({
+      status: 400,
+      error: 'cannot parse policy document: "{not \\"json\\"\\n"',
     });
     expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: ["novalue"] })).toEqual({
-      errors: ['invalid key pair "novalue"'],
+      status: 400,
+      error: 'invalid key pair "novalue"',
     });
-    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({ errors: ['invalid key pair "=x"'] });
+    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({ status: 400, error: 'invalid key pair "=x"' });
     expect(applyRoleWrite(undefined, { credential_type: "assumed_role", role_arns: ROLE_ARN, default_sts_ttl: "soon" })).toEqual({
-      errors: ['invalid duration for default_sts_ttl: time: invalid duration "soon"'],
+      status: 400,
+      error: 'invalid duration for default_sts_ttl: time: invalid duration "soon"',
+    });
+    // Values are read before anything else is checked; the first one that cannot be read is refused.
+    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, policy_document: "{", max_sts_ttl: "x", iam_tags: "y" })).toEqual({
+      status: 400,
+      error: 'invalid duration for max_sts_ttl: time: invalid duration "x"',
     });
   });
 
   it("keeps the legacy parameters apart and upgrades them, with a warning", () => {
-    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN })).toEqual({ errors: ["only one of policy or arn should be provided"] });
+    // Both together: legacyRoleData's plain error (a 500).
+    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, credential_type: "iam_user" })).toEqual({ status: 500, error: "only one of policy or arn should be provided" });
     expect(applyRoleWrite(undefined, { arn: ROLE_ARN, credential_type: "assumed_role" })).toEqual({
-      errors: ["cannot supply deprecated role or policy parameters with credential_type"],
+      status: 400,
+      error: "cannot supply deprecated role or policy parameters with an explicit credential_type",
     });
-    expect(applyRoleWrite(undefined, { policy: "{}", iam_tags: { a: "b" } })).toEqual({ errors: ["cannot supply deprecated role or policy parameters with iam_tags"] });
-    expect(applyRoleWrite(undefined, { arn: "arn:aws:s3:::bucket" })).toEqual({ errors: ['unable to parse supplied data: "arn:aws:s3:::bucket"'] });
-    expect(applyRoleWrite(undefined, { policy: "nope" })).toEqual({ errors: ['unable to parse supplied data: "nope"'] });
+    // The first parameter sent, in the handler's order.
+    expect(applyRoleWrite(undefined, { arn: ROLE_ARN, user_path: "/x/", role_arns: ROLE_ARN })).toEqual({
+      status: 400,
+      error: "cannot supply deprecated role or policy parameters with role_arns",
+    });
+    expect(applyRoleWrite(undefined, { policy: "{}", iam_tags: { a: "b" } })).toEqual({ status: 400, error: "cannot supply deprecated role or policy parameters with iam_tags" });
+    expect(applyRoleWrite(undefined, { arn: "arn:aws:s3:::bucket" })).toEqual({ status: 400, error: 'unable to parse supplied data: "arn:aws:s3:::bucket"' });
+    expect(applyRoleWrite(undefined, { policy: "nope\t" })).toEqual({ status: 400, error: 'unable to parse supplied data: "nope\\t"' });
     expect(applyRoleWrite(undefined, { arn: ROLE_ARN })).toEqual({
       role: { ...emptyRole(), credential_types: ["assumed_role"], role_arns: [ROLE_ARN], prohibit_flexible_cred_path: true, version: 1 },
       warnings: [LEGACY_WARNING],
@@ -261,9 +280,11 @@ describe("which credentials a request gives", () => {
       error: "attempted to retrieve assumed_role credentials through the creds path; this is not allowed for legacy roles",
     });
     expect(credentialTypeFor(role([]), "creds")).toEqual({ error: 'unknown credential_type: ""' });
+    // The list printed with Go's %#v (path_user.go, pathCredsRead).
     expect(credentialTypeFor(role(["assumed_role", "iam_user"]), "sts")).toEqual({
-      error: 'requested credential type "federation_token" not in allowed credential types ["assumed_role","iam_user"]',
+      error: 'requested credential type "federation_token" not in allowed credential types []string{"assumed_role", "iam_user"}',
     });
+    expect(credentialTypeFor(role(["bad\u007f"]), "creds")).toEqual({ error: 'unknown credential_type: "bad\\x7f"' });
   });
 
   it("picks the role ARN: the only one, or one the role lists", () => {
@@ -357,11 +378,13 @@ describe("the root credential chain", () => {
 });
 
 describe("ARNs and policy documents", () => {
-  it("tells role and policy ARNs apart", () => {
-    expect(roleArnProblem(ROLE_ARN)).toBeUndefined();
-    expect(roleArnProblem("arn:aws:iam::123456789012:role/path/to/deploy")).toBeUndefined();
-    expect(roleArnProblem("arn:aws:iam::aws:role/x")).toMatch(/12-digit account/);
-    expect(roleArnProblem("arn:aws:iam::123456789012")).toBe("arn: not enough sections");
+  it("tells policy ARNs apart: strictly for the world file, as the real engine does for a permissions boundary", () => {
+    expect(managedPolicyArnProblem(POLICY_ARN)).toBeUndefined();
+    expect(managedPolicyArnProblem("arn:aws:iam::x:policy/")).toBeUndefined();
+    expect(managedPolicyArnProblem("arn:aws:iam::123456789012")).toBe("arn: not enough sections");
+    expect(managedPolicyArnProblem("policy/x")).toBe("arn: invalid prefix");
+    expect(managedPolicyArnProblem("arn:aws:s3:::bucket")).toBe("expected a service of iam but got s3");
+    expect(managedPolicyArnProblem("arn:aws:iam::123456789012:role/x")).toBe("expected a resource type of policy but got role/x");
     expect(policyArnProblem(POLICY_ARN)).toBeUndefined();
     expect(policyArnProblem("arn:aws:iam::aws:policy/job-function/ViewOnlyAccess")).toBeUndefined();
     expect(policyArnProblem("arn:aws:iam::123456789012:user/x")).toBe("expected a resource type of policy but got user/x");

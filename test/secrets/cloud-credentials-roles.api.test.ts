@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { storeLegacyRole } from "../../server/secrets/engines/cloud-credentials/engine.ts";
 import { mountStoragePrefix } from "../../server/secrets/engines/mount-storage.ts";
+import { goMultiErrorText, goQuote } from "../../server/shared/go-text.ts";
 import { ok, startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
 import { ROOT_TOKEN } from "../helpers/secrets.ts";
 
@@ -42,6 +43,11 @@ const EMPTY = {
   user_path: "",
   permissions_boundary_arn: "",
 };
+
+// The real handler (builtin/logical/aws/path_roles.go, pathRolesWrite) answers one message: the
+// first value it cannot read or the first legacy mix, else every rule validate() finds as one
+// go-multierror quoted with %q.
+const validation = (...problems: string[]) => `error(s) validating supplied role data: ${goQuote(goMultiErrorText(problems))}`;
 
 describe("writing and reading roles", () => {
   it("stores an IAM-user role with every parameter and reads it back", async () => {
@@ -91,49 +97,56 @@ describe("writing and reading roles", () => {
     expect(ok(await read("r")).data).toMatchObject({ credential_type: "federation_token", role_arns: [], policy_arns: [READONLY] });
   });
 
-  it("refuses every broken rule with 400, one message each, and changes nothing", async () => {
+
+  it("refuses broken rules with 400 and one message, and changes nothing", async () => {
     await write("keep", { credential_type: "assumed_role", role_arns: ROLE_ARN });
     const before = ok(await read("keep")).data;
     const index = server.secrets.cluster.storage.index();
-    const cases: [string, Record<string, unknown>, string[]][] = [
-      ["new", {}, ["did not supply credential_type"]],
-      ["new", { credential_type: "session_token" }, ["unrecognized credential type: session_token"]],
-      ["new", { credential_type: "iam_user", role_arns: ROLE_ARN, policy_arns: READONLY }, ["cannot supply role_arns when credential_type isn't assumed_role"]],
-      ["new", { credential_type: "federation_token", role_arns: ROLE_ARN, policy_document: DOC }, ["cannot supply role_arns when credential_type isn't assumed_role"]],
-      ["new", { credential_type: "assumed_role" }, ["must specify at least one of role_arns with assumed_role credential_type"]],
-      ["new", { credential_type: "iam_user", iam_groups: "developers" }, ["must specify at least one of policy_arns or policy_document with iam_user credential_type"]],
-      ["new", { credential_type: "federation_token" }, ["must specify at least one of policy_arns or policy_document with federation_token credential_type"]],
+    expect((await write("new", {})).error).toEqual({ errors: ['error(s) validating supplied role data: "1 error occurred:\\n\\t* did not supply credential_type\\n\\n"'] });
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["new", { credential_type: "session_token" }, validation("unrecognized credential type: session_token")],
+      ["new", { credential_type: "iam_user", role_arns: ROLE_ARN, policy_arns: READONLY }, validation("cannot supply role_arns when credential_type isn't assumed_role")],
+      ["new", { credential_type: "federation_token", role_arns: ROLE_ARN, policy_document: DOC }, validation("cannot supply role_arns when credential_type isn't assumed_role")],
+      ["new", { credential_type: "assumed_role" }, validation("must specify at least one of role_arns with assumed_role credential_type")],
+      ["new", { credential_type: "iam_user", iam_groups: "developers" }, validation("must specify at least one of policy_arns or policy_document with iam_user credential_type")],
+      ["new", { credential_type: "federation_token" }, validation("must specify at least one of policy_arns or policy_document with federation_token credential_type")],
       [
         "new",
         { credential_type: "iam_user", policy_arns: READONLY, default_sts_ttl: 60, max_sts_ttl: 30 },
-        [
+        validation(
           "default_sts_ttl parameter only valid for assumed_role and federation_token credential types",
           "max_sts_ttl parameter only valid for assumed_role and federation_token credential types",
           '"default_sts_ttl" value must be less than or equal to "max_sts_ttl" value',
-        ],
+        ),
       ],
-      ["keep", { default_sts_ttl: "2h", max_sts_ttl: "1h" }, ['"default_sts_ttl" value must be less than or equal to "max_sts_ttl" value']],
-      ["keep", { user_path: "/x/" }, ["user_path parameter only valid for iam_user credential type"]],
-      ["keep", { permissions_boundary_arn: "arn:aws:iam::aws:policy/ReadOnlyAccess" }, ["cannot supply permissions_boundary_arn when credential_type isn't iam_user"]],
-      ["new", { credential_type: "iam_user", policy_arns: READONLY, user_path: "x" }, ['the specified value for user_path is invalid. It must match "^\\\\/([\\\\x21-\\\\x7F]{0,510}\\\\/)?$" regexp']],
-      ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:s3:::b" }, ["invalid permissions_boundary_arn parameter: expected a service of iam but got s3"]],
-      ["new", { credential_type: "iam_user", policy_document: "{not json" }, ['cannot parse policy document: "{not json"']],
-      ["new", { credential_type: "iam_user", policy_arns: READONLY, iam_tags: ["novalue"] }, ['invalid key pair "novalue"']],
-      ["new", { credential_type: "iam_user", policy_arns: "ReadOnlyAccess" }, ['invalid policy_arns entry "ReadOnlyAccess": arn: invalid prefix']],
-      ["keep", { role_arns: "arn:aws:iam::123456789012:user/bob" }, ['invalid role_arns entry "arn:aws:iam::123456789012:user/bob": expected a resource type of role but got user/bob']],
-      ["keep", { max_sts_ttl: "forever" }, ['invalid duration for max_sts_ttl: time: invalid duration "forever"']],
-      ["keep", { default_sts_ttl: -1 }, ["invalid duration for default_sts_ttl: -1 is negative"]],
-      ["new", { policy: DOC, arn: ROLE_ARN }, ["only one of policy or arn should be provided"]],
-      ["new", { arn: ROLE_ARN, role_arns: ROLE_ARN }, ["cannot supply deprecated role or policy parameters with role_arns"]],
-      ["new", { policy: DOC, iam_groups: "developers" }, ["cannot supply deprecated role or policy parameters with iam_groups"]],
-      ["new", { arn: "arn:aws:s3:::bucket" }, ['unable to parse supplied data: "arn:aws:s3:::bucket"']],
-      ["new", { policy: "not json" }, ['unable to parse supplied data: "not json"']],
+      ["keep", { default_sts_ttl: "2h", max_sts_ttl: "1h" }, validation('"default_sts_ttl" value must be less than or equal to "max_sts_ttl" value')],
+      ["keep", { user_path: "/x/" }, validation("user_path parameter only valid for iam_user credential type")],
+      ["keep", { permissions_boundary_arn: "arn:aws:iam::aws:policy/ReadOnlyAccess" }, validation("cannot supply permissions_boundary_arn when credential_type isn't iam_user")],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, user_path: "x" }, validation('the specified value for user_path is invalid. It must match "^\\\\/([\\\\x21-\\\\x7F]{0,510}\\\\/)?$" regexp')],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:s3:::b" }, validation("invalid permissions_boundary_arn parameter: expected a service of iam but got s3")],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "boundary" }, validation("invalid permissions_boundary_arn parameter: arn: invalid prefix")],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:iam::123456789012:user/x" }, validation("invalid permissions_boundary_arn parameter: expected a resource type of policy but got user/x")],
+      // An unreadable boundary replaces the problems found before it, as the real validate() does.
+      ["keep", { user_path: "x", permissions_boundary_arn: "arn:aws:s3:::b" }, validation("invalid permissions_boundary_arn parameter: expected a service of iam but got s3")],
+      ["new", { credential_type: "iam_user", policy_document: "{not json" }, 'cannot parse policy document: "{not json"'],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, iam_tags: ["novalue"] }, 'invalid key pair "novalue"'],
+      ["keep", { max_sts_ttl: "forever" }, 'invalid duration for max_sts_ttl: time: invalid duration "forever"'],
+      ["keep", { default_sts_ttl: -1 }, "invalid duration for default_sts_ttl: -1 is negative"],
+      ["new", { arn: ROLE_ARN, role_arns: ROLE_ARN }, "cannot supply deprecated role or policy parameters with role_arns"],
+      ["new", { arn: ROLE_ARN, credential_type: "assumed_role" }, "cannot supply deprecated role or policy parameters with an explicit credential_type"],
+      ["new", { policy: DOC, iam_groups: "developers" }, "cannot supply deprecated role or policy parameters with iam_groups"],
+      ["new", { arn: "arn:aws:s3:::bucket" }, 'unable to parse supplied data: "arn:aws:s3:::bucket"'],
+      ["new", { policy: "not json" }, 'unable to parse supplied data: "not json"'],
     ];
-    for (const [role, body, errors] of cases) {
+    for (const [role, body, message] of cases) {
       const { response, error } = await write(role, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
-      expect(error, JSON.stringify(body)).toEqual({ errors });
+      expect(error, JSON.stringify(body)).toEqual({ errors: [message] });
     }
+    // Both legacy parameters: a plain error of the real handler (legacyRoleData), 500.
+    const both = await write("new", { policy: DOC, arn: ROLE_ARN });
+    expect(both.response.status).toBe(500);
+    expect(both.error).toEqual({ errors: ["1 error occurred:\n\t* only one of policy or arn should be provided\n\n"] });
     // Bodies the schema refuses.
     for (const body of [{ credential_type: 5 }, { role_arns: [1] }, { iam_tags: 5 }, { default_sts_ttl: true }, { policy_document: {} }]) {
       const { response, error } = await write("keep", body);
@@ -143,6 +156,18 @@ describe("writing and reading roles", () => {
     expect(server.secrets.cluster.storage.index()).toBe(index);
     expect(ok(await read("keep")).data).toEqual(before);
     expect((await read("new")).response.status).toBe(404);
+  });
+
+  // The real engine's validate() (builtin/logical/aws/path_roles.go) checks no ARN form in role_arns
+  // or policy_arns, and of permissions_boundary_arn only the service and resource type
+  // (validateAWSManagedPolicy): the provider refuses the rest when credentials are requested.
+  it("takes role_arns and policy_arns of any form; the provider refuses them when credentials are requested", async () => {
+    expect((await write("any-arns", { credential_type: "assumed_role", role_arns: "arn:aws:iam::123456789012:user/bob,deploy" })).response.status).toBe(204);
+    expect(ok(await read("any-arns")).data.role_arns).toEqual(["arn:aws:iam::123456789012:user/bob", "deploy"]);
+    expect((await write("any-policies", { credential_type: "iam_user", policy_arns: "ReadOnlyAccess" })).response.status).toBe(204);
+    expect(ok(await read("any-policies")).data.policy_arns).toEqual(["ReadOnlyAccess"]);
+    // Of a boundary, the account and the name are not checked either.
+    expect((await write("any-boundary", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:iam::x:policy/" })).response.status).toBe(204);
   });
 
   it("refuses role names outside the pattern with 400", async () => {
@@ -184,7 +209,7 @@ describe("legacy roles", () => {
 
     // Such a role issues nothing until it is written again; the write clears the invalid data.
     expect((await server.client.GET("/aws/creds/{name}", { params: { path: { name: "old-broken" }, query: {} } })).error).toEqual({ errors: ['unknown credential_type: ""'] });
-    expect((await write("old-broken", { policy_arns: READONLY })).error).toEqual({ errors: ["did not supply credential_type"] });
+    expect((await write("old-broken", { policy_arns: READONLY })).error).toEqual({ errors: [validation("did not supply credential_type")] });
     const fixed = await write("old-broken", { credential_type: "iam_user", policy_arns: READONLY });
     expect(fixed.response.status).toBe(200);
     expect(ok(fixed).warnings).toEqual(['Invalid data of "arn:aws:s3:::not-a-policy" cleared out of role']);
@@ -283,8 +308,11 @@ describe("any input", () => {
         const headers = { "X-Secrets-Token": ROOT_TOKEN };
         const index = server.secrets.cluster.storage.index();
         const written = await fetch(`${server.baseUrl}/aws/roles/fuzz`, { method: "POST", headers, body: JSON.stringify(input) });
-        expect([200, 204, 400]).toContain(written.status);
-        if (written.status === 400) expect(server.secrets.cluster.storage.index()).toBe(index);
+        // A 500 only for both legacy parameters (the real handler's plain error), as described.
+        const bothLegacy = [input.policy, input.arn].every((v) => typeof v === "string" && v !== "");
+        expect(bothLegacy ? [400, 500] : [200, 204, 400]).toContain(written.status);
+        if (written.status === 500) expect(await written.json()).toEqual({ errors: ["1 error occurred:\n\t* only one of policy or arn should be provided\n\n"] });
+        if (written.status >= 400) expect(server.secrets.cluster.storage.index()).toBe(index);
         const lease = await fetch(`${server.baseUrl}/aws/config/lease`, { method: "POST", headers, body: JSON.stringify(input) });
         expect([204, 400]).toContain(lease.status);
         const issued = await fetch(`${server.baseUrl}/aws/sts/fuzz`, { method: "PUT", headers, body: JSON.stringify(input) });
@@ -292,6 +320,8 @@ describe("any input", () => {
         const query = new URLSearchParams(Object.entries(input).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
         const viaQuery = await fetch(`${server.baseUrl}/aws/creds/fuzz?${query}`, { headers });
         expect([200, 400]).toContain(viaQuery.status);
+        expect([200, 400]).toContain((await fetch(`${server.baseUrl}/aws/sts/fuzz?${query}`, { headers })).status);
+        expect([200, 400]).toContain((await fetch(`${server.baseUrl}/aws/creds/fuzz`, { method: "POST", headers, body: JSON.stringify(input) })).status);
       }),
       { numRuns: 60 },
     );

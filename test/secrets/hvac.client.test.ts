@@ -142,7 +142,7 @@ describe("hvac secrets.aws (the cloud credentials engine)", () => {
     const assumed = ok(await hvac.call<Envelope>("secrets.aws.generate_credentials", { name: "deploy", role_arn: DEPLOY, ttl: "15m", endpoint: "sts" }));
     expect(assumed).toMatchObject({ renewable: false, lease_duration: 900 });
     expect(assumed.data.access_key).toMatch(/^ASIA/);
-    expect(await hvac.call("secrets.aws.generate_credentials", { name: "nope" })).toMatchObject({ error: { type: "InvalidRequest", errors: ['Role "nope" not found'] } });
+    expect(await hvac.call("secrets.aws.generate_credentials", { name: "nope" })).toMatchObject({ error: { type: "InvalidRequest", errors: ["Role 'nope' not found"] } });
   });
 
   it("rotate_root_iam_credentials: a new access key, the old one gone at the provider", async () => {

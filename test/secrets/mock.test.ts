@@ -72,7 +72,7 @@ describe("Prism mock of the secrets API", () => {
     await expectValid("/aws/roles/{name}", "delete", 204, client.DELETE("/aws/roles/{name}", name));
     expect(await expectValid("/aws/creds/{name}", "get", 200, client.GET("/aws/creds/{name}", { params: { path: { name: "deploy" }, query: {} } }))).toHaveProperty("data.security_token");
     expect(await expectValid("/aws/sts/{name}", "put", 200, client.PUT("/aws/sts/{name}", { ...name, body: {} }))).toHaveProperty("lease_id");
-    const refused = await expectValid("/aws/config/rotate-root", "post", 400, client.POST("/aws/config/rotate-root", { headers: { Prefer: "code=400, example=anotherKey" } }));
+    const refused = await expectValid("/aws/config/rotate-root", "post", 500, client.POST("/aws/config/rotate-root", { headers: { Prefer: "code=500, example=anotherKey" } }));
     expect((refused as { errors: string[] }).errors[0]).toMatch(/AccessKeysPerUser: 2/);
     await expectValid("/aws/roles/{name}", "get", 404, client.GET("/aws/roles/{name}", { ...name, headers: { Prefer: "code=404" } }));
   });

@@ -157,8 +157,8 @@ describe("cloud credentials engine (builtin/logical/aws)", () => {
     expect(issued.data).toMatchObject({ access_key: expect.stringMatching(/^AKIA/), security_token: null });
   });
 
-  it("path_user.go: a missing role is 400 `Role \"<name>\" not found`", async () => {
-    expect(await refusal(vault.read("aws/creds/nope"))).toEqual({ status: 400, errors: ['Role "nope" not found'] });
+  it("path_user.go (pathCredsRead, before Aug 2022): a missing role is 400 `Role '<name>' not found`", async () => {
+    expect(await refusal(vault.read("aws/creds/nope"))).toEqual({ status: 400, errors: ["Role 'nope' not found"] });
   });
 
   it("path_user.go: an assumed role with its ARN unencoded in the query, as clients send it", async () => {
@@ -170,6 +170,13 @@ describe("cloud credentials engine (builtin/logical/aws)", () => {
   it("path_user.go: /sts with a body", async () => {
     const issued = (await vault.write("aws/sts/deploy", { ttl: "15m" })) as Answer;
     expect(issued).toMatchObject({ renewable: false, lease_duration: 900 });
+  });
+
+  it("path_user.go: read and update on both paths (pathUser registers both on pathCredsRead): /sts read with a query, /creds written with a body", async () => {
+    const read = (await vault.read("aws/sts/deploy?ttl=1000")) as Answer;
+    expect(read).toMatchObject({ renewable: false, lease_duration: 1000, lease_id: expect.stringMatching(/^aws\/sts\/deploy\//) });
+    const written = (await vault.write("aws/creds/deploy", { ttl: "20m" })) as Answer;
+    expect(written).toMatchObject({ renewable: false, lease_duration: 1200, lease_id: expect.stringMatching(/^aws\/creds\/deploy\//) });
   });
 });
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import type { SecretsCluster } from "../../cluster.ts";
 import { InvalidRequestError } from "../../errors.ts";
-import { Refusal } from "../../errors.ts";
+import { internalError, Refusal } from "../../errors.ts";
 import type { Storage } from "../../store/storage.ts";
 import type { BodyRead } from "../../wire.ts";
 import { combinePolicyDocuments } from "./arns.ts";
@@ -127,20 +127,29 @@ export class CloudCredentialsMount {
     return { access_key: config.access_key, region: config.region, iam_endpoint: config.iam_endpoint, sts_endpoint: config.sts_endpoint, max_retries: config.max_retries };
   }
 
-  /** Rotates the static root credentials; returns the new access key id. */
+  /**
+   * Rotates the static root credentials; returns the new access key id. In the real handler's order
+   * (builtin/logical/aws/path_config_rotate_root.go, pathConfigRotateRootUpdate): the client first
+   * (which fails only for a half-configured static pair), then the stored configuration, then the
+   * provider. Its failures are plain errors (500, internalError) except the check for static keys,
+   * an ErrorResponse (400).
+   */
   async rotateRoot(): Promise<string> {
     const storage = this.#store;
     const config = this.#rootConfig(storage);
-    if (!config) throw new InvalidRequestError("no configuration found for config/root");
+    const local = localCredentials(config, this.#chain());
+    if ("error" in local) throw internalError(local.error);
+    if (!config) throw internalError("no configuration found for config/root");
     if (config.access_key === "" || config.secret_key === "") {
       throw new InvalidRequestError("Cannot call config/rotate-root when either access_key or secret_key is empty");
     }
     const client = (await this.#client(storage, "iam")).client;
-    const user = await this.#step("error calling GetUser", () => this.provider.getUser(client));
-    const key = await this.#step("error calling CreateAccessKey", () => this.provider.createAccessKey(client, user.userName));
+    const step = <T>(doing: string, call: () => Promise<T>) => this.#step(doing, call, internalError);
+    const user = await step("error calling GetUser", () => this.provider.getUser(client));
+    const key = await step("error calling CreateAccessKey", () => this.provider.createAccessKey(client, user.userName));
     const old = config.access_key;
     storage.rootConfig.put({ ...config, access_key: key.accessKeyId, secret_key: key.secretAccessKey });
-    await this.#step("error deleting old access key", () => this.provider.deleteAccessKey(client, old, user.userName));
+    await step("error deleting old access key", () => this.provider.deleteAccessKey(client, old, user.userName));
     return key.accessKeyId;
   }
 
@@ -184,7 +193,7 @@ export class CloudCredentialsMount {
   writeRole(name: string, body: RoleWrite): string[] {
     const storage = this.#store;
     const result = applyRoleWrite(this.#role(storage, name), body);
-    if ("errors" in result) throw new Refusal(400, result.errors);
+    if ("error" in result) throw result.status === 500 ? internalError(result.error) : new InvalidRequestError(result.error);
     storage.roles.put(name, result.role);
     if (storage.legacyRoles.has(name)) storage.legacyRoles.delete(name);
     return result.warnings;
@@ -214,7 +223,9 @@ export class CloudCredentialsMount {
   async generate(roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
     const storage = this.#store;
     const role = this.#role(storage, roleName);
-    if (!role) throw new InvalidRequestError(`Role ${JSON.stringify(roleName)} not found`);
+    // The era's words (builtin/logical/aws/path_user.go, pathCredsRead: "Role '%s' not found"; %q
+    // only from August 2022). Role names cannot hold a quote (the path pattern).
+    if (!role) throw new InvalidRequestError(`Role '${roleName}' not found`);
     let requested: number | undefined;
     if (request.ttl !== undefined && request.ttl !== "") requested = value(parseDurationSeconds(request.ttl, "ttl"));
     const ttl = stsTtl({ requested, defaultStsTtl: role.default_sts_ttl, maxStsTtl: role.max_sts_ttl });
@@ -368,22 +379,29 @@ export class CloudCredentialsMount {
 
   // ---- inside ----
 
-  /** A provider call; its refusal becomes a 400 with what the engine was doing in front. */
-  async #step<T>(doing: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * A provider call; its refusal becomes a 400 with what the engine was doing in front (the real
+   * engine's ErrorResponse), or what `refuse` makes of that text (rotate-root's plain errors).
+   */
+  async #step<T>(doing: string, call: () => Promise<T>, refuse: (text: string) => Error = (text) => new InvalidRequestError(text)): Promise<T> {
     try {
       return await call();
     } catch (error) {
       if (error instanceof InvalidRequestError || error instanceof Refusal) throw error;
       const text = error instanceof Error && typeof (error as { code?: unknown }).code === "string" ? String(error) : (error as Error)?.message ?? String(error);
-      throw new InvalidRequestError(doing ? `${doing}: ${text}` : text);
+      throw refuse(doing ? `${doing}: ${text}` : text);
     }
+  }
+
+  /** Where the chain looks for credentials besides the configuration. */
+  #chain(): ChainEnvironment {
+    return { env: this.#env, homeDir: this.#homeDir ?? this.#env.HOME ?? homedir(), readFile: readTextFile };
   }
 
   /** The client the engine calls the provider with: the root credentials of the chain, region, endpoint. */
   async #client(storage: MountStorage, service: "iam" | "sts"): Promise<{ client: ProviderClient; source: CredentialSource }> {
     const config = this.#rootConfig(storage);
-    const chain: ChainEnvironment = { env: this.#env, homeDir: this.#homeDir ?? this.#env.HOME ?? homedir(), readFile: readTextFile };
-    const found = localCredentials(config, chain);
+    const found = localCredentials(config, this.#chain());
     if ("error" in found) throw new InvalidRequestError(found.error);
     let credentials;
     let source: CredentialSource;

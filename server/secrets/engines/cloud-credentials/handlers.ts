@@ -1,4 +1,4 @@
-// Handlers of the cloud credentials engine's eleven operations, at whatever mount the request reached.
+// Handlers of the cloud credentials engine's thirteen operations, at whatever mount the request reached.
 import { envelope, leasedSecret, mountOf, NO_CONTENT, nothing, type SecretsContext, type SecretsHandlerTable } from "../../handlers/types.ts";
 import { ACCESS_KEYS_SECRET, cloudCredentialsEngine, type CloudCredentialsMount, type CredentialsRequest } from "./engine.ts";
 
@@ -64,7 +64,14 @@ export const cloudCredentialsHandlers = {
     return NO_CONTENT;
   },
 
+  // The real engine answers reads and writes of creds/<name> and sts/<name> with one handler
+  // (builtin/logical/aws/path_user.go, pathUser: ReadOperation and UpdateOperation both call
+  // pathCredsRead): the parameters come from the query or the body, and only the path counts.
   generateCloudCredentials: ({ params, query }, context) => issue(context, params.name, "creds", query),
 
+  generateCloudCredentialsWithParameters: ({ params, body }, context) => issue(context, params.name, "creds", body),
+
   generateCloudStsCredentials: ({ params, body }, context) => issue(context, params.name, "sts", body),
+
+  generateCloudStsCredentialsWithQuery: ({ params, query }, context) => issue(context, params.name, "sts", query),
 } satisfies Partial<SecretsHandlerTable>;

@@ -1,8 +1,9 @@
 // Roles of the cloud credentials engine: how a write is read and merged into the stored role, the
 // rules a role must follow, the upgrade of entries stored by earlier versions (legacy `policy`/`arn`
 // roles), and the read shape. Pure: no storage, no provider.
-import { compactJson, parseArn, policyArnProblem, roleArnProblem } from "./arns.ts";
+import { compactJson, managedPolicyArnProblem, parseArn } from "./arns.ts";
 import { parseDurationSeconds } from "../../../shared/go-duration.ts";
+import { goMultiErrorText, goQuote } from "../../../shared/go-text.ts";
 import type { components } from "../../../../generated/secrets/schema.ts";
 import type { BodyRead } from "../../wire.ts";
 
@@ -69,65 +70,100 @@ export function emptyRole(): RoleEntry {
   };
 }
 
-export type RoleWriteResult = { role: RoleEntry; warnings: string[] } | { errors: string[] };
+/**
+ * A write's outcome: the role to store, or the one refusal (`status` 500 where the real handler
+ * returns a plain error, else 400).
+ */
+export type RoleWriteResult = { role: RoleEntry; warnings: string[] } | { error: string; status: 400 | 500 };
 
 /**
  * The role after a write: the existing role (if any) with the sent fields changed, or the role a
- * legacy parameter stands for; refused with every problem found. `existing` is not changed.
+ * legacy parameter stands for; else the first refusal, in the real handler's order
+ * (builtin/logical/aws/path_roles.go, pathRolesWrite): values that cannot be read, the two legacy
+ * parameters together, each parameter in turn (mixed with a legacy one, or a policy document that
+ * is not JSON), a legacy value that is neither a policy nor an ARN, then every rule of the role at
+ * once as one message. `existing` is not changed.
  */
 export function applyRoleWrite(existing: RoleEntry | undefined, body: RoleWrite): RoleWriteResult {
+  const refused = (error: string, status: 400 | 500 = 400): RoleWriteResult => ({ error, status });
   const warnings: string[] = [];
   // A copy of the stored role's members: each is replaced below, never changed in place (a stored
   // role is frozen), so nothing deeper is copied.
   const role: RoleEntry = existing ? { ...existing } : emptyRole();
   if (role.invalid_data !== undefined) {
-    warnings.push(`Invalid data of ${JSON.stringify(role.invalid_data)} cleared out of role`);
+    warnings.push(`Invalid data of ${goQuote(role.invalid_data)} cleared out of role`);
     delete role.invalid_data;
   }
   const has = (key: keyof RoleWrite) => body[key] !== undefined;
 
-  // The legacy parameters stand alone.
-  const legacyPolicy = body.policy ?? "";
-  const legacyArn = body.arn ?? "";
-  if (legacyPolicy !== "" && legacyArn !== "") return { errors: ["only one of policy or arn should be provided"] };
-  const legacy = legacyPolicy || legacyArn;
-  if (legacy !== "") {
-    const mixed = NEW_PARAMETERS.find((key) => has(key));
-    if (mixed) return { errors: [`cannot supply deprecated role or policy parameters with ${mixed}`] };
-    const upgraded = upgradeLegacyEntry(legacy);
-    if (upgraded.invalid_data !== undefined) return { errors: [`unable to parse supplied data: ${JSON.stringify(upgraded.invalid_data)}`] };
-    return { role: upgraded, warnings: [LEGACY_WARNING] };
-  }
-
-  const errors: string[] = [];
-  if (has("credential_type")) role.credential_types = [body.credential_type!];
-  if (has("role_arns")) role.role_arns = stringList(body.role_arns!);
-  if (has("policy_arns")) role.policy_arns = stringList(body.policy_arns!);
-  if (has("policy_document")) {
-    const text = body.policy_document!;
-    const compacted = text === "" ? "" : compactJson(text);
-    if (compacted === undefined) errors.push(`cannot parse policy document: ${JSON.stringify(text)}`);
-    else role.policy_document = compacted;
-  }
+  // Values are read before the handler runs (the framework's field validation), the first one that
+  // cannot be read refused.
+  const durations: Partial<Record<"default_sts_ttl" | "max_sts_ttl", number>> = {};
   for (const field of ["default_sts_ttl", "max_sts_ttl"] as const) {
     if (!has(field)) continue;
     const parsed = parseDurationSeconds(body[field], field);
-    if ("error" in parsed) errors.push(parsed.error);
-    else role[field] = parsed.value;
+    if ("error" in parsed) return refused(parsed.error);
+    durations[field] = parsed.value;
   }
-  if (has("user_path")) role.user_path = body.user_path!;
-  if (has("permissions_boundary_arn")) role.permissions_boundary_arn = body.permissions_boundary_arn!;
-  if (has("iam_groups")) role.iam_groups = stringList(body.iam_groups!);
+  let tags: Record<string, string> | undefined;
   if (has("iam_tags")) {
-    const tags = keyValuePairs(body.iam_tags!);
-    if ("error" in tags) errors.push(tags.error);
-    else role.iam_tags = tags.value;
+    const parsed = keyValuePairs(body.iam_tags!);
+    if ("error" in parsed) return refused(parsed.error);
+    tags = parsed.value;
+  }
+
+  // Both legacy parameters: legacyRoleData's plain error, a 500.
+  const legacyPolicy = body.policy ?? "";
+  const legacyArn = body.arn ?? "";
+  if (legacyPolicy !== "" && legacyArn !== "") return refused("only one of policy or arn should be provided", 500);
+  const legacy = legacyPolicy || legacyArn;
+
+  for (const key of NEW_PARAMETERS) {
+    if (!has(key)) continue;
+    // iam_groups and iam_tags are the seed's addition ("cannot be mixed with those above"); the real
+    // handler drops them silently when the legacy role replaces the entry.
+    if (legacy !== "") return refused(`cannot supply deprecated role or policy parameters with ${key === "credential_type" ? "an explicit credential_type" : key}`);
+    switch (key) {
+      case "credential_type":
+        role.credential_types = [body.credential_type!];
+        break;
+      case "role_arns":
+      case "policy_arns":
+      case "iam_groups":
+        role[key] = stringList(body[key]!);
+        break;
+      case "policy_document": {
+        const text = body.policy_document!;
+        const compacted = text === "" ? "" : compactJson(text);
+        if (compacted === undefined) return refused(`cannot parse policy document: ${goQuote(text)}`);
+        role.policy_document = compacted;
+        break;
+      }
+      case "default_sts_ttl":
+      case "max_sts_ttl":
+        role[key] = durations[key]!;
+        break;
+      case "user_path":
+      case "permissions_boundary_arn":
+        role[key] = body[key]!;
+        break;
+      case "iam_tags":
+        role.iam_tags = tags!;
+        break;
+    }
+  }
+
+  if (legacy !== "") {
+    const upgraded = upgradeLegacyEntry(legacy);
+    if (upgraded.invalid_data !== undefined) return refused(`unable to parse supplied data: ${goQuote(upgraded.invalid_data)}`);
+    return { role: upgraded, warnings: [...warnings, LEGACY_WARNING] };
   }
   // A role written with the current parameters is no longer a legacy role.
   delete role.prohibit_flexible_cred_path;
-  if (errors.length > 0) return { errors };
   const problems = roleProblems(role);
-  return problems.length > 0 ? { errors: problems } : { role, warnings };
+  // validate()'s go-multierror, quoted with %q into one message.
+  if (problems.length > 0) return refused(`error(s) validating supplied role data: ${goQuote(goMultiErrorText(problems))}`);
+  return { role, warnings };
 }
 
 /** What is wrong with a role (empty when nothing): the real engine's rules and the seed's. */
@@ -148,30 +184,31 @@ export function roleProblems(role: RoleEntry): string[] {
   if (role.user_path !== "") {
     if (!hasType("iam_user")) problems.push("user_path parameter only valid for iam_user credential type");
     if (!USER_PATH_PATTERN.test(role.user_path)) {
-      problems.push(`the specified value for user_path is invalid. It must match ${JSON.stringify(USER_PATH_PATTERN.source)} regexp`);
+      problems.push(`the specified value for user_path is invalid. It must match ${goQuote(USER_PATH_PATTERN.source)} regexp`);
     }
   }
   if (role.permissions_boundary_arn !== "") {
     if (!hasType("iam_user")) problems.push("cannot supply permissions_boundary_arn when credential_type isn't iam_user");
-    const problem = policyArnProblem(role.permissions_boundary_arn);
-    if (problem) problems.push(`invalid permissions_boundary_arn parameter: ${problem}`);
+    const problem = managedPolicyArnProblem(role.permissions_boundary_arn);
+    // The real validate() appends this one to a new list (`multierror.Append(fmt.Errorf(...))`,
+    // without the list so far), so it replaces the problems found before it.
+    if (problem) problems.splice(0, problems.length, `invalid permissions_boundary_arn parameter: ${problem}`);
   }
   if (role.role_arns.length > 0 && !hasType("assumed_role")) problems.push("cannot supply role_arns when credential_type isn't assumed_role");
-  // The seed's rules, which the real engine checks only when credentials are requested.
+  // The seed's rules, stated in its role parameter table (`role_arns` "required for assumed_role";
+  // "for iam_user or federation_token at least one of policy_arns or policy_document is required"),
+  // kept because the seed is explicit where it is: the real engine's validate()
+  // (builtin/logical/aws/path_roles.go) has neither, and accepts an iam_user role with only
+  // iam_groups (its backend_test.go, TestBackend_iamUserGroups).
   if (hasType("assumed_role") && role.role_arns.length === 0) problems.push("must specify at least one of role_arns with assumed_role credential_type");
   for (const type of ["iam_user", "federation_token"]) {
     if (hasType(type) && role.policy_arns.length === 0 && role.policy_document === "") {
       problems.push(`must specify at least one of policy_arns or policy_document with ${type} credential_type`);
     }
   }
-  for (const arn of role.role_arns) {
-    const problem = roleArnProblem(arn);
-    if (problem) problems.push(`invalid role_arns entry ${JSON.stringify(arn)}: ${problem}`);
-  }
-  for (const arn of role.policy_arns) {
-    const problem = policyArnProblem(arn);
-    if (problem) problems.push(`invalid policy_arns entry ${JSON.stringify(arn)}: ${problem}`);
-  }
+  // Neither `role_arns` nor `policy_arns` entries are checked for their form (the real engine's
+  // validate() in builtin/logical/aws/path_roles.go checks neither; the seed says nothing of it): the
+  // provider refuses what it does not know when credentials are requested.
   return problems;
 }
 
@@ -250,7 +287,7 @@ export function keyValuePairs(raw: string | string[] | Record<string, string>): 
   const result: Record<string, string> = {};
   for (const pair of Array.isArray(raw) ? raw : [raw]) {
     const equals = pair.indexOf("=");
-    if (equals <= 0) return { error: `invalid key pair ${JSON.stringify(pair)}` };
+    if (equals <= 0) return { error: `invalid key pair ${goQuote(pair)}` };
     result[pair.slice(0, equals)] = pair.slice(equals + 1);
   }
   return { value: result };
@@ -267,7 +304,7 @@ export function credentialTypeFor(role: RoleEntry, path: "creds" | "sts"): { typ
   else if (role.credential_types.length > 1) {
     type = path === "creds" ? "iam_user" : "federation_token";
     if (!role.credential_types.includes(type)) {
-      return { error: `requested credential type ${JSON.stringify(type)} not in allowed credential types ${JSON.stringify(role.credential_types)}` };
+      return { error: `requested credential type ${goQuote(type)} not in allowed credential types []string{${role.credential_types.map(goQuote).join(", ")}}` };
     }
   } else type = "";
   if (role.prohibit_flexible_cred_path) {
@@ -278,7 +315,7 @@ export function credentialTypeFor(role: RoleEntry, path: "creds" | "sts"): { typ
       return { error: `attempted to retrieve ${type} credentials through the creds path; this is not allowed for legacy roles` };
     }
   }
-  if (!(CREDENTIAL_TYPES as readonly string[]).includes(type)) return { error: `unknown credential_type: ${JSON.stringify(type)}` };
+  if (!(CREDENTIAL_TYPES as readonly string[]).includes(type)) return { error: `unknown credential_type: ${goQuote(type)}` };
   return { type: type as CredentialType };
 }
 
@@ -291,6 +328,6 @@ export function chooseRoleArn(role: RoleEntry, roleName: string, requested: stri
     if (role.role_arns.length !== 1) return { error: "did not supply a role_arn parameter and unable to determine one" };
     return { arn: role.role_arns[0]! };
   }
-  if (!role.role_arns.includes(requested)) return { error: `role_arn ${JSON.stringify(requested)} not in allowed role arns for role ${JSON.stringify(roleName)}` };
+  if (!role.role_arns.includes(requested)) return { error: `role_arn ${goQuote(requested)} not in allowed role arns for role ${goQuote(roleName)}` };
   return { arn: requested };
 }
