@@ -10,6 +10,7 @@ import { mountStoragePrefix } from "../mount-storage.ts";
 import { checkAccess, type AccessConfig, type AccessInput } from "./access.ts";
 import { BackendError, DiscoveryBackend } from "./backend.ts";
 import { checkRole, realEngineApi, tokenApiFor, type RoleInput, type StoredRole } from "./role-rules.ts";
+import { goQuote } from "../../../shared/go-text.ts";
 
 export const DISCOVERY_TOKEN_ENGINE = "discovery-token";
 
@@ -205,11 +206,6 @@ export function clientErrorText(error: BackendError, url: string, address: strin
   if (error.status !== undefined) return error.message;
   const cause = error.code === "ECONNREFUSED" ? `dial tcp ${address}: connect: connection refused` : error.message;
   return `Put ${JSON.stringify(url)}: ${cause}`;
-}
-
-/** A string quoted as Go's %q quotes it (for the names roles may have: JSON quoting is the same). */
-function goQuote(text: string): string {
-  return JSON.stringify(text);
 }
 
 /** A backend's message with the management token taken out, should a backend ever echo it. */
