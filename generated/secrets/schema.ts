@@ -45,10 +45,14 @@ export interface paths {
          *
          *     With a seal that stores its keys (`SECRETS_SEAL=stored` on the reference server), the recovery
          *     key shares authorize the rekey, the root key is rotated and stored by the seal, and no shares are
-         *     returned: `secret_shares`, `secret_threshold` and `stored_shares` must be 1 (`stored_shares` may
-         *     be left out), and `pgp_keys`, `backup` and `require_verification` are refused. With the default
-         *     seal, `stored_shares` is accepted and ignored (the root key is always stored, encrypted with the
-         *     key the shares make up).
+         *     returned: once `backup`, the number of `pgp_keys` and the threshold are checked as above,
+         *     `secret_shares`, `secret_threshold` and `stored_shares` are taken as 1 whatever their values
+         *     (the attempt shows `n` and `t` 1), then
+         *     `pgp_keys` (`PGP key encryption not supported when using stored keys`) and
+         *     `require_verification` (`requiring verification not supported when rekeying the barrier key
+         *     with recovery keys`) are refused, in that order. With the default seal, `stored_shares` is
+         *     accepted and taken as 1 (the root key is always stored, encrypted with the key the shares make
+         *     up).
          */
         post: operations["startRekey"];
         /**
@@ -1826,8 +1830,8 @@ export interface components {
              */
             secret_threshold: number;
             /**
-             * @description Number of shares the seal stores. Must be 1 (or left out) with a seal that stores its keys;
-             *     accepted and ignored by the default seal.
+             * @description Number of shares the seal stores. Any value (or none) is taken as 1: the seal stores a single
+             *     share.
              */
             stored_shares?: number | null;
             /**

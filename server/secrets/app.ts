@@ -345,7 +345,7 @@ function hasUnreadBody(req: Request): boolean {
  * Where the real server words a missing member its own way (its lease endpoints check the id
  * themselves), by operation and member.
  */
-type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => string;
+type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => string | undefined;
 const leaseIdWords: MissingWords = () => "lease_id must be specified";
 const pushMfaKeyWords: MissingWords = (body) => pushMfaProblem(body) ?? "invalid push-MFA method";
 const PUSH_MFA_KEY_WORDS = { secret_key: pushMfaKeyWords, integration_key: pushMfaKeyWords, api_hostname: pushMfaKeyWords };
@@ -361,14 +361,19 @@ const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<R
   updatePushMfaMethod: PUSH_MFA_KEY_WORDS,
 };
 
-function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string {
+/**
+ * The first of the attempt's own refusals, or none (the usual words about the missing member): with
+ * a seal that stores its keys, left-out shares would be taken as 1 (vault/rekey.go BarrierRekeyInit),
+ * but the description requires them.
+ */
+function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string | undefined {
   try {
     checkRekeyParameters(body as Partial<RekeyRequest>, cluster.seal.get().type);
   } catch (error) {
     if (error instanceof InvalidRequestError) return error.message;
     throw error;
   }
-  return "invalid rekey seal configuration";
+  return undefined;
 }
 
 interface Refused {
@@ -395,7 +400,8 @@ function describeProblem({ location, field, message: said }: ValidationProblem, 
   const missing = /^must have required property '(.+)'$/.exec(message)?.[1];
   if (location === "body" && missing) {
     const words = (field === "" || field === missing) && refused.operationId !== undefined ? MISSING_MEMBER_WORDS[refused.operationId as keyof operations]?.[missing] : undefined;
-    if (words !== undefined) return words(objectMembers(refused.body) ?? {}, refused.cluster);
+    const said = words?.(objectMembers(refused.body) ?? {}, refused.cluster);
+    if (said !== undefined) return said;
     // The real system's words for a missing field, naming it where it sits.
     const where = field.endsWith(missing) ? field : field ? `${field}.${missing}` : missing;
     return `'${where}' must be specified in request body as JSON`;

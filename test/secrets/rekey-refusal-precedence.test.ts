@@ -126,22 +126,39 @@ describe("the parameters of a new attempt, in the real order", () => {
     expect(withoutBackup).toMatchObject({ backup: false, pgpKeys: [expect.anything()] });
   });
 
-  it("with a seal that stores its keys: one share only, then no PGP keys, then no verification", async () => {
+  // vault/rekey.go BarrierRekeyInit, its `default:` branch (a seal that stores its keys): shares,
+  // threshold and stored shares are set to 1 whatever was asked ("forcing rekey shares/threshold to
+  // 1"), then PGP keys, a backup and verification are refused, in that order. Only the checks before
+  // it (http/sys_rekey.go: backup without keys, the number of keys; vault/rekey.go RekeyInit: the
+  // threshold above the shares) see the numbers as sent.
+  it("with a seal that stores its keys: any shares taken as one, then no PGP keys, then no verification", async () => {
     const key = await generatePgpKey("Stored Operator");
     const stored = (request: Parameters<typeof checkRekeyRequest>[0]) => checkRekeyRequest(request, "stored");
-    const mustBeOne = "with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1";
-    await expect(stored({ secret_shares: 2, secret_threshold: 2 })).rejects.toThrow(mustBeOne);
-    await expect(stored({ secret_shares: 2, secret_threshold: 1 })).rejects.toThrow(mustBeOne);
-    await expect(stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 })).rejects.toThrow(mustBeOne);
-    // A threshold of 0 is refused as not 1, before the share configuration's own check.
-    await expect(stored({ secret_shares: 1, secret_threshold: 0 })).rejects.toThrow(mustBeOne);
+    const one = { secret_shares: 1, secret_threshold: 1, verificationRequired: false, backup: false, pgpKeys: [] };
+    expect(await stored({ secret_shares: 5, secret_threshold: 3 })).toEqual(one);
+    expect(await stored({ secret_shares: 2, secret_threshold: 1 })).toEqual(one);
+    expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 })).toEqual(one);
+    expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: -3 })).toEqual(one);
+    // Numbers the share configuration's own check would refuse are 1 before it runs.
+    expect(await stored({ secret_shares: 1, secret_threshold: 0 })).toEqual(one);
+    expect(await stored({ secret_shares: 300, secret_threshold: 256 })).toEqual(one);
+    expect(await stored({ secret_shares: 0, secret_threshold: 0 })).toEqual(one);
+    // The checks before the forcing still see the numbers sent.
+    await expect(stored({ secret_shares: 2, secret_threshold: 3 })).rejects.toThrow("provided threshold greater than the total shares");
+    await expect(stored({ secret_shares: 3, secret_threshold: 2, pgp_keys: [key.publicKeyBase64] })).rejects.toThrow("incorrect number of PGP keys for rekey");
+    await expect(stored({ secret_shares: 3, secret_threshold: 2, backup: true })).rejects.toThrow(
+      "cannot request a backup of the new keys without providing PGP keys for encryption",
+    );
+    await expect(
+      stored({ secret_shares: 2, secret_threshold: 2, pgp_keys: [key.publicKeyBase64, key.publicKeyBase64], require_verification: true }),
+    ).rejects.toThrow("PGP key encryption not supported when using stored keys");
     await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], require_verification: true })).rejects.toThrow(
       "PGP key encryption not supported when using stored keys",
     );
     await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], backup: true })).rejects.toThrow(
       "PGP key encryption not supported when using stored keys",
     );
-    await expect(stored({ secret_shares: 1, secret_threshold: 1, require_verification: true })).rejects.toThrow(
+    await expect(stored({ secret_shares: 4, secret_threshold: 2, require_verification: true })).rejects.toThrow(
       "requiring verification not supported when rekeying the barrier key with recovery keys",
     );
     expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 1 })).toMatchObject({ secret_shares: 1, secret_threshold: 1, verificationRequired: false });

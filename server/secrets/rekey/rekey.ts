@@ -250,7 +250,7 @@ export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: S
   const backup = request.backup ?? false;
   const verificationRequired = request.require_verification ?? false;
   // Left out is 0, as the real system decodes them; 0 is then refused by the configuration check.
-  const config: ShareConfig = { secret_shares: request.secret_shares ?? 0, secret_threshold: request.secret_threshold ?? 0 };
+  let config: ShareConfig = { secret_shares: request.secret_shares ?? 0, secret_threshold: request.secret_threshold ?? 0 };
   if (backup && pgpKeys.length === 0) {
     throw new InvalidRequestError("cannot request a backup of the new keys without providing PGP keys for encryption");
   }
@@ -261,10 +261,11 @@ export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: S
     throw new InvalidRequestError("provided threshold greater than the total shares");
   }
   if (sealType === "stored") {
-    const stored = request.stored_shares ?? 1;
-    if (config.secret_shares !== 1 || config.secret_threshold !== 1 || stored !== 1) {
-      throw new InvalidRequestError("with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1");
-    }
+    // The real system (vault/rekey.go BarrierRekeyInit, its `default:` branch) does not refuse other
+    // numbers: it sets shares, threshold and stored shares to 1 ("forcing rekey shares/threshold to
+    // 1") and goes on, so the usual clients' defaults (5 shares, threshold 3) start an attempt of one.
+    // (`stored_shares` is set to 1 with either seal; this server keeps no stored-shares count.)
+    config = { secret_shares: 1, secret_threshold: 1 };
     // (The real system refuses a backup here next, "key backup not supported when using stored keys":
     // a backup needs PGP keys, refused at the start without them and just here with them.)
     if (pgpKeys.length > 0) throw new InvalidRequestError("PGP key encryption not supported when using stored keys");
