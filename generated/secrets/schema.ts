@@ -112,9 +112,18 @@ export interface paths {
          * @description Gives one share of the current key (an unseal key share, or a recovery key share with a seal
          *     that stores its keys) to the attempt, with the attempt's nonce. Below the threshold the answer is
          *     the attempt's status, as `GET /sys/rekey/init` gives it. When the threshold is reached, the
-         *     shares are combined and the result is checked against the current key:
-         *     - if it is not the current key, the answer is `400` `root key verification failed: ...` and the
-         *       attempt's progress is cleared (the attempt and its nonce stay);
+         *     shares are combined and the result is checked against the current key. Whatever the outcome,
+         *     the attempt's progress is then cleared (the attempt and its nonce stay):
+         *     - shares that cannot be combined are answered `500` `failed to compute root key: <why>`, where
+         *       `<why>` is `all parts must be the same length` or (for two shares with the same last byte)
+         *       `duplicate part detected`;
+         *     - with the default seal, the key the shares make up decrypts the stored root key: a key of
+         *       another length than 16, 24 or 32 bytes is answered `500` `failed to setup unseal key:
+         *       crypto/aes: invalid key size <length>`, and any other key that is not the current one `500`
+         *       `failed to read root key: invalid key: failed to decrypt keys from storage: cipher: message
+         *       authentication failed`;
+         *     - with a seal that stores its keys, recovery shares that make up another key are answered `400`
+         *       `recovery key verification failed: recovery key does not match submitted values`;
          *     - otherwise a new 32-byte key is made and split into `secret_shares` shares with threshold
          *       `secret_threshold`, and the answer has `complete` true and the new shares in `keys` (hex) and
          *       `keys_base64`. With PGP keys each share (as hex text) is encrypted to its key, in order, and
@@ -133,7 +142,7 @@ export interface paths {
          *     the right one); a share already given to this attempt (`given key has already been provided
          *     during this generation operation`). A key within the bounds but not one share long (33 bytes;
          *     32 when the current key has a single share) is taken, and the shares then fail to make up the
-         *     key (`root key verification failed: ...`).
+         *     key (one of the answers above).
          */
         post: operations["submitRekeyShare"];
         delete?: never;
@@ -165,8 +174,10 @@ export interface paths {
          *     the answer is the verification status, as `GET /sys/rekey/verify` gives it. At the threshold the
          *     new shares are combined: if they make up the new key, the root key is rotated (the old shares stop
          *     working) and the answer is the verification nonce with `complete` true; otherwise the answer is
-         *     `400` `rekey verification failed; incorrect key shares supplied`, the verification progress is
-         *     cleared and the verification gets a new nonce.
+         *     `400` `rekey verification failed; incorrect key shares supplied`, or `500` `failed to compute key
+         *     for verification: <why>` when the new shares cannot be combined (`all parts must be the same
+         *     length`, `duplicate part detected`); either way the verification progress is cleared and the
+         *     verification gets a new nonce.
          *
          *     Refused with `400` and no progress made, in this order: a key that is neither hex nor base64, or
          *     shorter than 16 bytes or longer than 33 (as for `POST /sys/rekey/update`); no attempt (`no rekey
@@ -3185,7 +3196,10 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyStatus"] | components["schemas"]["RekeyUpdateResult"];
                 };
             };
-            /** @description The share is refused, or the shares given do not make up the current key. */
+            /**
+             * @description The share is refused, or (with a seal that stores its keys) the recovery shares given do not
+             *     make up the recovery key.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3197,6 +3211,18 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description The shares given cannot be combined, or (with the default seal) do not make up the key that
+             *     decrypts the stored root key. The attempt's progress is cleared; the attempt and its nonce stay.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3266,6 +3292,18 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description The new shares given cannot be combined. The verification progress is cleared and the
+             *     verification gets a new nonce.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -35,6 +35,15 @@ export class UnsupportedOperationError extends Error {
   }
 }
 
+/**
+ * A failure the real system answers with 500 and these words, where its HTTP layer passes its own
+ * error on as it is (`{"errors": [message]}`): rekey shares that do not make up the current key.
+ */
+export class ServerFailureError extends Error {
+  override name = "ServerFailureError";
+  readonly status = 500;
+}
+
 /** A refusal with several messages or another status (400, 404, 502): engines and push-MFA use it. */
 export class Refusal extends Error {
   override name = "Refusal";
@@ -49,7 +58,7 @@ export class Refusal extends Error {
 export { StorageLimitError } from "./store/storage.ts";
 import { StorageLimitError } from "./store/storage.ts";
 
-export type SecretsError = InvalidRequestError | PermissionDeniedError | NotFoundError | UnsupportedOperationError | StorageLimitError;
+export type SecretsError = InvalidRequestError | PermissionDeniedError | NotFoundError | UnsupportedOperationError | StorageLimitError | ServerFailureError;
 
 export function isSecretsError(error: unknown): error is SecretsError {
   return (
@@ -57,7 +66,8 @@ export function isSecretsError(error: unknown): error is SecretsError {
     error instanceof PermissionDeniedError ||
     error instanceof NotFoundError ||
     error instanceof UnsupportedOperationError ||
-    error instanceof StorageLimitError
+    error instanceof StorageLimitError ||
+    error instanceof ServerFailureError
   );
 }
 

@@ -66,7 +66,8 @@ describe("submitting current shares", () => {
     const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
     const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: new Uint8Array(17).fill(1) }, context());
     const two = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: new Uint8Array(33).fill(1) }, context());
-    expect(two.refusal).toMatch(/^root key verification failed: the shares cannot be combined: ./);
+    // vault/rekey.go BarrierRekeyUpdate: shamir.Combine's refusal is a 500.
+    expect(two.refusal).toEqual({ status: 500, message: "failed to compute root key: all parts must be the same length" });
     expect(two.attempt).toMatchObject({ nonce: attempt!.nonce, progress: [] });
     expect(two.effect).toBeUndefined();
   });
@@ -79,6 +80,50 @@ describe("submitting current shares", () => {
     const done = await transition(state, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
     expect(done.refusal).toBeUndefined();
     expect(done.effect).toMatchObject({ kind: "newShares", install: true, shares: [] });
+  });
+});
+
+// vault/rekey.go BarrierRekeyUpdate: how a key made up of current shares that is not the current
+// one is refused, by seal. Each clears the progress and keeps the attempt.
+describe("a reconstructed key that is not the current one", () => {
+  async function atThreshold(type: "shamir" | "stored", first: Uint8Array, second: Uint8Array) {
+    const { context } = await setup(type, 2);
+    const { attempt } = await transition(undefined, { type: "start", config: config(type === "stored" ? { secret_shares: 1, secret_threshold: 1 } : {}) }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: first }, context());
+    const two = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: second }, context());
+    expect(two.attempt).toMatchObject({ nonce: attempt!.nonce, progress: [] });
+    expect(two.effect).toBeUndefined();
+    return two.refusal;
+  }
+  /** Two shares of `length` bytes (x coordinates 1 and 2) of a key of length - 1 bytes. */
+  const pair = (length: number): [Uint8Array, Uint8Array] => {
+    const a = new Uint8Array(length).fill(7);
+    const b = new Uint8Array(length).fill(9);
+    a[length - 1] = 1;
+    b[length - 1] = 2;
+    return [a, b];
+  };
+
+  it("a seal that stores its keys compares it with the recovery key: 400", async () => {
+    expect(await atThreshold("stored", ...pair(33))).toEqual({ status: 400, message: "recovery key verification failed: recovery key does not match submitted values" });
+    // Whatever its length: no key is set up from it.
+    expect(await atThreshold("stored", ...pair(20))).toEqual({ status: 400, message: "recovery key verification failed: recovery key does not match submitted values" });
+  });
+
+  it("the default seal sets it up as an AES key and decrypts the stored root key with it: 500", async () => {
+    const decrypt = "failed to read root key: invalid key: failed to decrypt keys from storage: cipher: message authentication failed";
+    for (const keyLength of [16, 24, 32]) expect(await atThreshold("shamir", ...pair(keyLength + 1))).toEqual({ status: 500, message: decrypt });
+    for (const keyLength of [15, 17, 23, 25, 31]) {
+      expect(await atThreshold("shamir", ...pair(keyLength + 1))).toEqual({ status: 500, message: `failed to setup unseal key: crypto/aes: invalid key size ${keyLength}` });
+    }
+  });
+
+  it("shares that cannot be combined are refused before, with either seal: 500", async () => {
+    const [a, b] = pair(33);
+    expect(await atThreshold("stored", a, b.slice(1))).toEqual({ status: 500, message: "failed to compute root key: all parts must be the same length" });
+    const twin = Uint8Array.from(a);
+    twin[0] = 0;
+    expect(await atThreshold("shamir", a, twin)).toEqual({ status: 500, message: "failed to compute root key: duplicate part detected" });
   });
 });
 
@@ -109,6 +154,26 @@ describe("submitting verification shares", () => {
       "given key has already been provided during this verify operation",
     );
     expect(one.attempt!.verification!.progress).toHaveLength(1);
+  });
+});
+
+describe("new shares that cannot be combined", () => {
+  // vault/rekey.go RekeyVerify: 500 with shamir.Combine's words; its deferred reset clears the
+  // progress and gives the verification a new nonce, as for new shares of another key.
+  it("are a 500 that clears the progress and rotates the verification nonce", async () => {
+    const { context, shares } = await setup();
+    const { attempt } = await transition(undefined, { type: "start", config: config({ verificationRequired: true }) }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
+    const handed = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
+    const newShares = handed.effect?.kind === "newShares" ? handed.effect.shares : [];
+    const verification = handed.attempt!.verification!;
+    const first = await transition(handed.attempt, { type: "submitVerificationShare", nonce: verification.nonce, share: newShares[0]! }, context());
+    const failed = await transition(first.attempt, { type: "submitVerificationShare", nonce: verification.nonce, share: newShares[1]!.slice(1) }, context());
+    expect(failed.refusal).toEqual({ status: 500, message: "failed to compute key for verification: all parts must be the same length" });
+    expect(failed.effect).toBeUndefined();
+    expect(failed.attempt!.verification).toMatchObject({ key: verification.key, progress: [] });
+    expect(failed.attempt!.verification!.nonce).not.toBe(verification.nonce);
+    expect(failed.attempt!.nonce).toBe(attempt!.nonce);
   });
 });
 

@@ -76,7 +76,17 @@ describe("splitKey and combineShares", () => {
     const shares = await splitKey(key, { secret_shares: 3, secret_threshold: 2 });
     const twin = Uint8Array.from(shares[0]!);
     twin[0] = twin[0]! ^ 1;
-    await expect(combineShares([shares[0]!, twin], 2)).rejects.toThrow();
+    await expect(combineShares([shares[0]!, twin], 2)).rejects.toThrow(/^duplicate part detected$/);
+    await expect(combineShares([shares[1]!, shares[0]!, twin], 2)).rejects.toThrow(/^duplicate part detected$/);
+  });
+
+  // shamir/shamir.go Combine: its words, and the lengths checked before the x coordinates.
+  it("refuses shares of different lengths, before looking for a repeated x coordinate", async () => {
+    const shares = await splitKey(key, { secret_shares: 3, secret_threshold: 2 });
+    const shorter = shares[1]!.slice(1);
+    await expect(combineShares([shares[0]!, shorter], 2)).rejects.toThrow(/^all parts must be the same length$/);
+    await expect(combineShares([shares[0]!, shares[0]!, shorter], 2)).rejects.toThrow(/^all parts must be the same length$/);
+    await expect(combineShares([shares[0]!, shares[1]!, shares[2]!.slice(1)], 2)).rejects.toThrow(/^all parts must be the same length$/);
   });
 
   it("hands out the key itself for a single share, as the real system does", async () => {

@@ -52,8 +52,16 @@ describe("the stored-keys seal", () => {
     await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
     const wrong = Buffer.from(secrets.keys[1]!, "hex");
     wrong[3] = wrong[3]! ^ 0x40;
-    const { error } = await secrets.client.POST("/sys/rekey/update", { body: { key: wrong.toString("hex"), nonce } });
-    expect(error).toEqual({ errors: ["root key verification failed: the shares do not reconstruct the current key"] });
+    // vault/rekey.go BarrierRekeyUpdate (useRecovery) and vault/seal_autoseal.go VerifyRecoveryKey: 400.
+    const { error, response } = await secrets.client.POST("/sys/rekey/update", { body: { key: wrong.toString("hex"), nonce } });
+    expect(response.status).toBe(400);
+    expect(error).toEqual({ errors: ["recovery key verification failed: recovery key does not match submitted values"] });
+    expect((await secrets.client.GET("/sys/rekey/init")).data).toMatchObject({ nonce, progress: 0 });
+    // Recovery shares that cannot be combined fail before the comparison, as with the default seal: 500.
+    await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
+    const combined = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!.slice(0, 64), nonce } });
+    expect(combined.response.status).toBe(500);
+    expect(combined.error).toEqual({ errors: ["failed to compute root key: all parts must be the same length"] });
     expect((await secrets.client.GET("/sys/rekey/init")).data).toMatchObject({ nonce, progress: 0 });
   });
 
