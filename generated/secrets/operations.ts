@@ -11,9 +11,9 @@ export interface DescribedOperation {
 }
 
 export const operationTable = {
-  "readRekeyStatus": { method: "get", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [200, 403, 431, 503] },
+  "readRekeyStatus": { method: "get", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "startRekey": { method: "post", path: "/sys/rekey/init", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
-  "cancelRekey": { method: "delete", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [204, 403, 431, 503] },
+  "cancelRekey": { method: "delete", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [204, 400, 403, 431, 503] },
   "readRekeyBackup": { method: "get", path: "/sys/rekey/backup", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "deleteRekeyBackup": { method: "delete", path: "/sys/rekey/backup", bodyRequired: false, requestMediaTypes: [], statuses: [204, 403, 431, 503] },
   "submitRekeyShare": { method: "post", path: "/sys/rekey/update", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 500, 503] },

@@ -17,6 +17,9 @@ export interface paths {
          *     shares will be returned, `verification_required` whether they must be verified before the root
          *     key is rotated, and `verification_nonce` (present only while waiting for verification) the nonce
          *     of the verification.
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         get: operations["readRekeyStatus"];
         put?: never;
@@ -53,6 +56,9 @@ export interface paths {
          *     with recovery keys`) are refused, in that order. With the default seal, `stored_shares` is
          *     accepted and taken as 1 (the root key is always stored, encrypted with the key the shares make
          *     up).
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         post: operations["startRekey"];
         /**
@@ -60,6 +66,9 @@ export interface paths {
          * @description Cancels the attempt in progress, also while it waits for verification: its settings, progress and
          *     new shares are dropped and the current shares stay valid. Cancelling when no attempt is in
          *     progress succeeds too.
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         delete: operations["cancelRekey"];
         options?: never;
@@ -143,6 +152,9 @@ export interface paths {
          *     during this generation operation`). A key within the bounds but not one share long (33 bytes;
          *     32 when the current key has a single share) is taken, and the shares then fail to make up the
          *     key (one of the answers above).
+         *
+         *     On a performance secondary this path is served as on any other cluster (no attempt can start
+         *     there: `POST /sys/rekey/init` is refused).
          */
         post: operations["submitRekeyShare"];
         delete?: never;
@@ -165,6 +177,9 @@ export interface paths {
          *     for verification; before that (an attempt still collecting current shares) it is false and
          *     `nonce` is empty, unless a restart already made one. Without an attempt the answer is `400`
          *     `no rekey configuration found`.
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         get: operations["readRekeyVerification"];
         put?: never;
@@ -185,6 +200,9 @@ export interface paths {
          *     progress`); a wrong nonce (`incorrect nonce supplied; nonce for this verify
          *     operation is "..."`); a share already given to this verification (`given key has already been
          *     provided during this verify operation`).
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         post: operations["submitRekeyVerificationShare"];
         /**
@@ -194,6 +212,9 @@ export interface paths {
          *     new nonce. On an attempt still collecting current shares the restart succeeds too: the answer
          *     has `started` false and the new nonce, which the attempt shows as `verification_nonce` until its
          *     new shares get their own. Refused with `400` without an attempt (`no rekey configuration found`).
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         delete: operations["restartRekeyVerification"];
         options?: never;
@@ -3058,6 +3079,15 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyStatus"];
                 };
             };
+            /** @description The cluster is a performance secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3085,7 +3115,10 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyStatus"];
                 };
             };
-            /** @description The parameters break a rule, or an attempt is already in progress. */
+            /**
+             * @description The parameters break a rule, an attempt is already in progress, or the cluster is a
+             *     performance secondary.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3115,6 +3148,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The cluster is a performance secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
@@ -3244,7 +3286,7 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"];
                 };
             };
-            /** @description No rekey attempt is in progress. */
+            /** @description No rekey attempt is in progress, or the cluster is a performance secondary. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3280,7 +3322,10 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"] | components["schemas"]["RekeyVerificationResult"];
                 };
             };
-            /** @description The share is refused, or the new shares given do not make up the new key. */
+            /**
+             * @description The share is refused, the new shares given do not make up the new key, or the cluster is a
+             *     performance secondary.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3325,7 +3370,7 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"];
                 };
             };
-            /** @description No attempt. */
+            /** @description No attempt, or the cluster is a performance secondary. */
             400: {
                 headers: {
                     [name: string]: unknown;
