@@ -59,6 +59,9 @@ export interface paths {
          *
          *     On a performance secondary every method of this path is refused with `400` `rekeying can only
          *     be performed on the primary cluster when replication is activated`, whatever the request holds.
+         *
+         *     A missing, empty or blank body is refused with `400` `EOF` before its members are looked at (a
+         *     `null` body counts as `{}`).
          */
         post: operations["startRekey"];
         /**
@@ -155,6 +158,9 @@ export interface paths {
          *
          *     On a performance secondary this path is served as on any other cluster (no attempt can start
          *     there: `POST /sys/rekey/init` is refused).
+         *
+         *     A missing, empty or blank body is refused with `400` `EOF` before its members are looked at (a
+         *     `null` body counts as `{}`).
          */
         post: operations["submitRekeyShare"];
         delete?: never;
@@ -203,6 +209,9 @@ export interface paths {
          *
          *     On a performance secondary every method of this path is refused with `400` `rekeying can only
          *     be performed on the primary cluster when replication is activated`, whatever the request holds.
+         *
+         *     A missing, empty or blank body is refused with `400` `EOF` before its members are looked at (a
+         *     `null` body counts as `{}`).
          */
         post: operations["submitRekeyVerificationShare"];
         /**

@@ -6,7 +6,8 @@
 // and `list` (LIST or GET ?list=true) read; the operation found from method and path; the token
 // checked (403); then 404 for no route, 405 unsupported, and the capabilities checked on the
 // canonical path (403); only then the body read within its limits (413 for size, 400 for shape) and
-// decoded as JSON whatever its Content-Type (a missing, empty or `null` body counts as {}); the URL
+// decoded as JSON whatever its Content-Type (a missing, empty or `null` body counts as {}, except
+// that the rekey writes refuse a missing or empty one with `EOF`); the URL
 // rewritten to the described one, so that express-openapi-validator (which matches it again: the
 // description has no LIST and one segment per parameter) and the handlers see exactly what was
 // authorized; the request checked against the description (400); the handler; every JSON answer checked.
@@ -230,6 +231,9 @@ function tokenOf(req: Request): string | undefined {
 function bodyOf(body: unknown, operation: SecretsOperation): unknown {
   const write = operation.describedMethod === "post" || operation.describedMethod === "put" || operation.describedMethod === "patch";
   if (!write) return body;
+  // The real rekey handlers (http/sys_rekey.go) take the decoder's io.EOF, a body with no JSON value
+  // at all, as an error; everywhere else (http/logical.go) it is no data. `null` is a value.
+  if (body === undefined && EOF_REFUSING_OPERATIONS.has(operation.operationId)) throw new InvalidRequestError("EOF");
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) {
     const kind = Array.isArray(body) ? "array" : typeof body === "string" ? "string" : typeof body === "number" ? "number" : "bool";
@@ -237,6 +241,9 @@ function bodyOf(body: unknown, operation: SecretsOperation): unknown {
   }
   return body;
 }
+
+/** Writes whose body must hold a JSON value: a missing, empty or blank one is 400 `EOF`. */
+const EOF_REFUSING_OPERATIONS: ReadonlySet<string> = new Set(["startRekey", "submitRekeyShare", "submitRekeyVerificationShare"]);
 
 /**
  * Paths the real server answers in its HTTP layer rather than through a backend's routes: any method

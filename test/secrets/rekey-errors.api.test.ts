@@ -111,9 +111,14 @@ describe("startRekey refusals", () => {
     await refusal({ secret_shares: 300, secret_threshold: 1 }, "invalid rekey seal configuration: threshold must be greater than one for multiple shares");
     await refusal({ secret_threshold: 2 }, "provided threshold greater than the total shares");
     await refusal({}, "invalid rekey seal configuration: shares must be at least one");
-    const response = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": "root-token-for-tests" } });
+    // No body at all is not {}: http/sys_rekey.go refuses parseJSONRequest's io.EOF; `null` is {}.
+    const send = (body?: string) => fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": "root-token-for-tests" }, body });
+    const response = await send();
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ errors: ["invalid rekey seal configuration: shares must be at least one"] });
+    expect(await response.json()).toEqual({ errors: ["EOF"] });
+    const nullBody = await send("null");
+    expect(nullBody.status).toBe(400);
+    expect(await nullBody.json()).toEqual({ errors: ["invalid rekey seal configuration: shares must be at least one"] });
   });
 });
 
