@@ -95,8 +95,7 @@ describe("admitRequest", () => {
       expect(decision(method, "sys/rekey/init//", undefined, "disabled", secondary), method).toBe(READS.includes(method) ? "admitted" : refusedWrite);
       // Only those whole paths: other rekey paths are reads and writes as any other.
       for (const other of ["sys/rekey/backup", "sys/rekey/init/x", "sys/rekey/initx", "x/sys/rekey/init", "sys/rekey/updatex"]) {
-        expect(decision(method, other, undefined, "disabled", secondary), `${method} ${other}`).toBe(
-READS.includes(method) ? "admitted" : refusedWrite);
+        expect(decision(method, other, undefined, "disabled", secondary), `${method} ${other}`).toBe(READS.includes(method) ? "admitted" : refusedWrite);
       }
     }
   });
