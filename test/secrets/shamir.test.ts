@@ -98,7 +98,11 @@ describe("splitKey and combineShares", () => {
 
   it("refuses to combine no shares, whatever the threshold (no empty key is ever made up)", async () => {
     await expect(combineShares([], 1)).rejects.toThrow("no key share to combine");
-    await expect(combineShares([], 2)).rejects.toThrow();
+    // shamir/shamir.go Combine's words, in its order.
+    await expect(combineShares([], 2)).rejects.toThrow(/^less than two parts cannot be used to reconstruct the secret$/);
+    await expect(combineShares([new Uint8Array(33)], 2)).rejects.toThrow(/^less than two parts cannot be used to reconstruct the secret$/);
+    await expect(combineShares([new Uint8Array(1), new Uint8Array(33)], 2)).rejects.toThrow(/^parts must be at least two bytes$/);
+    await expect(combineShares([new Uint8Array(2), new Uint8Array(1)], 2)).rejects.toThrow(/^all parts must be the same length$/);
   });
 });
 
