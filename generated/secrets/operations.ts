@@ -11,14 +11,14 @@ export interface DescribedOperation {
 }
 
 export const operationTable = {
-  "readRekeyStatus": { method: "get", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [200, 403, 431, 503] },
+  "readRekeyStatus": { method: "get", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "startRekey": { method: "post", path: "/sys/rekey/init", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
-  "cancelRekey": { method: "delete", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [204, 403, 431, 503] },
+  "cancelRekey": { method: "delete", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [204, 400, 403, 431, 503] },
   "readRekeyBackup": { method: "get", path: "/sys/rekey/backup", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "deleteRekeyBackup": { method: "delete", path: "/sys/rekey/backup", bodyRequired: false, requestMediaTypes: [], statuses: [204, 403, 431, 503] },
-  "submitRekeyShare": { method: "post", path: "/sys/rekey/update", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
+  "submitRekeyShare": { method: "post", path: "/sys/rekey/update", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 500, 503] },
   "readRekeyVerification": { method: "get", path: "/sys/rekey/verify", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
-  "submitRekeyVerificationShare": { method: "post", path: "/sys/rekey/verify", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
+  "submitRekeyVerificationShare": { method: "post", path: "/sys/rekey/verify", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 500, 503] },
   "restartRekeyVerification": { method: "delete", path: "/sys/rekey/verify", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "readDrReplicationStatus": { method: "get", path: "/sys/replication/dr/status", bodyRequired: false, requestMediaTypes: [], statuses: [200, 403, 431, 503] },
   "enableDrPrimary": { method: "post", path: "/sys/replication/dr/primary/enable", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [204, 400, 403, 413, 431, 503] },

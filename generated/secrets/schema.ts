@@ -17,6 +17,9 @@ export interface paths {
          *     shares will be returned, `verification_required` whether they must be verified before the root
          *     key is rotated, and `verification_nonce` (present only while waiting for verification) the nonce
          *     of the verification.
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         get: operations["readRekeyStatus"];
         put?: never;
@@ -45,10 +48,20 @@ export interface paths {
          *
          *     With a seal that stores its keys (`SECRETS_SEAL=stored` on the reference server), the recovery
          *     key shares authorize the rekey, the root key is rotated and stored by the seal, and no shares are
-         *     returned: `secret_shares`, `secret_threshold` and `stored_shares` must be 1 (`stored_shares` may
-         *     be left out), and `pgp_keys`, `backup` and `require_verification` are refused. With the default
-         *     seal, `stored_shares` is accepted and ignored (the root key is always stored, encrypted with the
-         *     key the shares make up).
+         *     returned: once `backup`, the number of `pgp_keys` and the threshold are checked as above,
+         *     `secret_shares`, `secret_threshold` and `stored_shares` are taken as 1 whatever their values
+         *     (the attempt shows `n` and `t` 1), then
+         *     `pgp_keys` (`PGP key encryption not supported when using stored keys`) and
+         *     `require_verification` (`requiring verification not supported when rekeying the barrier key
+         *     with recovery keys`) are refused, in that order. With the default seal, `stored_shares` is
+         *     accepted and taken as 1 (the root key is always stored, encrypted with the key the shares make
+         *     up).
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
+         *
+         *     A missing, empty or blank body is refused with `400` `EOF` before its members are looked at (a
+         *     `null` body counts as `{}`).
          */
         post: operations["startRekey"];
         /**
@@ -56,6 +69,9 @@ export interface paths {
          * @description Cancels the attempt in progress, also while it waits for verification: its settings, progress and
          *     new shares are dropped and the current shares stay valid. Cancelling when no attempt is in
          *     progress succeeds too.
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         delete: operations["cancelRekey"];
         options?: never;
@@ -108,9 +124,18 @@ export interface paths {
          * @description Gives one share of the current key (an unseal key share, or a recovery key share with a seal
          *     that stores its keys) to the attempt, with the attempt's nonce. Below the threshold the answer is
          *     the attempt's status, as `GET /sys/rekey/init` gives it. When the threshold is reached, the
-         *     shares are combined and the result is checked against the current key:
-         *     - if it is not the current key, the answer is `400` `root key verification failed: ...` and the
-         *       attempt's progress is cleared (the attempt and its nonce stay);
+         *     shares are combined and the result is checked against the current key. Whatever the outcome,
+         *     the attempt's progress is then cleared (the attempt and its nonce stay):
+         *     - shares that cannot be combined are answered `500` `failed to compute root key: <why>`, where
+         *       `<why>` is `all parts must be the same length` or (for two shares with the same last byte)
+         *       `duplicate part detected`;
+         *     - with the default seal, the key the shares make up decrypts the stored root key: a key of
+         *       another length than 16, 24 or 32 bytes is answered `500` `failed to setup unseal key:
+         *       crypto/aes: invalid key size <length>`, and any other key that is not the current one `500`
+         *       `failed to read root key: invalid key: failed to decrypt keys from storage: cipher: message
+         *       authentication failed`;
+         *     - with a seal that stores its keys, recovery shares that make up another key are answered `400`
+         *       `recovery key verification failed: recovery key does not match submitted values`;
          *     - otherwise a new 32-byte key is made and split into `secret_shares` shares with threshold
          *       `secret_threshold`, and the answer has `complete` true and the new shares in `keys` (hex) and
          *       `keys_base64`. With PGP keys each share (as hex text) is encrypted to its key, in order, and
@@ -129,7 +154,13 @@ export interface paths {
          *     the right one); a share already given to this attempt (`given key has already been provided
          *     during this generation operation`). A key within the bounds but not one share long (33 bytes;
          *     32 when the current key has a single share) is taken, and the shares then fail to make up the
-         *     key (`root key verification failed: ...`).
+         *     key (one of the answers above).
+         *
+         *     On a performance secondary this path is served as on any other cluster (no attempt can start
+         *     there: `POST /sys/rekey/init` is refused).
+         *
+         *     A missing, empty or blank body is refused with `400` `EOF` before its members are looked at (a
+         *     `null` body counts as `{}`).
          */
         post: operations["submitRekeyShare"];
         delete?: never;
@@ -152,6 +183,9 @@ export interface paths {
          *     for verification; before that (an attempt still collecting current shares) it is false and
          *     `nonce` is empty, unless a restart already made one. Without an attempt the answer is `400`
          *     `no rekey configuration found`.
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         get: operations["readRekeyVerification"];
         put?: never;
@@ -161,8 +195,10 @@ export interface paths {
          *     the answer is the verification status, as `GET /sys/rekey/verify` gives it. At the threshold the
          *     new shares are combined: if they make up the new key, the root key is rotated (the old shares stop
          *     working) and the answer is the verification nonce with `complete` true; otherwise the answer is
-         *     `400` `rekey verification failed; incorrect key shares supplied`, the verification progress is
-         *     cleared and the verification gets a new nonce.
+         *     `400` `rekey verification failed; incorrect key shares supplied`, or `500` `failed to compute key
+         *     for verification: <why>` when the new shares cannot be combined (`all parts must be the same
+         *     length`, `duplicate part detected`); either way the verification progress is cleared and the
+         *     verification gets a new nonce.
          *
          *     Refused with `400` and no progress made, in this order: a key that is neither hex nor base64, or
          *     shorter than 16 bytes or longer than 33 (as for `POST /sys/rekey/update`); no attempt (`no rekey
@@ -170,6 +206,12 @@ export interface paths {
          *     progress`); a wrong nonce (`incorrect nonce supplied; nonce for this verify
          *     operation is "..."`); a share already given to this verification (`given key has already been
          *     provided during this verify operation`).
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
+         *
+         *     A missing, empty or blank body is refused with `400` `EOF` before its members are looked at (a
+         *     `null` body counts as `{}`).
          */
         post: operations["submitRekeyVerificationShare"];
         /**
@@ -179,6 +221,9 @@ export interface paths {
          *     new nonce. On an attempt still collecting current shares the restart succeeds too: the answer
          *     has `started` false and the new nonce, which the attempt shows as `verification_nonce` until its
          *     new shares get their own. Refused with `400` without an attempt (`no rekey configuration found`).
+         *
+         *     On a performance secondary every method of this path is refused with `400` `rekeying can only
+         *     be performed on the primary cluster when replication is activated`, whatever the request holds.
          */
         delete: operations["restartRekeyVerification"];
         options?: never;
@@ -1865,8 +1910,8 @@ export interface components {
              */
             secret_threshold: number;
             /**
-             * @description Number of shares the seal stores. Must be 1 (or left out) with a seal that stores its keys;
-             *     accepted and ignored by the default seal.
+             * @description Number of shares the seal stores. Any value (or none) is taken as 1: the seal stores a single
+             *     share.
              */
             stored_shares?: number | null;
             /**
@@ -3109,6 +3154,15 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyStatus"];
                 };
             };
+            /** @description The cluster is a performance secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3136,7 +3190,10 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyStatus"];
                 };
             };
-            /** @description The parameters break a rule, or an attempt is already in progress. */
+            /**
+             * @description The parameters break a rule, an attempt is already in progress, or the cluster is a
+             *     performance secondary.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3166,6 +3223,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The cluster is a performance secondary. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
@@ -3247,7 +3313,10 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyStatus"] | components["schemas"]["RekeyUpdateResult"];
                 };
             };
-            /** @description The share is refused, or the shares given do not make up the current key. */
+            /**
+             * @description The share is refused, or (with a seal that stores its keys) the recovery shares given do not
+             *     make up the recovery key.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3259,6 +3328,18 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description The shares given cannot be combined, or (with the default seal) do not make up the key that
+             *     decrypts the stored root key. The attempt's progress is cleared; the attempt and its nonce stay.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3280,7 +3361,7 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"];
                 };
             };
-            /** @description No rekey attempt is in progress. */
+            /** @description No rekey attempt is in progress, or the cluster is a performance secondary. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3316,7 +3397,10 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"] | components["schemas"]["RekeyVerificationResult"];
                 };
             };
-            /** @description The share is refused, or the new shares given do not make up the new key. */
+            /**
+             * @description The share is refused, the new shares given do not make up the new key, or the cluster is a
+             *     performance secondary.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,6 +3412,18 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description The new shares given cannot be combined. The verification progress is cleared and the
+             *     verification gets a new nonce.
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3349,7 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["RekeyVerificationStatus"];
                 };
             };
-            /** @description No attempt. */
+            /** @description No attempt, or the cluster is a performance secondary. */
             400: {
                 headers: {
                     [name: string]: unknown;

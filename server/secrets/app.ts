@@ -6,7 +6,8 @@
 // and `list` (LIST or GET ?list=true) read; the operation found from method and path; the token
 // checked (403); then 404 for no route, 405 unsupported, and the capabilities checked on the
 // canonical path (403); only then the body read within its limits (413 for size, 400 for shape) and
-// decoded as JSON whatever its Content-Type (a missing, empty or `null` body counts as {}); the URL
+// decoded as JSON whatever its Content-Type (a missing, empty or `null` body counts as {}, except
+// that the rekey writes refuse a missing or empty one with `EOF`); the URL
 // rewritten to the described one, so that express-openapi-validator (which matches it again: the
 // description has no LIST and one segment per parameter) and the handlers see exactly what was
 // authorized; the request checked against the description (400); the handler; every JSON answer checked.
@@ -230,6 +231,9 @@ function tokenOf(req: Request): string | undefined {
 function bodyOf(body: unknown, operation: SecretsOperation): unknown {
   const write = operation.describedMethod === "post" || operation.describedMethod === "put" || operation.describedMethod === "patch";
   if (!write) return body;
+  // The real rekey handlers (http/sys_rekey.go) take the decoder's io.EOF, a body with no JSON value
+  // at all, as an error; everywhere else (http/logical.go) it is no data. `null` is a value.
+  if (body === undefined && EOF_REFUSING_OPERATIONS.has(operation.operationId)) throw new InvalidRequestError("EOF");
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) {
     const kind = Array.isArray(body) ? "array" : typeof body === "string" ? "string" : typeof body === "number" ? "number" : "bool";
@@ -237,6 +241,9 @@ function bodyOf(body: unknown, operation: SecretsOperation): unknown {
   }
   return body;
 }
+
+/** Writes whose body must hold a JSON value: a missing, empty or blank one is 400 `EOF`. */
+const EOF_REFUSING_OPERATIONS: ReadonlySet<string> = new Set(["startRekey", "submitRekeyShare", "submitRekeyVerificationShare"]);
 
 /**
  * Paths the real server answers in its HTTP layer rather than through a backend's routes: any method
@@ -345,7 +352,7 @@ function hasUnreadBody(req: Request): boolean {
  * Where the real server words a missing member its own way (its lease endpoints check the id
  * themselves), by operation and member.
  */
-type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => string;
+type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => string | undefined;
 const leaseIdWords: MissingWords = () => "lease_id must be specified";
 const pushMfaKeyWords: MissingWords = (body) => pushMfaProblem(body) ?? "invalid push-MFA method";
 const PUSH_MFA_KEY_WORDS = { secret_key: pushMfaKeyWords, integration_key: pushMfaKeyWords, api_hostname: pushMfaKeyWords };
@@ -361,14 +368,19 @@ const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<R
   updatePushMfaMethod: PUSH_MFA_KEY_WORDS,
 };
 
-function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string {
+/**
+ * The first of the attempt's own refusals, or none (the usual words about the missing member): with
+ * a seal that stores its keys, left-out shares would be taken as 1 (vault/rekey.go BarrierRekeyInit),
+ * but the description requires them.
+ */
+function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string | undefined {
   try {
     checkRekeyParameters(body as Partial<RekeyRequest>, cluster.seal.get().type);
   } catch (error) {
     if (error instanceof InvalidRequestError) return error.message;
     throw error;
   }
-  return "invalid rekey seal configuration";
+  return undefined;
 }
 
 interface Refused {
@@ -395,7 +407,8 @@ function describeProblem({ location, field, message: said }: ValidationProblem, 
   const missing = /^must have required property '(.+)'$/.exec(message)?.[1];
   if (location === "body" && missing) {
     const words = (field === "" || field === missing) && refused.operationId !== undefined ? MISSING_MEMBER_WORDS[refused.operationId as keyof operations]?.[missing] : undefined;
-    if (words !== undefined) return words(objectMembers(refused.body) ?? {}, refused.cluster);
+    const said = words?.(objectMembers(refused.body) ?? {}, refused.cluster);
+    if (said !== undefined) return said;
     // The real system's words for a missing field, naming it where it sits.
     const where = field.endsWith(missing) ? field : field ? `${field}.${missing}` : missing;
     return `'${where}' must be specified in request body as JSON`;

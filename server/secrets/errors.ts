@@ -35,7 +35,7 @@ export class UnsupportedOperationError extends Error {
   }
 }
 
-/** A refusal with several messages or another status (400, 404, 500, 502): engines and push-MFA use it. */
+/** A refusal with several messages or another status (400, 404, 500, 502): engines, push-MFA and rekey use it. */
 export class Refusal extends Error {
   override name = "Refusal";
   constructor(

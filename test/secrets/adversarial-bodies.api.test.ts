@@ -163,7 +163,7 @@ describe("the shape scanner (property)", () => {
 
 describe("bodies real clients send", () => {
   it("takes `null` and an empty body as no data: the same answer as {}", async () => {
-    const put = (body: string) => fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "PUT", headers: { "X-Secrets-Token": ROOT_TOKEN }, body });
+    const put = (body: string) => fetch(`${secrets.baseUrl}/sys/leases/lookup`, { method: "PUT", headers: { "X-Secrets-Token": ROOT_TOKEN }, body });
     const empty = await put("{}");
     expect(empty.status).toBe(400);
     const expected = await empty.json();
@@ -172,6 +172,25 @@ describe("bodies real clients send", () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual(expected);
     }
+  });
+
+  // http/sys_rekey.go: the rekey handlers take parseJSONRequest's io.EOF (no JSON value at all) as an
+  // error, where the logical paths take it as no data; `null` is a value, and is no data there too.
+  it("the rekey writes refuse a missing or empty body with 400 EOF, and take `null` as {}", async () => {
+    const send = (method: string, path: string, body?: string) =>
+      fetch(`${secrets.baseUrl}${path}`, { method, headers: { "X-Secrets-Token": ROOT_TOKEN }, body });
+    for (const path of ["/sys/rekey/init", "/sys/rekey/update", "/sys/rekey/verify"]) {
+      for (const method of ["POST", "PUT"]) {
+        for (const sent of [undefined, "", "  \n"]) {
+          const response = await send(method, path, sent);
+          expect(response.status, `${method} ${path} ${JSON.stringify(sent)}`).toBe(400);
+          expect(await response.json()).toEqual({ errors: ["EOF"] });
+        }
+        const asEmpty = await (await send(method, path, "{}")).json();
+        for (const sent of ["null", " null "]) expect(await (await send(method, path, sent)).json()).toEqual(asEmpty);
+      }
+    }
+    expect((await (await send("GET", "/sys/rekey/init")).json()).started).toBe(false);
   });
 
   it("takes the token from Authorization: Bearer as well as from its own header", async () => {

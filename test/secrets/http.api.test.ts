@@ -65,10 +65,14 @@ describe("the error envelope", () => {
   });
 
   it("answers a POST without a body with 400 (not the validator's 415)", async () => {
+    // http/sys_rekey.go handleSysRekeyUpdate: parseJSONRequest's io.EOF is an error there.
     const response = await request("POST", "/sys/rekey/update");
     expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ errors: ["EOF"] });
     // Only the key is required, as in the real server (http/sys_rekey.go); a missing nonce is an empty one.
-    expect(await response.json()).toEqual({ errors: ["'key' must be specified in request body as JSON"] });
+    const empty = await request("POST", "/sys/rekey/update", { body: "{}" });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ errors: ["'key' must be specified in request body as JSON"] });
   });
 
   it("answers a body that is not an object with 400, in the words of the real server's JSON decoder", async () => {

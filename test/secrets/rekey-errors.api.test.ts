@@ -1,6 +1,6 @@
 // Every refusal of the rekey operations, through the generated client: 400 with the message in
 // the error envelope, and nothing changed (except that failed reconstruction clears the progress,
-// as the real system does).
+// as the real system does); shares that fail to make up the current key are the real system's 500s.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generatePgpKey, startSecrets, submitShares, type RunningTestSecrets } from "../helpers/secrets.ts";
 
@@ -111,9 +111,14 @@ describe("startRekey refusals", () => {
     await refusal({ secret_shares: 300, secret_threshold: 1 }, "invalid rekey seal configuration: threshold must be greater than one for multiple shares");
     await refusal({ secret_threshold: 2 }, "provided threshold greater than the total shares");
     await refusal({}, "invalid rekey seal configuration: shares must be at least one");
-    const response = await fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": "root-token-for-tests" } });
+    // No body at all is not {}: http/sys_rekey.go refuses parseJSONRequest's io.EOF; `null` is {}.
+    const send = (body?: string) => fetch(`${secrets.baseUrl}/sys/rekey/init`, { method: "POST", headers: { "X-Secrets-Token": "root-token-for-tests" }, body });
+    const response = await send();
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ errors: ["invalid rekey seal configuration: shares must be at least one"] });
+    expect(await response.json()).toEqual({ errors: ["EOF"] });
+    const nullBody = await send("null");
+    expect(nullBody.status).toBe(400);
+    expect(await nullBody.json()).toEqual({ errors: ["invalid rekey seal configuration: shares must be at least one"] });
   });
 });
 
@@ -162,40 +167,66 @@ describe("submitRekeyShare refusals", () => {
     );
   });
 
-  it("a share within the bounds but not one share long: taken, then the shares fail to make up the key", async () => {
+  // vault/rekey.go BarrierRekeyUpdate with the default seal: shares that shamir.Combine refuses are
+  // 500 "failed to compute root key: <why>" (its words, in its order: lengths, then x coordinates);
+  // shares that combine into another key fail to decrypt the stored keys, 500 "failed to read root
+  // key: invalid key: ..." (vault/seal.go readStoredKeys). Either way the progress is cleared.
+  /** Expects a 500 with exactly this message, and the attempt kept with its progress cleared. */
+  async function expectFailed(call: () => Promise<{ error?: unknown; response: Response }>, message: string, nonce: string) {
+    const { error, response } = await call();
+    expect(response.status).toBe(500);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(error).toEqual({ errors: [message] });
+    expect(await status()).toMatchObject({ nonce, started: true, progress: 0 });
+  }
+  const decryptFailed = "failed to read root key: invalid key: failed to decrypt keys from storage: cipher: message authentication failed";
+
+  it("a share within the bounds but not one share long: taken, then the shares cannot be combined (500)", async () => {
     const nonce = await start();
     const { data } = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!.slice(0, 64), nonce } });
     expect(data).toMatchObject({ progress: 1 });
     await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } });
-    const { error, response } = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[2]!, nonce } });
-    expect(response.status).toBe(400);
-    expect(error?.errors[0]).toMatch(/^root key verification failed: /);
-    expect(await status()).toMatchObject({ nonce, progress: 0 });
+    await expectFailed(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[2]!, nonce } }),
+      "failed to compute root key: all parts must be the same length",
+      nonce,
+    );
   });
 
-  it("shares that do not reconstruct the key: refused, progress cleared, attempt and nonce kept", async () => {
+  it("shares that do not reconstruct the key: 500, progress cleared, attempt and nonce kept", async () => {
     const nonce = await start();
     await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
     await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } });
     const forged = Buffer.from(secrets.keys[2]!, "hex");
     forged[0] = forged[0]! ^ 0xff;
-    const { error, response } = await secrets.client.POST("/sys/rekey/update", { body: { key: forged.toString("hex"), nonce } });
-    expect(response.status).toBe(400);
-    expect(error).toEqual({ errors: ["root key verification failed: the shares do not reconstruct the current key"] });
-    expect(await status()).toMatchObject({ nonce, started: true, progress: 0 });
+    await expectFailed(() => secrets.client.POST("/sys/rekey/update", { body: { key: forged.toString("hex"), nonce } }), decryptFailed, nonce);
     // The attempt goes on with the right shares.
     expect(await submitShares(secrets.client, nonce, secrets.keys.slice(0, 3))).toMatchObject({ complete: true });
   });
 
-  it("shares that cannot be combined at all (the same x coordinate twice): refused, progress cleared", async () => {
+  it("shares of the same wrong length combine into a key that is not an AES key: 500 from setting it up", async () => {
+    const nonce = await start();
+    // 20-byte shares (x coordinate last) make a 19-byte key.
+    const short = (share: string) => share.slice(0, 38) + share.slice(-2);
+    for (const share of secrets.keys.slice(0, 2)) await secrets.client.POST("/sys/rekey/update", { body: { key: short(share), nonce } });
+    await expectFailed(
+      () => secrets.client.POST("/sys/rekey/update", { body: { key: short(secrets.keys[2]!), nonce } }),
+      "failed to setup unseal key: crypto/aes: invalid key size 19",
+      nonce,
+    );
+    // 25-byte shares make a 24-byte key: an AES key, but not the one that decrypts the stored keys.
+    const aes192 = (share: string) => share.slice(0, 48) + share.slice(-2);
+    for (const share of secrets.keys.slice(0, 2)) await secrets.client.POST("/sys/rekey/update", { body: { key: aes192(share), nonce } });
+    await expectFailed(() => secrets.client.POST("/sys/rekey/update", { body: { key: aes192(secrets.keys[2]!), nonce } }), decryptFailed, nonce);
+  });
+
+  it("shares that cannot be combined at all (the same x coordinate twice): 500, progress cleared", async () => {
     const nonce = await start();
     const twin = Buffer.from(secrets.keys[0]!, "hex");
     twin[5] = twin[5]! ^ 0x01;
     await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[0]!, nonce } });
     await secrets.client.POST("/sys/rekey/update", { body: { key: twin.toString("hex"), nonce } });
-    const { error } = await secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } });
-    expect(error?.errors[0]).toMatch(/^root key verification failed: the shares cannot be combined: /);
-    expect(await status()).toMatchObject({ nonce, progress: 0 });
+    await expectFailed(() => secrets.client.POST("/sys/rekey/update", { body: { key: secrets.keys[1]!, nonce } }), "failed to compute root key: duplicate part detected", nonce);
   });
 
   it("update while verification is pending", async () => {
@@ -246,6 +277,24 @@ describe("verification refusals", () => {
     await expectRefused(verify(result.keys[0]!), "given key has already been provided during this verify operation");
     await expectRefused(verify("cd".repeat(8)), "key is shorter than minimum 16 bytes");
     await expectRefused(verify("%%%"), "'key' must be a valid hex or base64 string");
+  });
+  // vault/rekey.go RekeyVerify: new shares that shamir.Combine refuses are 500 "failed to compute
+  // key for verification: <why>"; the progress is cleared and the verification gets a new nonce, as
+  // for new shares that make up another key (400).
+  it("new shares that cannot be combined: 500, progress cleared, a new verification nonce", async () => {
+    const nonce = await start({ secret_shares: 3, secret_threshold: 2, require_verification: true });
+    const result = (await submitShares(secrets.client, nonce, secrets.keys.slice(0, 3))) as { keys: string[]; verification_nonce: string };
+    await secrets.client.POST("/sys/rekey/verify", { body: { key: result.keys[0]!.slice(0, 64), nonce: result.verification_nonce } });
+    const { error, response } = await secrets.client.POST("/sys/rekey/verify", { body: { key: result.keys[1]!, nonce: result.verification_nonce } });
+    expect(response.status).toBe(500);
+    expect(error).toEqual({ errors: ["failed to compute key for verification: all parts must be the same length"] });
+    const after = (await secrets.client.GET("/sys/rekey/verify")).data!;
+    expect(after).toMatchObject({ started: true, progress: 0 });
+    expect(after.nonce).not.toBe(result.verification_nonce);
+    // The new shares still complete the verification under the new nonce.
+    await secrets.client.POST("/sys/rekey/verify", { body: { key: result.keys[0]!, nonce: after.nonce } });
+    const done = await secrets.client.POST("/sys/rekey/verify", { body: { key: result.keys[2]!, nonce: after.nonce } });
+    expect(done.data).toEqual({ nonce: after.nonce, complete: true });
   });
 });
 

@@ -66,7 +66,8 @@ describe("submitting current shares", () => {
     const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
     const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: new Uint8Array(17).fill(1) }, context());
     const two = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: new Uint8Array(33).fill(1) }, context());
-    expect(two.refusal).toMatch(/^root key verification failed: the shares cannot be combined: ./);
+    // vault/rekey.go BarrierRekeyUpdate: shamir.Combine's refusal is a 500.
+    expect(two.refusal).toEqual({ status: 500, message: "failed to compute root key: all parts must be the same length" });
     expect(two.attempt).toMatchObject({ nonce: attempt!.nonce, progress: [] });
     expect(two.effect).toBeUndefined();
   });
@@ -79,6 +80,50 @@ describe("submitting current shares", () => {
     const done = await transition(state, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
     expect(done.refusal).toBeUndefined();
     expect(done.effect).toMatchObject({ kind: "newShares", install: true, shares: [] });
+  });
+});
+
+// vault/rekey.go BarrierRekeyUpdate: how a key made up of current shares that is not the current
+// one is refused, by seal. Each clears the progress and keeps the attempt.
+describe("a reconstructed key that is not the current one", () => {
+  async function atThreshold(type: "shamir" | "stored", first: Uint8Array, second: Uint8Array) {
+    const { context } = await setup(type, 2);
+    const { attempt } = await transition(undefined, { type: "start", config: config(type === "stored" ? { secret_shares: 1, secret_threshold: 1 } : {}) }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: first }, context());
+    const two = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: second }, context());
+    expect(two.attempt).toMatchObject({ nonce: attempt!.nonce, progress: [] });
+    expect(two.effect).toBeUndefined();
+    return two.refusal;
+  }
+  /** Two shares of `length` bytes (x coordinates 1 and 2) of a key of length - 1 bytes. */
+  const pair = (length: number): [Uint8Array, Uint8Array] => {
+    const a = new Uint8Array(length).fill(7);
+    const b = new Uint8Array(length).fill(9);
+    a[length - 1] = 1;
+    b[length - 1] = 2;
+    return [a, b];
+  };
+
+  it("a seal that stores its keys compares it with the recovery key: 400", async () => {
+    expect(await atThreshold("stored", ...pair(33))).toEqual({ status: 400, message: "recovery key verification failed: recovery key does not match submitted values" });
+    // Whatever its length: no key is set up from it.
+    expect(await atThreshold("stored", ...pair(20))).toEqual({ status: 400, message: "recovery key verification failed: recovery key does not match submitted values" });
+  });
+
+  it("the default seal sets it up as an AES key and decrypts the stored root key with it: 500", async () => {
+    const decrypt = "failed to read root key: invalid key: failed to decrypt keys from storage: cipher: message authentication failed";
+    for (const keyLength of [16, 24, 32]) expect(await atThreshold("shamir", ...pair(keyLength + 1))).toEqual({ status: 500, message: decrypt });
+    for (const keyLength of [15, 17, 23, 25, 31]) {
+      expect(await atThreshold("shamir", ...pair(keyLength + 1))).toEqual({ status: 500, message: `failed to setup unseal key: crypto/aes: invalid key size ${keyLength}` });
+    }
+  });
+
+  it("shares that cannot be combined are refused before, with either seal: 500", async () => {
+    const [a, b] = pair(33);
+    expect(await atThreshold("stored", a, b.slice(1))).toEqual({ status: 500, message: "failed to compute root key: all parts must be the same length" });
+    const twin = Uint8Array.from(a);
+    twin[0] = 0;
+    expect(await atThreshold("shamir", a, twin)).toEqual({ status: 500, message: "failed to compute root key: duplicate part detected" });
   });
 });
 
@@ -112,6 +157,26 @@ describe("submitting verification shares", () => {
   });
 });
 
+describe("new shares that cannot be combined", () => {
+  // vault/rekey.go RekeyVerify: 500 with shamir.Combine's words; its deferred reset clears the
+  // progress and gives the verification a new nonce, as for new shares of another key.
+  it("are a 500 that clears the progress and rotates the verification nonce", async () => {
+    const { context, shares } = await setup();
+    const { attempt } = await transition(undefined, { type: "start", config: config({ verificationRequired: true }) }, context());
+    const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
+    const handed = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
+    const newShares = handed.effect?.kind === "newShares" ? handed.effect.shares : [];
+    const verification = handed.attempt!.verification!;
+    const first = await transition(handed.attempt, { type: "submitVerificationShare", nonce: verification.nonce, share: newShares[0]! }, context());
+    const failed = await transition(first.attempt, { type: "submitVerificationShare", nonce: verification.nonce, share: newShares[1]!.slice(1) }, context());
+    expect(failed.refusal).toEqual({ status: 500, message: "failed to compute key for verification: all parts must be the same length" });
+    expect(failed.effect).toBeUndefined();
+    expect(failed.attempt!.verification).toMatchObject({ key: verification.key, progress: [] });
+    expect(failed.attempt!.verification!.nonce).not.toBe(verification.nonce);
+    expect(failed.attempt!.nonce).toBe(attempt!.nonce);
+  });
+});
+
 describe("the parameters of a new attempt, in the real order", () => {
   it("require_verification and backup are read as given; left out, they are off", async () => {
     expect(await checkRekeyRequest({ secret_shares: 3, secret_threshold: 2, require_verification: true }, "shamir")).toMatchObject({ verificationRequired: true, backup: false });
@@ -126,22 +191,39 @@ describe("the parameters of a new attempt, in the real order", () => {
     expect(withoutBackup).toMatchObject({ backup: false, pgpKeys: [expect.anything()] });
   });
 
-  it("with a seal that stores its keys: one share only, then no PGP keys, then no verification", async () => {
+  // vault/rekey.go BarrierRekeyInit, its `default:` branch (a seal that stores its keys): shares,
+  // threshold and stored shares are set to 1 whatever was asked ("forcing rekey shares/threshold to
+  // 1"), then PGP keys, a backup and verification are refused, in that order. Only the checks before
+  // it (http/sys_rekey.go: backup without keys, the number of keys; vault/rekey.go RekeyInit: the
+  // threshold above the shares) see the numbers as sent.
+  it("with a seal that stores its keys: any shares taken as one, then no PGP keys, then no verification", async () => {
     const key = await generatePgpKey("Stored Operator");
     const stored = (request: Parameters<typeof checkRekeyRequest>[0]) => checkRekeyRequest(request, "stored");
-    const mustBeOne = "with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1";
-    await expect(stored({ secret_shares: 2, secret_threshold: 2 })).rejects.toThrow(mustBeOne);
-    await expect(stored({ secret_shares: 2, secret_threshold: 1 })).rejects.toThrow(mustBeOne);
-    await expect(stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 })).rejects.toThrow(mustBeOne);
-    // A threshold of 0 is refused as not 1, before the share configuration's own check.
-    await expect(stored({ secret_shares: 1, secret_threshold: 0 })).rejects.toThrow(mustBeOne);
+    const one = { secret_shares: 1, secret_threshold: 1, verificationRequired: false, backup: false, pgpKeys: [] };
+    expect(await stored({ secret_shares: 5, secret_threshold: 3 })).toEqual(one);
+    expect(await stored({ secret_shares: 2, secret_threshold: 1 })).toEqual(one);
+    expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 2 })).toEqual(one);
+    expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: -3 })).toEqual(one);
+    // Numbers the share configuration's own check would refuse are 1 before it runs.
+    expect(await stored({ secret_shares: 1, secret_threshold: 0 })).toEqual(one);
+    expect(await stored({ secret_shares: 300, secret_threshold: 256 })).toEqual(one);
+    expect(await stored({ secret_shares: 0, secret_threshold: 0 })).toEqual(one);
+    // The checks before the forcing still see the numbers sent.
+    await expect(stored({ secret_shares: 2, secret_threshold: 3 })).rejects.toThrow("provided threshold greater than the total shares");
+    await expect(stored({ secret_shares: 3, secret_threshold: 2, pgp_keys: [key.publicKeyBase64] })).rejects.toThrow("incorrect number of PGP keys for rekey");
+    await expect(stored({ secret_shares: 3, secret_threshold: 2, backup: true })).rejects.toThrow(
+      "cannot request a backup of the new keys without providing PGP keys for encryption",
+    );
+    await expect(
+      stored({ secret_shares: 2, secret_threshold: 2, pgp_keys: [key.publicKeyBase64, key.publicKeyBase64], require_verification: true }),
+    ).rejects.toThrow("PGP key encryption not supported when using stored keys");
     await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], require_verification: true })).rejects.toThrow(
       "PGP key encryption not supported when using stored keys",
     );
     await expect(stored({ secret_shares: 1, secret_threshold: 1, pgp_keys: [key.publicKeyBase64], backup: true })).rejects.toThrow(
       "PGP key encryption not supported when using stored keys",
     );
-    await expect(stored({ secret_shares: 1, secret_threshold: 1, require_verification: true })).rejects.toThrow(
+    await expect(stored({ secret_shares: 4, secret_threshold: 2, require_verification: true })).rejects.toThrow(
       "requiring verification not supported when rekeying the barrier key with recovery keys",
     );
     expect(await stored({ secret_shares: 1, secret_threshold: 1, stored_shares: 1 })).toMatchObject({ secret_shares: 1, secret_threshold: 1, verificationRequired: false });

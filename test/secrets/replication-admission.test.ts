@@ -28,6 +28,7 @@ describe("admitRequest", () => {
         for (const method of [...READS, ...WRITES]) {
           expect(decision(method, "aws/roles/x", "aws/", dr, { ...notPerformanceSecondary, role }), `${dr} ${role} ${method}`).toBe("admitted");
           expect(decision(method, "sys/policies/acl/x", undefined, dr, { ...notPerformanceSecondary, role })).toBe("admitted");
+          for (const rekey of ["sys/rekey/init", "sys/rekey/update", "sys/rekey/verify"]) expect(decision(method, rekey, undefined, dr, { ...notPerformanceSecondary, role })).toBe("admitted");
         }
       }
     }
@@ -72,8 +73,38 @@ describe("admitRequest", () => {
     expect(decision("get", "sys/policies/acl/x", undefined, "disabled", denyAws)).toBe("admitted");
   });
 
+  // http/sys_rekey.go: handleSysRekeyInit and handleSysRekeyVerify refuse a performance secondary
+  // before looking at the method; handleSysRekeyUpdate has no such check (and the real server runs
+  // it locally), so an update meets the attempt's own refusals there.
+  it("a performance secondary refuses rekey init and verify whatever the method, and lets update through", () => {
+    const secondary: PerformanceRole = { role: "secondary", secondaryFilter: { mode: "allow", paths: ["aws/"] }, primaryApiAddr: "https://primary:8200" };
+    const rekeyRefused = "400 rekeying can only be performed on the primary cluster when replication is activated";
+    const refusedWrite =
+      "400 cannot write to a performance secondary: replicated data is written on the performance primary (https://primary:8200) and reaches this cluster by replication";
+    for (const method of [...READS, ...WRITES]) {
+      expect(decision(method, "sys/rekey/init", undefined, "disabled", secondary), method).toBe(rekeyRefused);
+      expect(decision(method, "sys/rekey/verify", undefined, "disabled", secondary), method).toBe(rekeyRefused);
+      expect(decision(method, "sys/rekey/update", undefined, "disabled", secondary), method).toBe("admitted");
+      // A trailing slash is a LIST's (the route of a list) and nobody else's.
+      expect(decision(method, "sys/rekey/init/", undefined, "disabled", secondary), method).toBe(
+        method === "list" ? rekeyRefused : READS.includes(method) ? "admitted" : refusedWrite,
+      );
+      expect(decision(method, "sys/rekey/verify/", undefined, "disabled", secondary), method).toBe(
+        method === "list" ? rekeyRefused : READS.includes(method) ? "admitted" : refusedWrite,
+      );
+      expect(decision(method, "sys/rekey/init//", undefined, "disabled", secondary), method).toBe(READS.includes(method) ? "admitted" : refusedWrite);
+      // Only those whole paths: other rekey paths are reads and writes as any other.
+      for (const other of ["sys/rekey/backup", "sys/rekey/init/x", "sys/rekey/initx", "x/sys/rekey/init", "sys/rekey/updatex"]) {
+        expect(decision(method, other, undefined, "disabled", secondary), `${method} ${other}`).toBe(READS.includes(method) ? "admitted" : refusedWrite);
+      }
+    }
+  });
+
   it("a DR secondary's refusal comes first, also when it is a performance secondary", () => {
     const secondary: PerformanceRole = { role: "secondary", secondaryFilter: { mode: "allow", paths: ["aws/"] }, primaryApiAddr: undefined };
     expect(decision("get", "cloud/roles/x", "cloud/", "secondary", secondary)).toBe("400 path disabled in replication DR secondary mode");
+    for (const rekey of ["sys/rekey/init", "sys/rekey/update", "sys/rekey/verify"]) {
+      expect(decision("post", rekey, undefined, "secondary", secondary)).toBe("400 path disabled in replication DR secondary mode");
+    }
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { mountStoragePrefix } from "../../server/secrets/engines/mount-storage.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 import { inSync, ok, post, primaryStatus, replicate, secondaryStatus, secondaryToken, status, waitFor, clustersPerTest, readRole, writeRole } from "../helpers/replication.ts";
-import type { RunningTestSecrets } from "../helpers/secrets.ts";
+import { ROOT_TOKEN, type RunningTestSecrets } from "../helpers/secrets.ts";
 
 const cluster = clustersPerTest();
 
@@ -59,8 +59,27 @@ describe("a performance secondary", () => {
     expect(write.error).toEqual({
       errors: [`cannot write to a performance secondary: replicated data is written on the performance primary (${p.baseUrl.replace(/\/v1$/, "")}) and reaches this cluster by replication`],
     });
-    expect((await s.client.POST("/sys/rekey/init", { body: { secret_shares: 1, secret_threshold: 1 } })).response.status).toBe(400);
-    expect((await s.client.GET("/sys/rekey/init")).response.status).toBe(200);
+    // http/sys_rekey.go handleSysRekeyInit/handleSysRekeyVerify: every method refused on a performance
+    // secondary; handleSysRekeyUpdate has no such check and meets the (absent) attempt.
+    const rekeyRefused = { errors: ["rekeying can only be performed on the primary cluster when replication is activated"] };
+    for (const call of [
+      () => s.client.POST("/sys/rekey/init", { body: { secret_shares: 1, secret_threshold: 1 } }),
+      () => s.client.GET("/sys/rekey/init"),
+      () => s.client.DELETE("/sys/rekey/init"),
+      () => s.client.GET("/sys/rekey/verify"),
+      () => s.client.POST("/sys/rekey/verify", { body: { key: s.keys[0]!, nonce: "x" } }),
+      () => s.client.DELETE("/sys/rekey/verify"),
+    ]) {
+      const { response, error } = await call();
+      expect(response.status).toBe(400);
+      expect(error).toEqual(rekeyRefused);
+    }
+    const listed = await fetch(`${s.baseUrl}/sys/rekey/init`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } });
+    expect(listed.status).toBe(400);
+    expect(await listed.json()).toEqual(rekeyRefused);
+    const update = await s.client.POST("/sys/rekey/update", { body: { key: s.keys[0]!, nonce: "x" } });
+    expect(update.response.status).toBe(400);
+    expect(update.error).toEqual({ errors: ["no barrier rekey in progress"] });
     expect(await primaryStatus(p.client, "performance")).toMatchObject({ mode: "primary", known_secondaries: ["perf-1"] });
     expect(await secondaryStatus(s.client, "performance")).toMatchObject({ mode: "secondary", secondary_id: "perf-1", state: "stream-wals" });
     expect(await status(s.client, "dr")).toEqual({ mode: "disabled" });

@@ -76,7 +76,17 @@ describe("splitKey and combineShares", () => {
     const shares = await splitKey(key, { secret_shares: 3, secret_threshold: 2 });
     const twin = Uint8Array.from(shares[0]!);
     twin[0] = twin[0]! ^ 1;
-    await expect(combineShares([shares[0]!, twin], 2)).rejects.toThrow();
+    await expect(combineShares([shares[0]!, twin], 2)).rejects.toThrow(/^duplicate part detected$/);
+    await expect(combineShares([shares[1]!, shares[0]!, twin], 2)).rejects.toThrow(/^duplicate part detected$/);
+  });
+
+  // shamir/shamir.go Combine: its words, and the lengths checked before the x coordinates.
+  it("refuses shares of different lengths, before looking for a repeated x coordinate", async () => {
+    const shares = await splitKey(key, { secret_shares: 3, secret_threshold: 2 });
+    const shorter = shares[1]!.slice(1);
+    await expect(combineShares([shares[0]!, shorter], 2)).rejects.toThrow(/^all parts must be the same length$/);
+    await expect(combineShares([shares[0]!, shares[0]!, shorter], 2)).rejects.toThrow(/^all parts must be the same length$/);
+    await expect(combineShares([shares[0]!, shares[1]!, shares[2]!.slice(1)], 2)).rejects.toThrow(/^all parts must be the same length$/);
   });
 
   it("hands out the key itself for a single share, as the real system does", async () => {
@@ -88,7 +98,11 @@ describe("splitKey and combineShares", () => {
 
   it("refuses to combine no shares, whatever the threshold (no empty key is ever made up)", async () => {
     await expect(combineShares([], 1)).rejects.toThrow("no key share to combine");
-    await expect(combineShares([], 2)).rejects.toThrow();
+    // shamir/shamir.go Combine's words, in its order.
+    await expect(combineShares([], 2)).rejects.toThrow(/^less than two parts cannot be used to reconstruct the secret$/);
+    await expect(combineShares([new Uint8Array(33)], 2)).rejects.toThrow(/^less than two parts cannot be used to reconstruct the secret$/);
+    await expect(combineShares([new Uint8Array(1), new Uint8Array(33)], 2)).rejects.toThrow(/^parts must be at least two bytes$/);
+    await expect(combineShares([new Uint8Array(2), new Uint8Array(1)], 2)).rejects.toThrow(/^all parts must be the same length$/);
   });
 });
 

@@ -10,10 +10,10 @@
 //                                         no verification               none: new shares, key rotated
 //   collecting  submitShare               threshold, key verified,
 //                                         require_verification          verifying: new shares + verification nonce
-//   collecting  submitShare               threshold, wrong key          collecting, progress cleared (400)
+//   collecting  submitShare               threshold, wrong key          collecting, progress cleared (400 or 500)
 //   verifying   submitVerificationShare   below the new threshold       verifying (progress + 1)
 //   verifying   submitVerificationShare   threshold, new key            none: key rotated
-//   verifying   submitVerificationShare   threshold, wrong key          verifying, progress cleared, new nonce (400)
+//   verifying   submitVerificationShare   threshold, wrong key          verifying, progress cleared, new nonce (400 or 500)
 //   collecting  restartVerification       any                           collecting, a verification nonce kept for later
 //   verifying   restartVerification       any                           verifying, progress cleared, new nonce
 //   verifying   cancel                    any                           none (current shares stay valid)
@@ -87,12 +87,18 @@ export type RekeyEffect =
   /** The verified new key to install. */
   | { kind: "install"; key: Uint8Array; verificationNonce: string };
 
+/** A refusal after a state change, with the real system's status: 400, or 500 for its own failures. */
+export interface RekeyRefusal {
+  status: 400 | 500;
+  message: string;
+}
+
 export interface RekeyOutcome {
   /** The attempt after the event (undefined: none). */
   attempt: RekeyAttempt | undefined;
   effect?: RekeyEffect;
-  /** The event was refused although the state changed (progress cleared): answer 400 with this. */
-  refusal?: string;
+  /** The event was refused although the state changed (progress cleared): answer with this. */
+  refusal?: RekeyRefusal;
 }
 
 type Transition<E extends RekeyEvent> = (attempt: RekeyAttempt | undefined, event: E, context: RekeyContext) => Promise<RekeyOutcome>;
@@ -125,8 +131,10 @@ const submitShare: Transition<{ type: "submitShare"; nonce: string; share: Uint8
 
   // The threshold is reached: whatever happens next, the given shares are forgotten.
   const cleared = { ...current, progress: [] };
-  const failure = await reconstructionProblem(progress, context.seal.shares.secret_threshold, (key) => isOperatorKey(context.seal, key));
-  if (failure) return { attempt: cleared, refusal: `root key verification failed: ${failure}` };
+  const combined = await combineOrWhy(progress, context.seal.shares.secret_threshold);
+  if (combined instanceof Error) return { attempt: cleared, refusal: { status: 500, message: `failed to compute root key: ${combined.message}` } };
+  const failure = currentKeyProblem(context.seal, combined);
+  if (failure) return { attempt: cleared, refusal: failure };
 
   const key = context.newKey();
   const shares = rekeyReturnsShares(context.seal) ? await splitKey(key, current.config) : [];
@@ -158,13 +166,17 @@ const submitVerificationShare: Transition<{ type: "submitVerificationShare"; non
   if (progress.length < current.config.secret_threshold) {
     return { attempt: { ...current, verification: { ...verification, progress } } };
   }
-  const failure = await reconstructionProblem(progress, current.config.secret_threshold, (key) => sameBytes(key, verification.key));
+  // Refused or not, the progress is forgotten and the verification gets a new nonce (vault/rekey.go
+  // RekeyVerify: its deferred reset runs on every answer past the threshold but the completion).
+  const combined = await combineOrWhy(progress, current.config.secret_threshold);
+  const failure: RekeyRefusal | undefined =
+    combined instanceof Error
+      ? { status: 500, message: `failed to compute key for verification: ${combined.message}` }
+      : sameBytes(combined, verification.key)
+        ? undefined
+        : { status: 400, message: "rekey verification failed; incorrect key shares supplied" };
   if (failure) {
-    // As the real system does: the progress is forgotten and the verification gets a new nonce.
-    return {
-      attempt: { ...current, verification: { ...verification, nonce: context.newNonce(), progress: [] } },
-      refusal: "rekey verification failed; incorrect key shares supplied",
-    };
+    return { attempt: { ...current, verification: { ...verification, nonce: context.newNonce(), progress: [] } }, refusal: failure };
   }
   return { attempt: undefined, effect: { kind: "install", key: verification.key, verificationNonce: verification.nonce } };
 };
@@ -250,7 +262,7 @@ export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: S
   const backup = request.backup ?? false;
   const verificationRequired = request.require_verification ?? false;
   // Left out is 0, as the real system decodes them; 0 is then refused by the configuration check.
-  const config: ShareConfig = { secret_shares: request.secret_shares ?? 0, secret_threshold: request.secret_threshold ?? 0 };
+  let config: ShareConfig = { secret_shares: request.secret_shares ?? 0, secret_threshold: request.secret_threshold ?? 0 };
   if (backup && pgpKeys.length === 0) {
     throw new InvalidRequestError("cannot request a backup of the new keys without providing PGP keys for encryption");
   }
@@ -261,10 +273,11 @@ export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: S
     throw new InvalidRequestError("provided threshold greater than the total shares");
   }
   if (sealType === "stored") {
-    const stored = request.stored_shares ?? 1;
-    if (config.secret_shares !== 1 || config.secret_threshold !== 1 || stored !== 1) {
-      throw new InvalidRequestError("with a seal that stores its keys, secret_shares, secret_threshold and stored_shares must be 1");
-    }
+    // The real system (vault/rekey.go BarrierRekeyInit, its `default:` branch) does not refuse other
+    // numbers: it sets shares, threshold and stored shares to 1 ("forcing rekey shares/threshold to
+    // 1") and goes on, so the usual clients' defaults (5 shares, threshold 3) start an attempt of one.
+    // (`stored_shares` is set to 1 with either seal; this server keeps no stored-shares count.)
+    config = { secret_shares: 1, secret_threshold: 1 };
     // (The real system refuses a backup here next, "key backup not supported when using stored keys":
     // a backup needs PGP keys, refused at the start without them and just here with them.)
     if (pgpKeys.length > 0) throw new InvalidRequestError("PGP key encryption not supported when using stored keys");
@@ -277,19 +290,31 @@ export function checkRekeyParameters(request: Partial<RekeyRequest>, sealType: S
   return { config, pgpKeys, backup, verificationRequired };
 }
 
-/** Why shares do not make up the expected key, or undefined when they do. */
-async function reconstructionProblem(
-  shares: Uint8Array[],
-  threshold: number,
-  isExpected: (key: Uint8Array) => boolean,
-): Promise<string | undefined> {
-  let key: Uint8Array;
+/** The key the shares make up, or why they cannot be combined (the real system's words). */
+async function combineOrWhy(shares: Uint8Array[], threshold: number): Promise<Uint8Array | Error> {
   try {
-    key = await combineShares(shares, threshold);
+    return await combineShares(shares, threshold);
   } catch (error) {
-    return `the shares cannot be combined: ${(error as Error).message}`;
+    return error as Error;
   }
-  return isExpected(key) ? undefined : "the shares do not reconstruct the current key";
+}
+
+/** AES key lengths: the key the default seal's shares make up decrypts the stored root key with AES-GCM. */
+const AES_KEY_LENGTHS = [16, 24, 32];
+
+/**
+ * Why a key made up of current shares is refused, as the real system finds it (vault/rekey.go
+ * BarrierRekeyUpdate), or undefined for the current key. A seal that stores its keys compares it
+ * with the recovery key (vault/seal_autoseal.go VerifyRecoveryKey): 400. The default seal does not
+ * compare: it sets the key up as an AES-GCM key (500 `failed to setup unseal key`, from Go's
+ * crypto/aes) and decrypts the stored root key with it, which fails for any other key (500 `failed
+ * to read root key`, vault/seal.go readStoredKeys).
+ */
+function currentKeyProblem(seal: SealState, key: Uint8Array): RekeyRefusal | undefined {
+  if (isOperatorKey(seal, key)) return undefined;
+  if (seal.type === "stored") return { status: 400, message: "recovery key verification failed: recovery key does not match submitted values" };
+  if (!AES_KEY_LENGTHS.includes(key.length)) return { status: 500, message: `failed to setup unseal key: crypto/aes: invalid key size ${key.length}` };
+  return { status: 500, message: "failed to read root key: invalid key: failed to decrypt keys from storage: cipher: message authentication failed" };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -17,7 +17,7 @@ import {
   type RekeyRequest,
 } from "./rekey.ts";
 import { rekeyedSeal } from "../sys/seal.ts";
-import { InvalidRequestError } from "../errors.ts";
+import { InvalidRequestError, Refusal } from "../errors.ts";
 import type { SealStore } from "../sys/seal-store.ts";
 import type { Random } from "../random.ts";
 
@@ -146,7 +146,7 @@ export class RekeyService {
 
   /**
    * Runs one event through the state machine, carries out its effect and commits the new attempt;
-   * a refusal is thrown as a 400 after its state change (progress cleared) is committed.
+   * a refusal is thrown (400, or the real system's 500) after its state change (progress cleared) is committed.
    */
   async #apply(event: RekeyEvent): Promise<{ effect?: RekeyEffect; handedOut?: Uint8Array[] }> {
     const before = this.#attempt;
@@ -159,7 +159,8 @@ export class RekeyService {
       this.#install(effect.key, before!);
     }
     this.#attempt = attempt;
-    if (refusal) throw new InvalidRequestError(refusal);
+    // A 500 is the real handler's own error passed on as it is (no multierror wrapping on the raw sys/rekey handlers).
+    if (refusal) throw refusal.status === 500 ? new Refusal(500, [refusal.message]) : new InvalidRequestError(refusal.message);
     return { effect, handedOut };
   }
 

@@ -30,8 +30,9 @@ export async function splitKey(key: Uint8Array, config: ShareConfig): Promise<Ui
 
 /**
  * Combines shares into the key they make up. With a threshold of 1 the single share is the key.
- * Throws when the shares cannot be combined at all (none, different lengths, a repeated x coordinate);
- * shares of another key combine into a wrong key without an error, so callers compare the result.
+ * Throws when the shares cannot be combined at all (fewer than two, shorter than two bytes, different
+ * lengths, a repeated x coordinate), with the real system's words in its order (shamir/shamir.go
+ * Combine); shares of another key combine into a wrong key without an error, so callers compare the result.
  */
 export async function combineShares(shares: Uint8Array[], threshold: number): Promise<Uint8Array> {
   if (threshold === 1) {
@@ -39,5 +40,10 @@ export async function combineShares(shares: Uint8Array[], threshold: number): Pr
     if (!key) throw new Error("no key share to combine");
     return Uint8Array.from(key);
   }
+  if (shares.length < 2) throw new Error("less than two parts cannot be used to reconstruct the secret");
+  const length = shares[0]!.length;
+  if (length < 2) throw new Error("parts must be at least two bytes");
+  if (shares.some((share) => share.length !== length)) throw new Error("all parts must be the same length");
+  if (new Set(shares.map((share) => share[share.length - 1])).size !== shares.length) throw new Error("duplicate part detected");
   return combine(shares.map((share) => Uint8Array.from(share)));
 }
