@@ -457,8 +457,8 @@ export interface paths {
          * @description Makes this DR secondary the primary of its replication set: it keeps the set's `cluster_id` and
          *     its data, stops streaming, and starts with no secondaries (the others need new activation tokens
          *     from it). `primary_cluster_addr` is the cluster address it gives to secondaries. It is
-         *     authorized by a DR operation token of this secondary (`dr_operation_token`), besides the request
-         *     token.
+         *     authorized by a DR operation token of this secondary (`dr_operation_token`) alone: no request
+         *     token is needed (a DR secondary holds no tokens of its own to give one).
          *
          *     Without `force`, safety checks are made first, each refused with `400`:
          *     the old primary must not still be the active primary of the set (the secondary asks it; an
@@ -517,7 +517,8 @@ export interface paths {
          *     by being disabled and enabled again, with a wipe). The secondary then compares merkle roots with
          *     the primary and takes the primary's data where it differs. A blank `token` keeps the secondary
          *     (its data and `cluster_id`) but forgets its primary: it stops connecting (`state` `idle`). It is
-         *     authorized by a DR operation token of this secondary (`dr_operation_token`). If the new primary
+         *     authorized by a DR operation token of this secondary (`dr_operation_token`) alone, with no request
+         *     token. If the new primary
          *     cannot be reached, nothing changes.
          */
         post: operations["updateDrSecondaryPrimary"];
@@ -549,7 +550,8 @@ export interface paths {
          *     or PGP key). Without `pgp_key` the answer carries the OTP (`otp`, 26 base62 characters, as long
          *     as a token; `otp_length` 26) that the finished token will be encoded with; this answer is the
          *     only place it appears. With `pgp_key` (base64 of a binary OpenPGP public key) the token will be
-         *     encrypted to that key instead, `otp` is empty and `pgp_fingerprint` names the key.
+         *     encrypted to that key instead, `otp` is empty and `pgp_fingerprint` names the key. With an
+         *     `otp` of the caller's own (26 characters) the token is encoded with it, and `otp` is empty.
          */
         put: operations["startDrOperationTokenAttempt"];
         post?: never;
@@ -577,8 +579,9 @@ export interface paths {
          * @description Gives one key share of the primary (an unseal key share, or a recovery key share with a seal
          *     that stores its keys; hex or base64) to the attempt, with its nonce. Below the threshold the
          *     answer is the attempt's status. At the threshold the shares are combined and checked against the
-         *     seal's key: a mismatch is `400` `root key verification failed: ...` and clears the progress (the
-         *     attempt stays); a match makes a new DR operation token and ends the attempt. The answer then has
+         *     seal's key: shares that cannot be combined are `400` `failed to compute root key: ...`, a key that
+         *     is not the seal's `400` `root generation aborted: unable to authenticate: ...`; either clears the
+         *     progress (the attempt stays). A match makes a new DR operation token and ends the attempt. The answer then has
          *     `complete` true and `encoded_token`: with an OTP, the base64 (without padding) of the token's
          *     bytes XOR the OTP's bytes, which the OTP decodes (`token = base64decode(encoded_token) XOR
          *     otp`); with a PGP key, the token encrypted to it (a binary OpenPGP message, base64). The token
@@ -608,7 +611,7 @@ export interface paths {
         /**
          * Delete a DR operation token
          * @description Revokes the DR operation token given in `dr_operation_token` (which authorizes its own
-         *     revocation). DR operation tokens have no TTL: delete each once it is no longer needed, like a
+         *     revocation; no request token is needed). DR operation tokens have no TTL: delete each once it is no longer needed, like a
          *     root token. An unknown or already deleted token is refused.
          */
         post: operations["deleteDrOperationToken"];
@@ -2303,6 +2306,12 @@ export interface components {
         DrOperationTokenAttemptRequest: {
             /** @description Base64 of a binary OpenPGP public key; the token is encrypted to it instead of being encoded with an OTP. */
             pgp_key?: string | null;
+            /**
+             * @description An OTP of the caller's own, as long as a token (26 characters), to encode the token with
+             *     instead of one the server makes; it is then not answered back (`otp` is empty), and it wins
+             *     over `pgp_key`. Another length is refused, `400` `OTP string is wrong length`.
+             */
+            otp?: string | null;
         } | null;
         /** @description The attempt just started, with its one-time password (the only time it is shown). */
         DrOperationTokenStarted: {
@@ -3750,7 +3759,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3816,7 +3824,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3849,7 +3856,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3885,7 +3891,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3916,7 +3921,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3952,7 +3956,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3987,7 +3990,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

@@ -121,7 +121,10 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
       }),
       authenticate: underApi((req, res, next) => {
         const token = tokenOf(req);
-        cluster.auth.authenticate(token);
+        const resolution = res.locals.resolution as Resolution;
+        // The DR operation token's own operations take no request token (security: []), as the real
+        // server lists them among its unauthenticated paths (vault/logical_system.go PathsSpecial).
+        if (!("operation" in resolution && resolution.operation.unauthenticated)) cluster.auth.authenticate(token);
         (res.locals.request as CanonicalRequest).token = token;
         next();
       }),
@@ -131,7 +134,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
         cluster.replication.admit(method, canonical, "operation" in resolution ? resolution.operation.mount : undefined);
         if ("problem" in resolution) throw unsupported(resolution, routePath, method);
-        cluster.auth.authorize(token, canonical, resolution.operation.capabilities);
+        if (!resolution.operation.unauthenticated) cluster.auth.authorize(token, canonical, resolution.operation.capabilities);
         next();
       }),
       readBody: underApi((req, res, next) => {
@@ -156,7 +159,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         const { operation, params } = res.locals.resolution as Extract<Resolution, { operation: SecretsOperation }>;
         req.method = operation.describedMethod.toUpperCase();
         req.url = req.originalUrl = SECRETS_BASE_PATH + withListParameter(servedPath(operation, params, routePath) + queryOf(req.url), method === "list");
-        res.locals.secrets = { operation, token: token!, path: canonical, params } satisfies RequestContext;
+        res.locals.secrets = { operation, token: token ?? "", path: canonical, params } satisfies RequestContext;
         next();
       }),
       // A stored-state read answered before goes out again as it was sent, until the storage moves.

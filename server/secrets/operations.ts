@@ -19,6 +19,11 @@ export interface SecretsOperation {
   /** The same for express, e.g. /consul/roles/:name */
   expressPath: string;
   capabilities: Capability[];
+  /**
+   * Whether it is served without a request token (`security: []`): what the request carries
+   * authorizes it (the DR operation token, key shares), and no capability is needed.
+   */
+  unauthenticated: boolean;
   /** The mount an engine operation is served at. */
   mount?: string;
   /** The last path parameter, when it takes the rest of the path, `/` included (x-secrets-rest-of-path). */
@@ -61,13 +66,15 @@ export class OperationIndex {
         const operationId = String(operation.operationId);
         const list = operation["x-http-method"] === "LIST";
         const method: RequestMethod = list ? "list" : describedMethod;
+        const unauthenticated = Array.isArray(operation.security) && operation.security.length === 0;
         operations.set(method, {
           operationId,
           describedMethod,
           method,
           template,
           expressPath: template.replace(/\{([^}]+)\}/g, ":$1"),
-          capabilities: capabilitiesOf(operationId, operation["x-secrets-capabilities"]),
+          capabilities: unauthenticated ? noCapabilities(operationId, operation["x-secrets-capabilities"]) : capabilitiesOf(operationId, operation["x-secrets-capabilities"]),
+          unauthenticated,
           ...(typeof item["x-secrets-mount"] === "string" ? { mount: item["x-secrets-mount"] } : {}),
           ...(restParameter !== undefined && { restParameter }),
         });
@@ -206,4 +213,10 @@ function capabilitiesOf(operationId: string, raw: unknown): Capability[] {
     throw new Error(`operation ${operationId}: x-secrets-capabilities must list the capabilities it needs (${CAPABILITIES.join(", ")})`);
   }
   return raw as Capability[];
+}
+
+/** An operation served without a token needs no capability, and says none. */
+function noCapabilities(operationId: string, raw: unknown): Capability[] {
+  if (raw !== undefined) throw new Error(`operation ${operationId}: served without a token (security: []), it takes no x-secrets-capabilities`);
+  return [];
 }

@@ -35,13 +35,26 @@ describe("the secrets description", () => {
   it("names the capabilities of every operation: the method's, and sudo on sys/rekey", () => {
     const needed: Record<string, string> = { get: "read", post: "update", put: "update", delete: "delete" };
     const index = new OperationIndex(bundle);
-    for (const { template, method, operation } of operations) {
+    for (const { template, method, operation } of operations.filter(({ operation }) => !servedWithoutToken(operation))) {
       const capabilities = operation["x-secrets-capabilities"] as string[];
       expect(capabilities, operation.operationId).toContain(operation["x-http-method"] === "LIST" ? "list" : needed[method]);
       if (template.startsWith("/sys/rekey")) expect(capabilities, operation.operationId).toContain("sudo");
       const requestMethod = operation["x-http-method"] === "LIST" ? "list" : method;
       expect(index.resolve(requestMethod as never, template)).toMatchObject({ operation: { operationId: operation.operationId } });
     }
+  });
+
+  it("serves an operation described with security: [] without a token and without capabilities, and refuses one that names capabilities", () => {
+    const index = new OperationIndex(bundle);
+    expect(index.resolve("post", "/sys/replication/dr/secondary/promote")).toMatchObject({ operation: { unauthenticated: true, capabilities: [] } });
+    expect(index.resolve("get", "/sys/replication/dr/status")).toMatchObject({ operation: { unauthenticated: false, capabilities: ["read"] } });
+    const open = { get: { operationId: "readOpen", security: [], responses: {} } };
+    expect(new OperationIndex({ ...bundle, paths: { "/open": open } } as never).resolve("get", "/open")).toMatchObject({ operation: { unauthenticated: true } });
+    const both = { get: { ...open.get, "x-secrets-capabilities": ["read"] } };
+    expect(() => new OperationIndex({ ...bundle, paths: { "/open": both } } as never)).toThrow("operation readOpen: served without a token (security: []), it takes no x-secrets-capabilities");
+    // An operation with its own non-empty security, or none (the document's), needs its capabilities.
+    const own = { get: { operationId: "readOwn", security: [{ secretsToken: [] }], "x-secrets-capabilities": ["read"], responses: {} } };
+    expect(new OperationIndex({ ...bundle, paths: { "/own": own } } as never).resolve("get", "/own")).toMatchObject({ operation: { unauthenticated: false, capabilities: ["read"] } });
   });
 
   it("keeps operationIds unique across every API", () => {
@@ -66,7 +79,9 @@ describe("the secrets description", () => {
           expect(schema.$ref, `${operation.operationId} ${status}`).toBe("#/components/schemas/ErrorResponse");
         }
       }
-      expect(Object.keys(operation.responses), operation.operationId).toContain("403");
+      // A 403 wherever a token is needed; an operation served without one (security: []) has none.
+      if (servedWithoutToken(operation)) expect(Object.keys(operation.responses), operation.operationId).not.toContain("403");
+      else expect(Object.keys(operation.responses), operation.operationId).toContain("403");
     }
   });
 
@@ -78,3 +93,8 @@ describe("the secrets description", () => {
     expect(APIS.find((api) => api.name === "secrets")).toMatchObject({ serverPort: 8200, mockPort: 4020, basePath: "/v1" });
   });
 });
+
+/** Served without a request token: the description says `security: []`. */
+function servedWithoutToken(operation: Json): boolean {
+  return Array.isArray(operation.security) && operation.security.length === 0;
+}

@@ -67,19 +67,42 @@ describe("the replication description", () => {
     }
   });
 
-  it("names each operation's capabilities: the method's, and sudo only for secondary-token", () => {
+  // Served without a request token: the DR operation token's generation and what it authorizes
+  // (vault/logical_system.go lists them in PathsSpecial.Unauthenticated; generate-operation-token
+  // is handled as sys/generate-root is, by http/sys_generate_root.go, without a token check).
+  const unauthenticated = [
+    "POST /sys/replication/dr/secondary/promote",
+    "POST /sys/replication/dr/secondary/update-primary",
+    "POST /sys/replication/dr/secondary/operation-token/delete",
+    "GET /sys/replication/dr/secondary/generate-operation-token/attempt",
+    "PUT /sys/replication/dr/secondary/generate-operation-token/attempt",
+    "DELETE /sys/replication/dr/secondary/generate-operation-token/attempt",
+    "PUT /sys/replication/dr/secondary/generate-operation-token/update",
+  ];
+
+  it("serves the DR operation token's generation and the operations it authorizes without a token (security: [], no capabilities, no 403)", () => {
+    const open = described.filter(({ operation }) => Array.isArray(operation.security) && (operation.security as unknown[]).length === 0).map(({ key }) => key);
+    expect(open.sort()).toEqual([...unauthenticated].sort());
+    for (const { key, operation } of described.filter(({ key }) => unauthenticated.includes(key))) {
+      expect(operation["x-secrets-capabilities"], key).toBeUndefined();
+      expect(Object.keys(operation.responses), key).not.toContain("403");
+    }
+  });
+
+  it("names each other operation's capabilities: the method's, and sudo only for secondary-token", () => {
     const needed: Record<string, string> = { GET: "read", POST: "update", PUT: "update", DELETE: "delete" };
-    for (const { key, operation } of described) {
+    for (const { key, operation } of described.filter(({ key }) => !unauthenticated.includes(key))) {
       const capabilities = operation["x-secrets-capabilities"] as string[];
       expect(capabilities, key).toContain(needed[key.split(" ")[0]!]);
       expect(capabilities.includes("sudo"), key).toBe(key.endsWith("/secondary-token"));
     }
   });
 
-  it("documents refusals (400) and permission (403), and marks the mount filter deprecated", () => {
+  it("documents refusals (400) and permission (403) where a token is needed, and marks the mount filter deprecated", () => {
     for (const { key, operation } of described) {
       // Reading the status refuses nothing but a missing permission.
-      expect(Object.keys(operation.responses), key).toEqual(expect.arrayContaining(key.endsWith("/status") ? ["200", "403"] : ["400", "403"]));
+      const refusals = key.endsWith("/status") ? ["200", "403"] : unauthenticated.includes(key) ? ["400"] : ["400", "403"];
+      expect(Object.keys(operation.responses), key).toEqual(expect.arrayContaining(refusals));
       expect(operation.tags, key).toEqual([key.includes("/dr/") ? "dr-replication" : "performance-replication"]);
       expect(operation.deprecated === true, key).toBe(key.includes("/mount-filter/"));
     }

@@ -373,8 +373,8 @@ describe("activation tokens refused before use, each with its reason", () => {
 });
 
 describe("DR operation token generation", () => {
-  async function context(): Promise<{ ctx: OperationTokenContext; shares: Uint8Array[] }> {
-    const { state, operatorShares } = await createSeal("shamir", { secret_shares: 3, secret_threshold: 2 }, () => new Uint8Array(randomBytes(32)));
+  async function context(type: "shamir" | "stored" = "shamir"): Promise<{ ctx: OperationTokenContext; shares: Uint8Array[] }> {
+    const { state, operatorShares } = await createSeal(type, { secret_shares: 3, secret_threshold: 2 }, () => new Uint8Array(randomBytes(32)));
     let n = 0;
     return {
       shares: operatorShares,
@@ -385,10 +385,10 @@ describe("DR operation token generation", () => {
   it("follows the seed's table: start, one attempt at a time, progress, completion, cancel", async () => {
     const { ctx, shares } = await context();
     expect(Object.keys(OPERATION_TOKEN_TRANSITIONS)).toEqual(["none", "started"]);
-    await expect(operationTokenTransition(undefined, { type: "submitShare", nonce: "x", share: shares[0]! }, ctx)).rejects.toThrow("no DR operation token generation in progress");
+    await expect(operationTokenTransition(undefined, { type: "submitShare", nonce: "x", share: shares[0]! }, ctx)).rejects.toThrow("no root generation in progress");
     const { attempt } = await operationTokenTransition(undefined, { type: "start" }, ctx);
     expect(attempt).toMatchObject({ nonce: "nonce-1", otp: "X7rrEGKCLiWBgDX71y8LCN0GhB", progress: [] });
-    await expect(operationTokenTransition(attempt, { type: "start" }, ctx)).rejects.toThrow("already in progress");
+    await expect(operationTokenTransition(attempt, { type: "start" }, ctx)).rejects.toThrow("root generation already in progress");
     await expect(operationTokenTransition(attempt, { type: "submitShare", nonce: "wrong", share: shares[0]! }, ctx)).rejects.toThrow(/incorrect nonce/);
     const one = await operationTokenTransition(attempt, { type: "submitShare", nonce: "nonce-1", share: shares[0]! }, ctx);
     expect(one.attempt!.progress).toHaveLength(1);
@@ -406,9 +406,25 @@ describe("DR operation token generation", () => {
     const { attempt } = await operationTokenTransition(undefined, { type: "start" }, ctx);
     const one = await operationTokenTransition(attempt, { type: "submitShare", nonce: "nonce-1", share: other.shares[0]! }, ctx);
     const wrong = await operationTokenTransition(one.attempt, { type: "submitShare", nonce: "nonce-1", share: other.shares[1]! }, ctx);
-    expect(wrong.refusal).toMatch(/^root key verification failed/);
+    // In the root generation's words (vault/generate_root.go GenerateRootUpdate and the strategy's authenticate).
+    expect(wrong.refusal).toBe("root generation aborted: unable to authenticate: invalid key: failed to decrypt keys from storage: cipher: message authentication failed");
     expect(wrong.attempt).toMatchObject({ nonce: "nonce-1", progress: [] });
     expect(wrong.token).toBeUndefined();
+    // A seal that stores its keys compares the recovery key.
+    const stored = await context("stored");
+    const otherStored = await context("stored");
+    const started = await operationTokenTransition(undefined, { type: "start" }, stored.ctx);
+    const first = await operationTokenTransition(started.attempt, { type: "submitShare", nonce: "nonce-1", share: otherStored.shares[0]! }, stored.ctx);
+    const refused = await operationTokenTransition(first.attempt, { type: "submitShare", nonce: "nonce-1", share: otherStored.shares[1]! }, stored.ctx);
+    expect(refused.refusal).toBe("root generation aborted: unable to authenticate: recovery key verification failed: recovery key does not match submitted values");
+    // Shares that cannot be combined at all: shamir.Combine's words after `failed to compute root key: `.
+    const { ctx: c2, shares: s2 } = await context();
+    const a2 = await operationTokenTransition(undefined, { type: "start" }, c2);
+    const same = await operationTokenTransition(a2.attempt, { type: "submitShare", nonce: "nonce-1", share: s2[0]! }, c2);
+    const twin = Uint8Array.from(s2[1]!);
+    twin[twin.length - 1] = s2[0]![s2[0]!.length - 1]!; // the same x coordinate as the first share
+    const uncombinable = await operationTokenTransition(same.attempt, { type: "submitShare", nonce: "nonce-1", share: twin }, c2);
+    expect(uncombinable.refusal).toBe("failed to compute root key: duplicate part detected");
     expect(toHex(other.shares[0]!)).toHaveLength(66);
   });
 

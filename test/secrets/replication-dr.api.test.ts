@@ -119,14 +119,14 @@ describe("DR operation tokens", () => {
     const read = await s.client.GET(attempt);
     expect(read.data).toEqual({ started: true, nonce, progress: 0, required: 3, encoded_token: "", pgp_fingerprint: "", complete: false });
     expect(JSON.stringify(read.data)).not.toContain(otp);
-    expect((await s.client.PUT(attempt, { body: {} })).error).toEqual({ errors: ["DR operation token generation already in progress"] });
+    expect((await s.client.PUT(attempt, { body: {} })).error).toEqual({ errors: ["root generation already in progress"] });
 
     // The secondary's own shares from before activation do not count: the seal is the primary's.
     await s.client.PUT(update, { body: { key: s.keys[0]!, nonce } });
     await s.client.PUT(update, { body: { key: s.keys[1]!, nonce } });
     const wrong = await s.client.PUT(update, { body: { key: s.keys[2]!, nonce } });
     expect(wrong.response.status).toBe(400);
-    expect(wrong.error!.errors[0]).toMatch(/^root key verification failed/);
+    expect(wrong.error).toEqual({ errors: ["root generation aborted: unable to authenticate: invalid key: failed to decrypt keys from storage: cipher: message authentication failed"] });
     expect((await s.client.GET(attempt)).data).toMatchObject({ started: true, nonce, progress: 0 });
     expect((await s.client.PUT(update, { body: { key: p.keys[0]!, nonce: "other" } })).error!.errors[0]).toMatch(/^incorrect nonce supplied/);
 
@@ -148,6 +148,30 @@ describe("DR operation tokens", () => {
     const deleted = await s.client.POST("/sys/replication/dr/secondary/promote", { body: { dr_operation_token: token } });
     expect(deleted.error).toEqual({ errors: ["invalid DR operation token"] });
     expect((await s.client.POST("/sys/replication/dr/secondary/operation-token/delete", { body: { dr_operation_token: token } })).response.status).toBe(400);
+  });
+
+  // The older clients' flow: the caller makes the OTP (http/sys_generate_root.go takes `otp`; the
+  // answer's `otp` is then empty; vault/generate_root.go GenerateRootInit checks its length first).
+  it("can be encoded with an OTP the caller gives, which wins over a PGP key and must be as long as a token", async () => {
+    const [p, s] = await Promise.all([cluster(), cluster()]);
+    await replicate(p, s, "dr", "dr-1");
+    const attempt = "/sys/replication/dr/secondary/generate-operation-token/attempt";
+    const short = await s.client.PUT(attempt, { body: { otp: "abc" } });
+    expect(short.response.status).toBe(400);
+    expect(short.error).toEqual({ errors: ["OTP string is wrong length"] });
+    expect((await s.client.GET(attempt)).data!.started).toBe(false);
+    const own = "Ab3dEf6hIj9lMn2pQr5tUv8xYz";
+    const { publicKeyBase64 } = await generatePgpKey("operator");
+    const started = await s.client.PUT(attempt, { body: { otp: own, pgp_key: publicKeyBase64 } });
+    expect(started.data).toMatchObject({ started: true, otp: "", otp_length: 26, pgp_fingerprint: "" });
+    let last;
+    for (const key of p.keys.slice(0, 3)) {
+      last = (await s.client.PUT("/sys/replication/dr/secondary/generate-operation-token/update", { body: { key, nonce: started.data!.nonce } })).data!;
+    }
+    expect(last).toMatchObject({ complete: true, pgp_fingerprint: "" });
+    const token = decodeToken(last!.encoded_token, own);
+    expect(token).toMatch(/^s\.[A-Za-z0-9]{24}$/);
+    expect((await s.client.POST("/sys/replication/dr/secondary/promote", { body: { dr_operation_token: token, force: true } })).response.status).toBe(200);
   });
 
   it("can be encrypted to a PGP key instead, and an attempt can be cancelled", async () => {
@@ -179,7 +203,7 @@ describe("DR operation tokens", () => {
     const rekeyed = await rekey(p.client, p.keys.slice(0, 3), { secret_shares: 3, secret_threshold: 2 });
     await inSync(p, s, "dr");
     expect((await s.client.GET("/sys/replication/dr/secondary/generate-operation-token/attempt")).data).toMatchObject({ required: 2 });
-    await expect(drOperationToken(s.client, p.keys.slice(0, 2))).rejects.toThrow(/root key verification failed/);
+    await expect(drOperationToken(s.client, p.keys.slice(0, 2))).rejects.toThrow(/root generation aborted: unable to authenticate: invalid key: failed to decrypt keys from storage/);
     await s.client.DELETE("/sys/replication/dr/secondary/generate-operation-token/attempt");
     expect(await drOperationToken(s.client, rekeyed.keys.slice(1, 3))).toMatch(/^s\./);
   });
@@ -271,6 +295,38 @@ describe("DR failover", () => {
     await waitFor(() => secondaryStatus(s.client, "dr"), (st) => st.primaries[0]?.connection_status === "disconnected");
     expect((await s.client.POST("/sys/replication/dr/secondary/promote", { body: { dr_operation_token: sToken } })).response.status).toBe(200);
     expect((await primaryStatus(s.client, "dr")).mode).toBe("primary");
+  });
+});
+
+describe("DR failover without a request token", () => {
+  // The real server lists promote, update-primary and operation-token/delete among its
+  // unauthenticated paths (vault/logical_system.go, PathsSpecial.Unauthenticated) and serves the
+  // operation token's generation as sys/generate-root, without a token check
+  // (http/sys_generate_root.go): a DR secondary holds no token a runbook could use.
+  it("generates a DR operation token, changes the primary, promotes and deletes the token with no X-Secrets-Token at all", async () => {
+    const [p, s, t] = await Promise.all([cluster(), cluster(), cluster()]);
+    await replicate(p, s, "dr", "dr-s");
+    await replicate(p, t, "dr", "dr-t");
+    const anonymous = s.clientWithToken(undefined);
+    expect((await anonymous.GET("/sys/replication/dr/secondary/generate-operation-token/attempt")).data).toMatchObject({ started: false });
+    const token = await drOperationToken(anonymous, p.keys.slice(0, 3));
+    // Another cluster's DR operation token authorizes nothing here, with or without a request token.
+    const tToken = await drOperationToken(t.clientWithToken(undefined), p.keys.slice(0, 3));
+    const foreign = await anonymous.POST("/sys/replication/dr/secondary/promote", { body: { dr_operation_token: tToken, force: true } });
+    expect(foreign.response.status).toBe(400);
+    expect(foreign.error).toEqual({ errors: ["invalid DR operation token"] });
+    // A cancelled attempt and a status read need no token either; the replication status still does.
+    expect((await anonymous.PUT("/sys/replication/dr/secondary/generate-operation-token/attempt", { body: {} })).response.status).toBe(200);
+    expect((await anonymous.DELETE("/sys/replication/dr/secondary/generate-operation-token/attempt")).response.status).toBe(204);
+    expect((await anonymous.GET("/sys/replication/dr/status")).response.status).toBe(403);
+    expect((await anonymous.POST("/sys/replication/dr/secondary/update-primary", { body: { dr_operation_token: token, token: "" } })).response.status).toBe(204);
+    const promoted = await anonymous.POST("/sys/replication/dr/secondary/promote", { body: { dr_operation_token: token } });
+    expect(promoted.response.status).toBe(200);
+    expect((await primaryStatus(s.client, "dr")).mode).toBe("primary");
+    // On the DR secondary t, the token's revocation needs it alone.
+    const t2 = t.clientWithToken(undefined);
+    expect((await t2.POST("/sys/replication/dr/secondary/operation-token/delete", { body: { dr_operation_token: tToken } })).response.status).toBe(204);
+    expect((await t2.POST("/sys/replication/dr/secondary/operation-token/delete", { body: { dr_operation_token: tToken } })).response.status).toBe(400);
   });
 });
 

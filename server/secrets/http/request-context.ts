@@ -5,6 +5,7 @@ import type { SecretsOperation } from "../operations.ts";
 
 export interface RequestContext {
   operation: SecretsOperation;
+  /** The request token ("" when an operation served without one is sent none). */
   token: string;
   /** The canonical path relative to /v1, as policies saw it (a list's ends in `/`). */
   path: string;

@@ -66,7 +66,7 @@ export const replicationHandlers = {
   updateDrSecondaryPrimary: ({ body }, { cluster }) => changed(cluster, () => replication(cluster, "dr").updatePrimary(body)),
 
   readDrOperationTokenAttempt: (_input, { cluster }) => ({ status: 200, body: cluster.replication.operationTokens.status() }),
-  startDrOperationTokenAttempt: async ({ body }, { cluster }) => ({ status: 200, body: await cluster.replication.operationTokens.start(body.pgp_key || undefined) }),
+  startDrOperationTokenAttempt: async ({ body }, { cluster }) => ({ status: 200, body: await cluster.replication.operationTokens.start(body.pgp_key || undefined, body.otp || undefined) }),
   cancelDrOperationTokenAttempt: async (_input, { cluster }) => {
     await cluster.replication.operationTokens.cancel();
     return NO_CONTENT;

@@ -33,10 +33,19 @@ export class OperationTokenService {
     return this.#view();
   }
 
-  /** PUT .../attempt: the status with the OTP (once) and its length. */
-  start(pgpKey: string | undefined): Promise<OperationTokenStartView> {
+  /**
+   * PUT .../attempt: the status with the OTP the server made (once) and its length. A caller's own
+   * OTP (`otp`, the older clients' flow) is used instead and not answered back (http/sys_generate_root.go
+   * handleSysGenerateRootAttemptPut answers `otp` ""); it must be as long as a token.
+   */
+  start(pgpKey: string | undefined, otp?: string): Promise<OperationTokenStartView> {
     return this.#serialized(async () => {
       this.#requireDrSecondary("start a DR operation token generation");
+      if (otp) {
+        if (otp.length !== OTP_LENGTH) throw new InvalidRequestError("OTP string is wrong length");
+        await this.#apply({ type: "start", otp });
+        return { ...this.#view(), otp: "", otp_length: OTP_LENGTH };
+      }
       let pgp: PgpRecipient | undefined;
       if (pgpKey) {
         try {

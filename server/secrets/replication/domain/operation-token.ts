@@ -30,7 +30,8 @@ export interface OperationTokenAttempt {
 }
 
 export type OperationTokenEvent =
-  | { type: "start"; pgp?: PgpRecipient }
+  /** `otp`: the caller's own OTP (checked for its length before), which wins over `pgp`. */
+  | { type: "start"; pgp?: PgpRecipient; otp?: string }
   | { type: "cancel" }
   | { type: "submitShare"; nonce: string; share: Uint8Array };
 
@@ -56,11 +57,17 @@ const refuse = (message: string) => async (): Promise<never> => {
   throw new InvalidRequestError(message);
 };
 
+/** How each seal finds that a key is not its own: the default seal cannot decrypt its stored key with it; a seal that stores its keys compares the recovery key. */
+const KEY_NOT_THE_SEALS: Record<SealState["type"], string> = {
+  shamir: "invalid key: failed to decrypt keys from storage: cipher: message authentication failed",
+  stored: "recovery key verification failed: recovery key does not match submitted values",
+};
+
 const submitShare: Handler<{ type: "submitShare"; nonce: string; share: Uint8Array }> = async (attempt, event, context) => {
   const current = attempt!;
   checkShareLength(event.share, operatorShareLength(context.seal), "the key");
   if (event.nonce !== current.nonce) {
-    throw new InvalidRequestError(`incorrect nonce supplied; nonce for this DR operation token generation is "${current.nonce}"`);
+    throw new InvalidRequestError(`incorrect nonce supplied; nonce for this root generation operation is "${current.nonce}"`);
   }
   if (current.progress.some((given) => given.length === event.share.length && timingSafeEqual(given, event.share))) {
     throw new InvalidRequestError("given key has already been provided during this generation operation");
@@ -68,14 +75,18 @@ const submitShare: Handler<{ type: "submitShare"; nonce: string; share: Uint8Arr
   const progress = [...current.progress, event.share];
   const threshold = context.seal.shares.secret_threshold;
   if (progress.length < threshold) return { attempt: { ...current, progress } };
+  // A DR operation token is made by the root generation's code (vault/generate_root.go
+  // GenerateRootUpdate, GenerateDROperationTokenStrategy), and refused in its words: shares that
+  // cannot be combined, `failed to compute root key: ...`; a key that is not the seal's,
+  // `root generation aborted: unable to authenticate: ...` (the strategy's authenticate).
   let problem: string | undefined;
   try {
     const key = await combineShares(progress, threshold);
-    if (!isOperatorKey(context.seal, key)) problem = "the shares do not reconstruct the key of the seal";
+    if (!isOperatorKey(context.seal, key)) problem = `root generation aborted: unable to authenticate: ${KEY_NOT_THE_SEALS[context.seal.type]}`;
   } catch (error) {
-    problem = `the shares cannot be combined: ${(error as Error).message}`;
+    problem = `failed to compute root key: ${(error as Error).message}`;
   }
-  if (problem) return { attempt: { ...current, progress: [] }, refusal: `root key verification failed: ${problem}` };
+  if (problem) return { attempt: { ...current, progress: [] }, refusal: problem };
   return {
     attempt: undefined,
     token: { token: context.newToken(), otp: current.otp, ...(current.pgp ? { pgp: current.pgp } : {}), nonce: current.nonce, progress: progress.length },
@@ -84,14 +95,17 @@ const submitShare: Handler<{ type: "submitShare"; nonce: string; share: Uint8Arr
 
 export const OPERATION_TOKEN_TRANSITIONS: { [P in Phase]: { [T in OperationTokenEvent["type"]]: Handler<Extract<OperationTokenEvent, { type: T }>> } } = {
   none: {
+    // As vault/generate_root.go GenerateRootInit: a given OTP first, else the PGP key, else an OTP of the server's.
     start: async (_attempt, event, context) => ({
-      attempt: { nonce: context.newNonce(), otp: event.pgp ? "" : context.newOtp(), ...(event.pgp ? { pgp: event.pgp } : {}), progress: [] },
+      attempt: event.otp
+        ? { nonce: context.newNonce(), otp: event.otp, progress: [] }
+        : { nonce: context.newNonce(), otp: event.pgp ? "" : context.newOtp(), ...(event.pgp ? { pgp: event.pgp } : {}), progress: [] },
     }),
     cancel: async () => ({ attempt: undefined }),
-    submitShare: refuse("no DR operation token generation in progress"),
+    submitShare: refuse("no root generation in progress"),
   },
   started: {
-    start: refuse("DR operation token generation already in progress"),
+    start: refuse("root generation already in progress"),
     cancel: async () => ({ attempt: undefined }),
     submitShare,
   },
