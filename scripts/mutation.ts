@@ -73,6 +73,15 @@ export const GUARD_MODULES: GuardModule[] = [
     tests: ["test/secrets/access-control.test.ts"],
   },
   {
+    // Which secrets operations are served without a request token (security: [] in the description)
+    // and which capabilities the others need: the pipeline skips authentication and the policy check
+    // only for the first.
+    name: "secrets-operation-access",
+    mutate: "server/secrets/operations.ts",
+    functions: [/^function capabilitiesOf\(/, /^function noCapabilities\(/],
+    tests: ["test/secrets/description.test.ts", "test/secrets/replication-description.test.ts"],
+  },
+  {
     name: "mesh-acl-rules",
     mutate: "server/mesh/domain/acl-rules.ts",
     tests: ["test/mesh/acl-rules.test.ts", "test/mesh/acl-rule-precedence.test.ts"],

@@ -52,6 +52,12 @@ describe("the secrets description", () => {
     expect(new OperationIndex({ ...bundle, paths: { "/open": open } } as never).resolve("get", "/open")).toMatchObject({ operation: { unauthenticated: true } });
     const both = { get: { ...open.get, "x-secrets-capabilities": ["read"] } };
     expect(() => new OperationIndex({ ...bundle, paths: { "/open": both } } as never)).toThrow("operation readOpen: served without a token (security: []), it takes no x-secrets-capabilities");
+    // An operation that needs a token must name its capabilities, known ones only.
+    const capabilitiesError = /^operation readNamed: x-secrets-capabilities must list the capabilities it needs \(create, read, update, /;
+    for (const named of [undefined, "read", ["read", "own"], ["own"]]) {
+      const path = { get: { operationId: "readNamed", "x-secrets-capabilities": named, responses: {} } };
+      expect(() => new OperationIndex({ ...bundle, paths: { "/named": path } } as never), JSON.stringify(named)).toThrow(capabilitiesError);
+    }
     // An operation with its own non-empty security, or none (the document's), needs its capabilities.
     const own = { get: { operationId: "readOwn", security: [{ secretsToken: [] }], "x-secrets-capabilities": ["read"], responses: {} } };
     expect(new OperationIndex({ ...bundle, paths: { "/own": own } } as never).resolve("get", "/own")).toMatchObject({ operation: { unauthenticated: false, capabilities: ["read"] } });
