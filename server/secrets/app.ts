@@ -22,6 +22,8 @@ import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
+import { goMultiErrorText } from "../shared/go-text.ts";
+import type { Capability } from "./sys/policy.ts";
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
@@ -90,6 +92,8 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
   const document = composeMounts(bundle, mounts);
   cluster.replication.useMounts(mounts);
   const operations = new OperationIndex(document);
+  // Every path the operations are served under: the engines' mounts and the system's own.
+  const mountPaths = [...SYSTEM_MOUNTS, ...mounts.map((mount) => mount.path)];
   for (const operation of operations.operations()) {
     if (!Object.hasOwn(secretsHandlers, operation.operationId)) throw new Error(`no handler for operation ${operation.operationId}`);
   }
@@ -133,7 +137,14 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         const resolution = res.locals.resolution as Resolution;
         // A DR secondary serves only sys/replication/*; a performance secondary does not take writes.
         cluster.replication.admit(method, canonical, "operation" in resolution ? resolution.operation.mount : undefined);
-        if ("problem" in resolution) throw unsupported(resolution, routePath, method);
+        if ("problem" in resolution) {
+          // The real server checks the token's policy before it routes (vault/request_handling.go
+          // handleRequest: CheckToken, then doRouting): a token that may not use the path with this
+          // method is refused 403 without learning whether the path or the method is served. The
+          // raw rekey handlers check no token and refuse a method themselves.
+          if (!HTTP_LAYER_PATHS.has(routePath)) cluster.auth.authorize(token, canonical, [CAPABILITY_OF_METHOD[method]]);
+          throw unsupported(resolution, routePath, method, mountPaths);
+        }
         if (!resolution.operation.unauthenticated) cluster.auth.authorize(token, canonical, resolution.operation.capabilities);
         next();
       }),
@@ -180,7 +191,7 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         if (MEMOIZED_READS.has(operationId)) return answers.serve(req, res, () => boundSecretsHandlers(operationId, req, res, handlerContext));
         return boundSecretsHandlers(operationId, req, res, handlerContext);
       },
-      notFound: (req, _res, next) => next(routeNotFound(req.path)),
+      notFound: (req, _res, next) => next(routeNotFound(req.path, mountPaths)),
     },
     validator,
     true,
@@ -254,16 +265,29 @@ const EOF_REFUSING_OPERATIONS: ReadonlySet<string> = new Set(["startRekey", "sub
  */
 const HTTP_LAYER_PATHS = new Set(["/sys/rekey/init", "/sys/rekey/update", "/sys/rekey/verify"]);
 
+/** The capability the policy check asks of a request no operation serves: the one its method needs (vault/logical/request.go). */
+const CAPABILITY_OF_METHOD: Record<RequestMethod, Capability> = { get: "read", list: "list", delete: "delete", post: "update", put: "update", patch: "patch" };
+
+/** The system's own mounts, besides the engines'. */
+const SYSTEM_MOUNTS = ["sys", "identity"];
+
+/**
+ * The backend's refusals inside a mount: the router passes them on as the request handling's
+ * go-multierror (vault/request_handling.go handleRequest appends the routing error), not bare.
+ */
+const UNSUPPORTED_PATH = goMultiErrorText(["unsupported path"]);
+const UNSUPPORTED_OPERATION = goMultiErrorText(["unsupported operation"]);
+
 /**
  * The refusal of a path nothing serves, or of a method a path does not have (405, with `Allow`). A
  * LIST is routed with its trailing `/` (as the real server routes it), which no route but a list's
  * takes: on a path without a list operation it names no route (404 `unsupported path`).
  */
-function unsupported(resolution: Exclude<Resolution, { operation: SecretsOperation }>, routePath: string, method: RequestMethod): Error {
-  if (resolution.problem === "not-found") return routeNotFound(routePath);
+function unsupported(resolution: Exclude<Resolution, { operation: SecretsOperation }>, routePath: string, method: RequestMethod, mountPaths: readonly string[]): Error {
+  if (resolution.problem === "not-found") return routeNotFound(routePath, mountPaths);
   if (HTTP_LAYER_PATHS.has(routePath)) return new UnsupportedOperationError(resolution.allowed, []);
-  if (method === "list") return new NotFoundError("unsupported path");
-  return new UnsupportedOperationError(resolution.allowed);
+  if (method === "list") return new NotFoundError(UNSUPPORTED_PATH);
+  return new UnsupportedOperationError(resolution.allowed, [UNSUPPORTED_OPERATION]);
 }
 
 /**
@@ -325,8 +349,13 @@ function withListParameter(url: string, list: boolean): string {
   return params.length > 0 ? `${url.slice(0, question)}?${params.join("&")}` : url.slice(0, question);
 }
 
-function routeNotFound(path: string): NotFoundError {
+/**
+ * A path nothing serves: under a mount, its backend's `unsupported path`; under none, the router's
+ * own words (vault/router.go: no mount matches).
+ */
+function routeNotFound(path: string, mountPaths: readonly string[]): NotFoundError {
   const relative = path.replace(/^\/v1\/?/, "").replace(/^\//, "");
+  if (mountPaths.some((mount) => relative === mount || relative.startsWith(`${mount}/`))) return new NotFoundError(UNSUPPORTED_PATH);
   return new NotFoundError(`no handler for route "${relative}". route entry not found.`);
 }
 
@@ -437,7 +466,8 @@ function describeError(error: unknown, requestPath: string, refused: Refused): {
   const problems = validationProblems(error, requestPath);
   // The validator refuses a body that is not JSON with 415; the real system answers bad input with 400.
   if (problems && (status === 400 || status === 415)) return { status: 400, messages: [...new Set(relevantProblems(problems).map((problem) => describeProblem(problem, refused)))] };
-  if (status === 405) return { status, messages: ["unsupported operation"] };
-  if (status === 404) return { status, messages: [routeNotFound(requestPath).message] };
+  // The validator's own 404/405 for a request the service matched (its paths are the described ones): under a mount.
+  if (status === 405) return { status, messages: [UNSUPPORTED_OPERATION] };
+  if (status === 404) return { status, messages: [UNSUPPORTED_PATH] };
   return { status: 500, messages: [status === 500 ? message : `${status}: ${message}`] };
 }

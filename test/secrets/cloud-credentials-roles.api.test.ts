@@ -257,7 +257,7 @@ describe("missing roles, deleting, listing", () => {
     // A LIST is routed with its trailing slash (roles/a/), which only a list's route takes.
     const listOnRole = await fetch(`${server.baseUrl}/aws/roles/a`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } });
     expect(listOnRole.status).toBe(404);
-    expect(await listOnRole.text()).toBe('{"errors":["unsupported path"]}\n');
+    expect(await listOnRole.text()).toBe('{"errors":["1 error occurred:\\n\\t* unsupported path\\n\\n"]}\n');
   });
 
   it("answers a repeated read with a request id of its own each time, and with every write since", async () => {

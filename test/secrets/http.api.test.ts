@@ -34,7 +34,8 @@ describe("the LIST method", () => {
     const raw = await rawExchange(port(), [head("LIST", "/v1/sys/rekey/init", "wrong"), head("LIST", "/v1/sys/nothing/here"), head("GET", "/v1/sys/rekey/init")]);
     expect(parseRawResponses(raw).map(({ status, body }) => ({ status, body }))).toEqual([
       { status: 403, body: { errors: ["permission denied"] } },
-      { status: 404, body: { errors: ['no handler for route "sys/nothing/here". route entry not found.'] } },
+      // Under the sys mount: its backend's refusal, wrapped as the request handling wraps it.
+      { status: 404, body: { errors: ["1 error occurred:\n\t* unsupported path\n\n"] } },
       { status: 200, body: expect.objectContaining({ started: false }) },
     ]);
   });
@@ -96,11 +97,50 @@ describe("the error envelope", () => {
     const update = await request("GET", "/sys/rekey/update");
     expect(update.status).toBe(405);
     expect(update.headers.get("Allow")).toBe("POST, PUT");
-    // A path of a backend's routes: the backend's message.
+    // A path of a backend's routes: the backend's message, as the request handling passes it on
+    // (vault/request_handling.go handleRequest appends the routing error to a go-multierror).
     const backend = await request("DELETE", "/aws/config/root");
     expect(backend.status).toBe(405);
     expect(backend.headers.get("Allow")).toBe("GET, POST, PUT");
-    expect(await backend.text()).toBe('{"errors":["unsupported operation"]}\n');
+    expect(await backend.text()).toBe('{"errors":["1 error occurred:\\n\\t* unsupported operation\\n\\n"]}\n');
+    const inMount = await request("GET", "/aws/nothing");
+    expect(inMount.status).toBe(404);
+    expect(await inMount.json()).toEqual({ errors: ["1 error occurred:\n\t* unsupported path\n\n"] });
+  });
+
+  // The real server checks the token's policy before it routes (vault/request_handling.go
+  // handleRequest: CheckToken, then doRouting): a token may not learn which paths and methods exist
+  // where its policy does not reach.
+  it("refuses a token without the method's capability with 403 before saying a path or a method is not served", async () => {
+    const { parseWorld } = await import("../../server/secrets/world.ts");
+    const limited = await startSecrets({
+      world: parseWorld({ policies: { "config-reader": { path: { "aws/config/root": { capabilities: ["read"] }, "aws/roles/*": { capabilities: ["delete"] } } } }, tokens: [{ id: "reader-token", policies: ["config-reader"] }] }),
+    });
+    try {
+      const as = (method: string, path: string, token: string) => fetch(`${limited.baseUrl}${path}`, { method, headers: { "X-Secrets-Token": token } });
+      for (const [method, path] of [
+        ["DELETE", "/aws/config/root"],
+        ["PATCH", "/aws/config/root"],
+        ["GET", "/aws/nothing"],
+        ["GET", "/secret/data/x"],
+        ["GET", "/sys/leases/renew"],
+      ] as const) {
+        const refused = await as(method, path, "reader-token");
+        expect(refused.status, `${method} ${path}`).toBe(403);
+        expect(await refused.json()).toEqual({ errors: ["permission denied"] });
+      }
+      // With the capability (or as root), the path's own refusal.
+      const deleteRole = await as("DELETE", "/aws/roles/x/y", "reader-token");
+      expect(deleteRole.status).toBe(404);
+      expect(await deleteRole.json()).toEqual({ errors: ["1 error occurred:\n\t* unsupported path\n\n"] });
+      expect((await as("DELETE", "/aws/config/root", ROOT_TOKEN)).status).toBe(405);
+      expect(await (await as("GET", "/secret/data/x", ROOT_TOKEN)).json()).toEqual({ errors: ['no handler for route "secret/data/x". route entry not found.'] });
+      // The raw rekey handlers check no policy before refusing a method: 405 with no message.
+      const rekey = await as("PATCH", "/sys/rekey/init", "reader-token");
+      expect(rekey.status).toBe(405);
+    } finally {
+      await limited.close();
+    }
   });
 
   it("sends Cache-Control: no-store and no ETag, as the real system does", async () => {
