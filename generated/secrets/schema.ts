@@ -1990,10 +1990,10 @@ export interface components {
         /** @description Which token to look up. */
         TokenLookupRequest: {
             /**
-             * @description The token to look up; when empty or left out, the request's own token.
+             * @description The token to look up; when empty, null or left out, the request's own token.
              * @example operator-token
              */
-            token?: string;
+            token?: string | null;
         };
         /** @description The nonce (a UUID) of a rekey attempt or of its verification; empty when there is none. */
         Nonce: string;

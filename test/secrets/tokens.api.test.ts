@@ -181,6 +181,20 @@ describe("POST|PUT /auth/token/lookup", () => {
     expect(error).toEqual({ errors: [expect.stringMatching(/token/)] });
   });
 
+  it("hostile bodies: null token is the caller's own; too long, an array, broken JSON are 400; nothing is looked up", async () => {
+    const send = (body: string) => fetch(`${secrets.baseUrl}/auth/token/lookup`, { method: "POST", headers: { "X-Secrets-Token": "looker" }, body });
+    const own = await send('{"token": null}');
+    expect(own.status).toBe(200);
+    expect(((await own.json()) as { data: { id: string } }).data.id).toBe("looker");
+    for (const body of [JSON.stringify({ token: "x".repeat(1024 * 1024 + 1) }), "[1]", '{"token":', '"operator-token"', '{"token": ["operator-token"]}']) {
+      const answer = await send(body);
+      expect(answer.status).toBe(400);
+      const text = await answer.text();
+      expect(JSON.parse(text)).toEqual({ errors: [expect.any(String)] });
+      expect(text).not.toContain("auth/token/create");
+    }
+  });
+
   it("DELETE is not served on the path: 405 with Allow", async () => {
     const answer = await fetch(`${secrets.baseUrl}/auth/token/lookup`, { method: "DELETE", headers: { "X-Secrets-Token": ROOT_TOKEN } });
     expect(answer.status).toBe(405);
