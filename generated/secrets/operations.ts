@@ -11,6 +11,9 @@ export interface DescribedOperation {
 }
 
 export const operationTable = {
+  "lookupOwnToken": { method: "get", path: "/auth/token/lookup-self", bodyRequired: false, requestMediaTypes: [], statuses: [200, 403, 431, 503] },
+  "lookupOwnTokenByUpdate": { method: "post", path: "/auth/token/lookup-self", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
+  "lookupToken": { method: "post", path: "/auth/token/lookup", bodyRequired: false, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
   "readRekeyStatus": { method: "get", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [200, 400, 403, 431, 503] },
   "startRekey": { method: "post", path: "/sys/rekey/init", bodyRequired: true, requestMediaTypes: ["application/json"], statuses: [200, 400, 403, 413, 431, 503] },
   "cancelRekey": { method: "delete", path: "/sys/rekey/init", bodyRequired: false, requestMediaTypes: [], statuses: [204, 400, 403, 431, 503] },

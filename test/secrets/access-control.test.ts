@@ -70,4 +70,45 @@ describe("AccessControl", () => {
   it("refuses a world whose token is the root token", () => {
     expect(() => new AccessControl(ROOT, { policies: [], tokens: [{ id: ROOT, policies: [] }] }, () => "a")).toThrow(`world token "${ROOT}" is the root token`);
   });
+
+  it("keeps where each token was made and when: the root token at auth/token/root, the world's at auth/token/create, all at the table's creation", () => {
+    const access = new AccessControl(ROOT, world, () => "a", 1_795_690_800);
+    expect(access.authenticate(ROOT)).toMatchObject({ path: "auth/token/root", creationTime: 1_795_690_800 });
+    expect(access.authenticate("reader-token")).toMatchObject({ path: "auth/token/create", creationTime: 1_795_690_800 });
+    const before = Math.floor(Date.now() / 1000);
+    const now = accessControl().authenticate("both-token").creationTime;
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(Number.isInteger(now)).toBe(true);
+  });
+
+  it("keeps a world token's policies sorted and once each (vault policyutil.SanitizePolicies)", () => {
+    const access = new AccessControl(ROOT, { policies: world.policies, tokens: [{ id: "t", policies: ["writer", "reader", "writer"] }] }, () => "a");
+    expect(access.authenticate("t").policies).toEqual(["reader", "writer"]);
+    expect(access.authorize("t", "secret/app/x", ["update"]).id).toBe("t");
+    expect(access.authorize("t", "secret/other", ["read"]).id).toBe("t");
+  });
+
+  it("lets every token read auth/token/lookup-self (the real default policy's rule), nothing more there and nothing else", () => {
+    const access = accessControl();
+    for (const token of ["reader-token", "both-token", "no-policy-token"]) {
+      expect(access.authorize(token, "auth/token/lookup-self", ["read"]).id).toBe(token);
+      expect(thrownBy(() => access.authorize(token, "auth/token/lookup-self", ["update"]))).toBeInstanceOf(PermissionDeniedError);
+      expect(thrownBy(() => access.authorize(token, "auth/token/lookup", ["update"]))).toBeInstanceOf(PermissionDeniedError);
+      expect(thrownBy(() => access.authorize(token, "auth/token/lookup-self/x", ["read"]))).toBeInstanceOf(PermissionDeniedError);
+    }
+    expect(access.authorize(ROOT, "auth/token/lookup-self", ["read", "update"]).id).toBe(ROOT);
+    // The rule is not a policy the token is said to hold.
+    expect(access.authenticate("no-policy-token").policies).toEqual([]);
+  });
+
+  it("lets a world policy deny the self lookup, or grant more on it", () => {
+    const policies = [
+      { name: "hide", path: { "auth/token/lookup-self": { capabilities: ["deny" as const] } } },
+      { name: "more", path: { "auth/token/lookup-self": { capabilities: ["update" as const] } } },
+    ];
+    const access = new AccessControl(ROOT, { policies, tokens: [{ id: "hidden", policies: ["hide", "more"] }, { id: "more", policies: ["more"] }] }, () => "a");
+    expect(thrownBy(() => access.authorize("hidden", "auth/token/lookup-self", ["read"]))).toBeInstanceOf(PermissionDeniedError);
+    expect(access.authorize("more", "auth/token/lookup-self", ["read", "update"]).id).toBe("more");
+  });
 });

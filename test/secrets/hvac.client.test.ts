@@ -252,6 +252,32 @@ describe("hvac's generic read, write, list and delete (push-MFA methods, replica
   });
 });
 
+describe("hvac's token calls (the token store's lookups, vault/token_store.go handleLookupSelf, handleLookup)", () => {
+  // hvac's Client.is_authenticated() GETs auth/token/lookup-self and reads Forbidden, InvalidPath
+  // and InvalidRequest as "not authenticated": without the route it was False for every token.
+  it("is_authenticated() is True for the root token, False for an unknown one", async () => {
+    expect(await hvac.call("is_authenticated")).toEqual({ result: true });
+    const stranger = new Hvac(shim.url, "not-a-token");
+    try {
+      expect(await stranger.call("is_authenticated")).toEqual({ result: false });
+      expect(await stranger.call("auth.token.lookup_self")).toMatchObject({ error: { type: "Forbidden", errors: ["permission denied"] } });
+    } finally {
+      stranger.close();
+    }
+  });
+
+  it("auth.token.lookup_self() and lookup_token(): the root token's properties", async () => {
+    const self = ok(await hvac.call<Envelope>("auth.token.lookup_self"));
+    expect(self.data).toMatchObject({ id: ROOT_TOKEN, policies: ["root"], path: "auth/token/root", display_name: "root", ttl: 0, expire_time: null, orphan: true, type: "service", meta: null });
+    expect(ok(await hvac.call<Envelope>("lookup_token")).data).toEqual(self.data);
+  });
+
+  it("auth.token.lookup(token): another token's properties, or Forbidden `bad token` for one that does not exist", async () => {
+    expect(ok(await hvac.call<Envelope>("auth.token.lookup", { token: ROOT_TOKEN })).data).toMatchObject({ id: ROOT_TOKEN, policies: ["root"] });
+    expect(await hvac.call("auth.token.lookup", { token: "no-such-token" })).toMatchObject({ error: { type: "Forbidden", errors: ["bad token"] } });
+  });
+});
+
 describe("hvac without the right token", () => {
   it("is Forbidden with `permission denied`, for reads and writes alike, and nothing is written", async () => {
     const stranger = new Hvac(shim.url, "not-a-token");

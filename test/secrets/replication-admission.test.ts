@@ -100,6 +100,21 @@ describe("admitRequest", () => {
     }
   });
 
+  it("a performance secondary serves the token lookups, writes included (its tokens are its own); a DR secondary does not", () => {
+    const secondary: PerformanceRole = { role: "secondary", secondaryFilter: { mode: "allow", paths: ["aws/"] }, primaryApiAddr: "https://primary:8200" };
+    const refusedWrite =
+      "400 cannot write to a performance secondary: replicated data is written on the performance primary (https://primary:8200) and reaches this cluster by replication";
+    for (const method of [...READS, ...WRITES]) {
+      for (const path of ["auth/token/lookup", "auth/token/lookup-self"]) {
+        expect(decision(method, path, undefined, "disabled", secondary), `${method} ${path}`).toBe("admitted");
+        expect(decision(method, path, undefined, "secondary", notPerformanceSecondary), `${method} ${path}`).toBe("400 path disabled in replication DR secondary mode");
+      }
+      for (const other of ["auth/token/lookup-selfx", "auth/token/lookup/x", "auth/token/create", "x/auth/token/lookup"]) {
+        expect(decision(method, other, undefined, "disabled", secondary), `${method} ${other}`).toBe(READS.includes(method) ? "admitted" : refusedWrite);
+      }
+    }
+  });
+
   it("a DR secondary's refusal comes first, also when it is a performance secondary", () => {
     const secondary: PerformanceRole = { role: "secondary", secondaryFilter: { mode: "allow", paths: ["aws/"] }, primaryApiAddr: undefined };
     expect(decision("get", "cloud/roles/x", "cloud/", "secondary", secondary)).toBe("400 path disabled in replication DR secondary mode");

@@ -9,6 +9,7 @@ import { pushMfaHandlers } from "../push-mfa/handlers.ts";
 import { leaseHandlers } from "../leases/handlers.ts";
 import { replicationHandlers } from "../replication/handlers.ts";
 import { rekeyHandlers } from "../rekey/handlers.ts";
+import { tokenHandlers } from "../tokens/handlers.ts";
 import type { SecretsContext, SecretsHandlerTable, SecretsInputs } from "./types.ts";
 
 export type { SecretsContext } from "./types.ts";
@@ -20,6 +21,7 @@ export const secretsHandlers = {
   ...cloudCredentialsHandlers,
   ...pushMfaHandlers,
   ...leaseHandlers,
+  ...tokenHandlers,
 } satisfies SecretsHandlerTable;
 
 /** The table as one function of an operationId, run with the request's context. */

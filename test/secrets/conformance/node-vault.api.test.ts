@@ -275,6 +275,23 @@ describe("replication status", () => {
   });
 });
 
+describe("token lookups (vault/token_store.go handleLookupSelf, handleLookup)", () => {
+  it("tokenLookupSelf: the root token as the real system makes it", async () => {
+    const answer = (await vault.tokenLookupSelf()) as Answer;
+    expect(answer.data).toMatchObject({ id: ROOT_TOKEN, policies: ["root"], path: "auth/token/root", display_name: "root", num_uses: 0, meta: null, ttl: 0, expire_time: null, orphan: true });
+  });
+
+  it("tokenLookup: another token, and 403 `bad token` for one that does not exist", async () => {
+    expect(((await vault.tokenLookup({ token: ROOT_TOKEN })) as Answer).data).toMatchObject({ id: ROOT_TOKEN, policies: ["root"] });
+    expect(await refusal(vault.tokenLookup({ token: "no-such-token" }))).toEqual({ status: 403, errors: ["bad token"] });
+  });
+
+  it("tokenLookupSelf with an unknown token: 403 `permission denied`", async () => {
+    const stranger = nodeVault({ apiVersion: "v1", endpoint: shim.url, token: "not-a-token" });
+    expect(await refusal(stranger.tokenLookupSelf())).toEqual({ status: 403, errors: ["permission denied"] });
+  });
+});
+
 describe("the shim", () => {
   it("renamed the token header of every request (nothing reached the server with X-Vault-Token)", () => {
     expect(shim.renamed()).toBeGreaterThan(40);

@@ -10,6 +10,9 @@
 //   refuse it before looking at the method (400, http/sys_rekey.go handleSysRekeyInit and
 //   handleSysRekeyVerify); the one of sys/rekey/update has no such check and is not forwarded, so it
 //   runs as on any cluster (and finds no attempt, as none can start there).
+// - Token lookups (auth/token/lookup, auth/token/lookup-self) write nothing, and a performance
+//   secondary keeps its own tokens (the real system's performance replication documentation: "Each
+//   performance secondary issues and manages its own tokens and leases"): served there, POST too.
 import { InvalidRequestError, NotFoundError } from "../../errors.ts";
 import { isMountReplicated, type PathsFilter } from "./filter.ts";
 import type { ReplicationRole } from "./states.ts";
@@ -19,6 +22,7 @@ export type RequestMethodName = "get" | "put" | "post" | "delete" | "patch" | "l
 const REPLICATION_PATHS = /^sys\/replication\//;
 const PRIMARY_ONLY_REKEY_PATHS: ReadonlySet<string> = new Set(["sys/rekey/init", "sys/rekey/verify"]);
 const LOCAL_REKEY_PATH = "sys/rekey/update";
+const LOCAL_TOKEN_PATHS: ReadonlySet<string> = new Set(["auth/token/lookup", "auth/token/lookup-self"]);
 const WRITE_METHODS: readonly RequestMethodName[] = ["put", "post", "delete", "patch"];
 
 /** What the decision reads of the performance mode (read only when this cluster is its secondary). */
@@ -42,7 +46,7 @@ export function admitRequest(method: RequestMethodName, path: string, mount: str
   // these exact paths to the rekey handlers all the same.
   const rekeyPath = method === "list" ? path.replace(/\/$/, "") : path;
   if (PRIMARY_ONLY_REKEY_PATHS.has(rekeyPath)) throw new InvalidRequestError("rekeying can only be performed on the primary cluster when replication is activated");
-  if (rekeyPath === LOCAL_REKEY_PATH) return;
+  if (rekeyPath === LOCAL_REKEY_PATH || LOCAL_TOKEN_PATHS.has(path)) return;
   if (mount !== undefined && !isMountReplicated(performance.secondaryFilter, mount)) {
     throw new NotFoundError(`no handler for route "${path}". route entry not found.`);
   }
