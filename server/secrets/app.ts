@@ -268,8 +268,8 @@ const HTTP_LAYER_PATHS = new Set(["/sys/rekey/init", "/sys/rekey/update", "/sys/
 /** The capability the policy check asks of a request no operation serves: the one its method needs (vault/logical/request.go). */
 const CAPABILITY_OF_METHOD: Record<RequestMethod, Capability> = { get: "read", list: "list", delete: "delete", post: "update", put: "update", patch: "patch" };
 
-/** The system's own mounts, besides the engines'. */
-const SYSTEM_MOUNTS = ["sys", "identity"];
+/** The system's own mounts, besides the engines': the system backend, the identity store and the token store. */
+const SYSTEM_MOUNTS = ["sys", "identity", "auth/token"];
 
 /**
  * The backend's refusals inside a mount: the router passes them on as the request handling's

@@ -103,9 +103,13 @@ describe("the error envelope", () => {
     expect(backend.status).toBe(405);
     expect(backend.headers.get("Allow")).toBe("GET, POST, PUT");
     expect(await backend.text()).toBe('{"errors":["1 error occurred:\\n\\t* unsupported operation\\n\\n"]}\n');
-    const inMount = await request("GET", "/aws/nothing");
-    expect(inMount.status).toBe(404);
-    expect(await inMount.json()).toEqual({ errors: ["1 error occurred:\n\t* unsupported path\n\n"] });
+    for (const path of ["/aws/nothing", "/identity/nothing", "/auth/token/nothing"]) {
+      const inMount = await request("GET", path);
+      expect(inMount.status, path).toBe(404);
+      expect(await inMount.json()).toEqual({ errors: ["1 error occurred:\n\t* unsupported path\n\n"] });
+    }
+    // auth/ itself is no mount: only the token store under it is.
+    expect(await (await request("GET", "/auth/userpass/login")).json()).toEqual({ errors: ['no handler for route "auth/userpass/login". route entry not found.'] });
   });
 
   // The real server checks the token's policy before it routes (vault/request_handling.go
