@@ -362,7 +362,9 @@ const PUSH_MFA_KEY_WORDS = { secret_key: pushMfaKeyWords, integration_key: pushM
 
 const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<Record<string, MissingWords>>>>> = {
   renewLease: { lease_id: leaseIdWords },
+  renewLeaseLegacy: { lease_id: leaseIdWords },
   revokeLease: { lease_id: leaseIdWords },
+  revokeLeaseLegacy: { lease_id: leaseIdWords },
   lookupLease: { lease_id: leaseIdWords },
   // The shares left out count as 0, which the attempt's checks then refuse in their own order.
   startRekey: { secret_shares: rekeyParameterWords, secret_threshold: rekeyParameterWords },
