@@ -25,6 +25,7 @@ import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, Unsupporte
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
+import { helpAnswer, helpTarget, wantsHelp } from "./http/help.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
@@ -113,6 +114,16 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
         unwrapStage(cluster.replication, SECRETS_BASE_PATH),
         underApi(canonicalRequest),
+        // `?help=1`: what the description says of the path, after the token check, running nothing (http/help.ts).
+        underApi((req, res, next) => {
+          const { help, routePath, canonical, segments } = res.locals.request as CanonicalRequest;
+          if (!help) return next();
+          const target = helpTarget(operations, segments);
+          if (!target?.operations.every((operation) => operation.unauthenticated)) cluster.auth.authenticate(tokenOf(req));
+          cluster.replication.admit("get", canonical, target?.operations[0]?.mount);
+          if (!target) throw routeNotFound(routePath);
+          sendJsonText(res.status(200), JSON.stringify(helpAnswer(document, canonical, target.template)));
+        }),
       ],
       match: underApi((_req, res, next) => {
         const { method, segments } = res.locals.request as CanonicalRequest;
@@ -199,11 +210,15 @@ interface CanonicalRequest {
   /** The same, split at `/`. */
   segments: string[];
   token?: string;
+  /** A `help` query parameter that is not empty: help on the path is answered instead. */
+  help: boolean;
 }
 
 /** The request's canonical path and method, or the real server's redirect (an unclean path) or 400. */
 const canonicalRequest: Stage = (req, res, next) => {
-  const list = listFlag(req);
+  // Help is answered before the request is read further: its `list` is not looked at (http/help.go wraps the whole mux).
+  const help = wantsHelp(req);
+  const list = !help && listFlag(req);
   const method: RequestMethod = (req.method === "GET" && list) || req.method === "LIST" ? "list" : (req.method.toLowerCase() as RequestMethod);
   const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(underBasePath(req.url)), SECRETS_BASE_PATH, method === "list");
   if (canonical.kind === "invalid") throw new InvalidRequestError(canonical.message);
@@ -213,7 +228,7 @@ const canonicalRequest: Stage = (req, res, next) => {
     res.status(301).location(canonical.location + (query === -1 ? "" : req.url.slice(query))).end();
     return;
   }
-  res.locals.request = { method, canonical: canonical.path, segments: canonical.segments, routePath: `/${canonical.segments.join("/")}` } satisfies CanonicalRequest;
+  res.locals.request = { method, canonical: canonical.path, segments: canonical.segments, routePath: `/${canonical.segments.join("/")}`, help } satisfies CanonicalRequest;
   next();
 };
 
