@@ -5169,7 +5169,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloudCredentialsRoleList"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5629,7 +5629,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiscoveryTokenRoleListResponse"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseKeyList"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6004,7 +6004,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseKeyList"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6507,7 +6507,7 @@ export interface operations {
                     "application/json": components["schemas"]["PushMfaMethodList"];
                 };
             };
-            /** @description The namespace does not exist, or `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description The namespace does not exist, or `list` is not one of the boolean spellings (`true`, `1`, `t`...; then no message). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -23,7 +23,7 @@ import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
-import { canonicalPath, encodePath } from "./http/canonical-path.ts";
+import { canonicalPath, encodePath, percentDecode } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { helpAnswer, helpTarget, wantsHelp } from "./http/help.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
@@ -314,18 +314,27 @@ function queryOf(url: string): string {
   return query === -1 ? "" : url.slice(query);
 }
 
-/** The `list` query parameter, read with the real system's boolean spellings; 400 when unreadable. */
+/**
+ * The `list` query parameter of a GET, read as the real server reads it (http/logical.go
+ * buildLogicalRequestNoAuth: only for GET, its first value, strconv.ParseBool's spellings, empty as
+ * absent, anything else 400 with no message). A `LIST` arrives here as `GET ...?list=true`
+ * (http/list-method.ts).
+ */
 function listFlag(req: Request): boolean {
+  if (req.method !== "GET") return false;
   // Only a query that spells `list`, or may spell it percent-encoded, can have the parameter: the
   // others (most requests) are not parsed for it.
   const query = queryOf(req.url);
   if (!query.includes("list") && !query.includes("%")) return false;
+  // The real rekey handlers (http/sys_rekey.go) switch on the method alone and never read `list`;
+  // only a LIST stays one there (405), in the one form the LIST rewriter sends: `list=true` last.
+  if (HTTP_LAYER_PATHS.has(String(percentDecode(rawPathOf(underBasePath(req.url)))))) return /[?&]list=true$/.test(query);
   const raw = req.query.list;
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (value === undefined) return false;
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(String(value))) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(String(value))) return false;
-  throw new InvalidRequestError(`query parameter "list" must be a boolean (true or false), not ${JSON.stringify(value)}`);
+  const value = String(Array.isArray(raw) ? raw[0] : raw ?? "");
+  if (value === "") return false;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  throw new Refusal(400, []);
 }
 
 /** The URL with `list=true` when listing, and no `list` parameter otherwise. */
