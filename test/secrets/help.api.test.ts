@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { leasesOf } from "../../server/secrets/leases/index.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 import { ok, startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
+import { rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
 import { parseRawResponses, rawExchange, ROOT_TOKEN } from "../helpers/secrets.ts";
 
 const READONLY = "arn:aws:iam::aws:policy/ReadOnlyAccess";
@@ -94,6 +95,19 @@ describe("help on a path", () => {
     expect(parseRawResponses(raw)[0]).toMatchObject({ status: 200, body: { help: expect.stringContaining("Matching Route: /sys/leases/lookup\n") } });
     const notJson = await fetch(`${server.baseUrl}/aws/roles/x?help=1`, { method: "POST", headers: { "X-Secrets-Token": ROOT_TOKEN }, body: "{not json" });
     await help(notJson);
+  });
+
+  it("answers the HELP method on the wire (Node's parser refuses it: the LIST rewrite takes it too)", async () => {
+    expect(rewriteListRequestLine("HELP /v1/aws/roles/app?help=&x=1 HTTP/1.1\r\n")).toBe("GET /v1/aws/roles/app?x=1&help=1 HTTP/1.1\r\n");
+    const head = (target: string) => `HELP ${target} HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: ${ROOT_TOKEN}\r\n\r\n`;
+    const users = server.cloud.userNames().length;
+    const raw = await rawExchange(server.secrets.port, ["HE", `LP /v1/aws/creds/app HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: ${ROOT_TOKEN}\r\n\r\n`, head("/v1/aws/roles/app?help=") + "GET /v1/aws/roles/app HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Secrets-Token: " + ROOT_TOKEN + "\r\n\r\n"]);
+    const answers = parseRawResponses(raw);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(answers[0]!.body).toMatchObject({ help: expect.stringContaining("Matching Route: /aws/creds/{name}\n"), see_also: null });
+    expect(answers[1]!.body).toMatchObject({ help: expect.stringContaining("Matching Route: /aws/roles/{name}\n") });
+    expect(answers[2]!.body).toMatchObject({ data: { credential_type: "iam_user" } });
+    expect(server.cloud.userNames().length).toBe(users);
   });
 
   it("checks the token (403) but needs no capability on the path; a path nothing serves is 404", async () => {
