@@ -1815,6 +1815,251 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sys/leases/renew/{url_lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Renew the lease named in the path
+         * @description Renews the lease whose id is the rest of the path, as `PUT /sys/leases/renew` does (the same
+         *     increment, maximum and refusals); a `lease_id` in the body, when given and not empty, is
+         *     renewed instead. `PUT /sys/renew/{url_lease_id}` is the same operation at an older path. Needs `update` on the path as requested (`sys/leases/renew/<lease id>`).
+         */
+        put: operations["renewLeaseById"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/leases/revoke/{url_lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke the lease named in the path
+         * @description Revokes the lease whose id is the rest of the path, as `PUT /sys/leases/revoke` does (a lease
+         *     that does not exist is revoked too; `sync` false: `202`, revoked in the background); a
+         *     `lease_id` in the body, when given and not empty, is revoked instead. `PUT /sys/revoke/{url_lease_id}` is the same operation at an older path. Needs
+         *     `update` on the path as requested (`sys/leases/revoke/<lease id>`).
+         */
+        put: operations["revokeLeaseById"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Renew a lease (older path)
+         * @description The same operation as `PUT /sys/leases/renew`, at an older path; needs `update` on this path
+         *     (`sys/renew`).
+         *
+         *     Extends a secret's lease: the new TTL is `increment` (else the TTL its engine gives now: for IAM
+         *     users the mount's lease configuration, for discovery tokens the role's `ttl`), counted from now,
+         *     and never past the lease's issue time plus its maximum TTL (the engine's maximum, else the
+         *     mount's, 768h). Refused with `400`: `lease_id must be specified`, `lease not found` (unknown,
+         *     revoked or expired), `lease expired`, `lease is not renewable` (STS credentials),
+         *     `past the max TTL, cannot renew`, and `failed to renew entry: ...` when the engine refuses (a
+         *     discovery token whose role was deleted: `issuing role "<name>" not found`). A refused renewal
+         *     changes nothing.
+         */
+        put: operations["renewLeaseLegacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/renew/{url_lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Renew the lease named in the path (older path)
+         * @description Renews the lease whose id is the rest of the path, as `PUT /sys/leases/renew` does (the same
+         *     increment, maximum and refusals); a `lease_id` in the body, when given and not empty, is
+         *     renewed instead. The same operation as `PUT /sys/leases/renew/{url_lease_id}`, at an older path. Needs `update` on the path as requested (`sys/renew/<lease id>`).
+         */
+        put: operations["renewLeaseByIdLegacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke a lease (older path)
+         * @description The same operation as `PUT /sys/leases/revoke`, at an older path; needs `update` on this path
+         *     (`sys/revoke`).
+         *
+         *     Revokes a secret before its lease ends: the engine makes it stop working (an IAM user is removed
+         *     from the provider with its access keys and policies; a discovery token is deleted from the
+         *     backend; STS credentials end by themselves) and the lease is gone. Revoking a lease that does
+         *     not exist (any more) succeeds too. When the engine cannot revoke the secret the answer is `400`
+         *     `failed to revoke entry: ...` and the lease stays. `400` `lease_id must be specified` without a
+         *     lease id.
+         */
+        put: operations["revokeLeaseLegacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/revoke/{url_lease_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke the lease named in the path (older path)
+         * @description Revokes the lease whose id is the rest of the path, as `PUT /sys/leases/revoke` does (a lease
+         *     that does not exist is revoked too; `sync` false: `202`, revoked in the background); a
+         *     `lease_id` in the body, when given and not empty, is revoked instead. The same operation as `PUT /sys/leases/revoke/{url_lease_id}`, at an older path. Needs
+         *     `update` on the path as requested (`sys/revoke/<lease id>`).
+         */
+        put: operations["revokeLeaseByIdLegacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/revoke-prefix/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke every lease under a prefix (older path)
+         * @description The same operation as `PUT /sys/leases/revoke-prefix/{prefix}`, at an older path; needs `update`
+         *     and `sudo` on this path (`sys/revoke-prefix/<prefix>`).
+         *
+         *     Revokes every lease whose id starts with the prefix, as `PUT /sys/leases/revoke` does each one.
+         *     With `sync` false the revocation is accepted (`202`) and runs in the background. The first
+         *     engine that fails stops the revocation with `400` `failed to revoke entry: ...`; the leases
+         *     revoked before it stay revoked. Needs `update` and `sudo` on the path.
+         */
+        put: operations["revokeLeasePrefixLegacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sys/revoke-force/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Revoke every lease under a prefix, whatever the engines say (older path)
+         * @description The same operation as `PUT /sys/leases/revoke-force/{prefix}`, at an older path; needs `update`
+         *     and `sudo` on this path (`sys/revoke-force/<prefix>`).
+         *
+         *     Revokes every lease whose id starts with the prefix and forgets it, even when its engine fails
+         *     to revoke the secret (which may then live on at the provider until it expires there): for a
+         *     provider that is gone for good. Needs `update` and `sudo` on the path.
+         */
+        put: operations["forceRevokeLeasePrefixLegacy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/identity/mfa/method/pushmfa": {
         parameters: {
             query?: never;
@@ -3032,6 +3277,33 @@ export interface components {
              */
             sync?: boolean | null;
         } | null;
+        /** @description How long to renew the lease named in the path for. */
+        LeaseRenewByIdRequest: {
+            /**
+             * @description A lease id that, when given and not empty, is renewed instead of the one in the path.
+             * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+             */
+            lease_id?: string | null;
+            /**
+             * @description The TTL asked for from now: an integer number of seconds, or a duration string (`3600`, `1h`).
+             *     Left out or 0: the TTL the secret's engine gives (the role's or the mount's configuration).
+             *     The lease never runs past its issue time plus its maximum TTL.
+             */
+            increment?: number | string | null;
+        } | null;
+        /** @description How to revoke the lease named in the path. */
+        LeaseRevokeByIdRequest: {
+            /**
+             * @description A lease id that, when given and not empty, is revoked instead of the one in the path.
+             * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+             */
+            lease_id?: string | null;
+            /**
+             * @description True (the default): answer once the secret is revoked (`204`). False: answer `202 Accepted` at
+             *     once and revoke in the background.
+             */
+            sync?: boolean | null;
+        } | null;
         /** @description A push-MFA method's settings but `secret_key`, and the path of the namespace it belongs to. */
         PushMfaMethodSettings: {
             /** Format: uuid */
@@ -3232,6 +3504,13 @@ export interface components {
          * @example aws/creds/deploy
          */
         LeasePrefix: string;
+        /**
+         * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+         *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+         *     used instead.
+         * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+         */
+        LeaseIdInPath: string;
         /**
          * @description The namespace the request acts in: a path of namespace names such as `team-a` or `team-a/dev`
          *     (a trailing `/` is allowed). Absent or empty: the root namespace. It must be one of the
@@ -5103,7 +5382,7 @@ export interface operations {
                     "application/json": components["schemas"]["CloudCredentialsRoleList"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5563,7 +5842,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiscoveryTokenRoleListResponse"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5849,7 +6128,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseKeyList"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5938,7 +6217,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeaseKeyList"];
                 };
             };
-            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description `list` is not one of the boolean spellings (`true`, `1`, `t`...): no message, `{"errors": []}`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6051,6 +6330,368 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    renewLeaseById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRenewByIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The lease with its new duration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseRenewResponse"];
+                };
+            };
+            /** @description No such lease, or a lease that cannot be renewed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeLeaseById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRevokeByIdRequest"];
+            };
+        };
+        responses: {
+            /** @description With `sync` false, the revocation was accepted and runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The secret is revoked and the lease gone (or there was no such lease). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The engine could not revoke the secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    renewLeaseLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeaseRenewRequest"];
+            };
+        };
+        responses: {
+            /** @description The lease with its new duration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseRenewResponse"];
+                };
+            };
+            /** @description No lease id, no such lease, or a lease that cannot be renewed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    renewLeaseByIdLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRenewByIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The lease with its new duration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseRenewResponse"];
+                };
+            };
+            /** @description No such lease, or a lease that cannot be renewed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeLeaseLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeaseRevokeRequest"];
+            };
+        };
+        responses: {
+            /** @description With `sync` false, the revocation was accepted and runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The secret is revoked and the lease gone (or there was no such lease). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No lease id, or the engine could not revoke the secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeLeaseByIdLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The lease's id, as the secret's answer gave it in `lease_id`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A `lease_id` in the body, when given and not empty, is
+                 *     used instead.
+                 * @example aws/creds/deploy/abcd1234abcd1234abcd1234
+                 */
+                url_lease_id: components["parameters"]["LeaseIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRevokeByIdRequest"];
+            };
+        };
+        responses: {
+            /** @description With `sync` false, the revocation was accepted and runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The secret is revoked and the lease gone (or there was no such lease). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The engine could not revoke the secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeLeasePrefixLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LeaseRevokePrefixRequest"];
+            };
+        };
+        responses: {
+            /** @description With `sync` false, the revocation was accepted and runs in the background. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every lease under the prefix is revoked (or there was none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An engine could not revoke a secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    forceRevokeLeasePrefixLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A prefix of lease ids, such as `aws/creds/deploy` or `consul/`: the rest of the path, its `/`
+                 *     included (sent as they are or as `%2F`). A trailing `/` is implied.
+                 * @example aws/creds/deploy
+                 */
+                prefix: components["parameters"]["LeasePrefix"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every lease under the prefix is revoked (or there was none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An engine could not revoke a secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            403: components["responses"]["PermissionDenied"];
+            405: components["responses"]["UnsupportedOperation"];
+            413: components["responses"]["RequestTooLarge"];
+            431: components["responses"]["HeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listPushMfaMethods: {
         parameters: {
             query: {
@@ -6079,7 +6720,7 @@ export interface operations {
                     "application/json": components["schemas"]["PushMfaMethodList"];
                 };
             };
-            /** @description The namespace does not exist, or `list` is not one of the boolean spellings (`true`, `1`, `t`...). */
+            /** @description The namespace does not exist, or `list` is not one of the boolean spellings (`true`, `1`, `t`...; then no message). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -25,8 +25,9 @@ import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, Unsupporte
 import { goMultiErrorText } from "../shared/go-text.ts";
 import type { Capability } from "./sys/policy.ts";
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
-import { canonicalPath, encodePath } from "./http/canonical-path.ts";
+import { canonicalPath, encodePath, percentDecode } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
+import { helpAnswer, helpTarget, wantsHelp } from "./http/help.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
 import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
@@ -117,6 +118,16 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         // Cluster-to-cluster: a secondary unwraps its activation credentials (openapi/secrets/internal/).
         unwrapStage(cluster.replication, SECRETS_BASE_PATH),
         underApi(canonicalRequest),
+        // `?help=1`: what the description says of the path, after the token check, running nothing (http/help.ts).
+        underApi((req, res, next) => {
+          const { help, routePath, canonical, segments } = res.locals.request as CanonicalRequest;
+          if (!help) return next();
+          const target = helpTarget(operations, segments);
+          if (!target?.operations.every((operation) => operation.unauthenticated)) cluster.auth.authenticate(tokenOf(req));
+          cluster.replication.admit("get", canonical, target?.operations[0]?.mount);
+          if (!target) throw routeNotFound(routePath, mountPaths);
+          sendJsonText(res.status(200), JSON.stringify(helpAnswer(document, canonical, target.template)));
+        }),
       ],
       match: underApi((_req, res, next) => {
         const { method, segments } = res.locals.request as CanonicalRequest;
@@ -210,11 +221,15 @@ interface CanonicalRequest {
   /** The same, split at `/`. */
   segments: string[];
   token?: string;
+  /** A `help` query parameter that is not empty: help on the path is answered instead. */
+  help: boolean;
 }
 
 /** The request's canonical path and method, or the real server's redirect (an unclean path) or 400. */
 const canonicalRequest: Stage = (req, res, next) => {
-  const list = listFlag(req);
+  // Help is answered before the request is read further: its `list` is not looked at (http/help.go wraps the whole mux).
+  const help = wantsHelp(req);
+  const list = !help && listFlag(req);
   const method: RequestMethod = (req.method === "GET" && list) || req.method === "LIST" ? "list" : (req.method.toLowerCase() as RequestMethod);
   const canonical = canonicalPath(SECRETS_BASE_PATH + rawPathOf(underBasePath(req.url)), SECRETS_BASE_PATH, method === "list");
   if (canonical.kind === "invalid") throw new InvalidRequestError(canonical.message);
@@ -224,7 +239,7 @@ const canonicalRequest: Stage = (req, res, next) => {
     res.status(301).location(canonical.location + (query === -1 ? "" : req.url.slice(query))).end();
     return;
   }
-  res.locals.request = { method, canonical: canonical.path, segments: canonical.segments, routePath: `/${canonical.segments.join("/")}` } satisfies CanonicalRequest;
+  res.locals.request = { method, canonical: canonical.path, segments: canonical.segments, routePath: `/${canonical.segments.join("/")}`, help } satisfies CanonicalRequest;
   next();
 };
 
@@ -323,18 +338,27 @@ function queryOf(url: string): string {
   return query === -1 ? "" : url.slice(query);
 }
 
-/** The `list` query parameter, read with the real system's boolean spellings; 400 when unreadable. */
+/**
+ * The `list` query parameter of a GET, read as the real server reads it (http/logical.go
+ * buildLogicalRequestNoAuth: only for GET, its first value, strconv.ParseBool's spellings, empty as
+ * absent, anything else 400 with no message). A `LIST` arrives here as `GET ...?list=true`
+ * (http/list-method.ts).
+ */
 function listFlag(req: Request): boolean {
+  if (req.method !== "GET") return false;
   // Only a query that spells `list`, or may spell it percent-encoded, can have the parameter: the
   // others (most requests) are not parsed for it.
   const query = queryOf(req.url);
   if (!query.includes("list") && !query.includes("%")) return false;
+  // The real rekey handlers (http/sys_rekey.go) switch on the method alone and never read `list`;
+  // only a LIST stays one there (405), in the one form the LIST rewriter sends: `list=true` last.
+  if (HTTP_LAYER_PATHS.has(String(percentDecode(rawPathOf(underBasePath(req.url)))))) return /[?&]list=true$/.test(query);
   const raw = req.query.list;
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (value === undefined) return false;
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(String(value))) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(String(value))) return false;
-  throw new InvalidRequestError(`query parameter "list" must be a boolean (true or false), not ${JSON.stringify(value)}`);
+  const value = String(Array.isArray(raw) ? raw[0] : raw ?? "");
+  if (value === "") return false;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  throw new Refusal(400, []);
 }
 
 /** The URL with `list=true` when listing, and no `list` parameter otherwise. */
@@ -391,7 +415,9 @@ const PUSH_MFA_KEY_WORDS = { secret_key: pushMfaKeyWords, integration_key: pushM
 
 const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<Record<string, MissingWords>>>>> = {
   renewLease: { lease_id: leaseIdWords },
+  renewLeaseLegacy: { lease_id: leaseIdWords },
   revokeLease: { lease_id: leaseIdWords },
+  revokeLeaseLegacy: { lease_id: leaseIdWords },
   lookupLease: { lease_id: leaseIdWords },
   // The shares left out count as 0, which the attempt's checks then refuse in their own order.
   startRekey: { secret_shares: rekeyParameterWords, secret_threshold: rekeyParameterWords },

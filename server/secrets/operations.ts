@@ -139,6 +139,17 @@ export class OperationIndex {
     if (allowed.has("POST") || allowed.has("PUT")) allowed.add("POST").add("PUT");
     return { problem: "unsupported", allowed: [...allowed].sort() };
   }
+
+  /** The path template a path falls under whatever the method, with its operations (help on a path). */
+  templateAt(segments: readonly string[]): { template: string; operations: SecretsOperation[] } | undefined {
+    for (const candidates of [this.#bySegmentCount.get(segments.length), this.#restTemplates]) {
+      for (const template of candidates ?? []) {
+        if (candidates === this.#restTemplates && template.segments.length >= segments.length) continue;
+        if (matchSegments(template, segments)) return { template: template.template, operations: [...template.operations.values()] };
+      }
+    }
+    return undefined;
+  }
 }
 
 type Schema = { $ref?: string; type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema> };

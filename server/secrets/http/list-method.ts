@@ -2,7 +2,8 @@
 // know, and `LIST` is not one of them. So every connection's bytes go through a stream that follows
 // the HTTP/1.1 framing of the requests on it (request line, headers, Content-Length or chunked body)
 // and rewrites the request line of a `LIST` request into `GET <target>?list=true`, the form the
-// service also accepts and the one its description uses; the HTTP server reads that stream instead
+// service also accepts and the one its description uses (and of a `HELP` request, which llhttp
+// refuses too, into `GET <target>?help=1`); the HTTP server reads that stream instead
 // of the socket. Node documents the way in: an `http.Server` takes any Duplex stream through its
 // `'connection'` event. Nothing else is changed: every other byte passes through as it came (the
 // chunks themselves, not copies), and a stream the tracker cannot follow (a malformed request, which
@@ -19,11 +20,17 @@ const LF = 0x0a;
 const CR = 0x0d;
 /** `LIST `, the start of a request line to rewrite. */
 const LIST_START = [0x4c, 0x49, 0x53, 0x54, 0x20];
+/** `HELP `, the other one (help on a path, as the real server takes it: http/help.go wrapHelpHandler). */
+const HELP_START = [0x48, 0x45, 0x4c, 0x50, 0x20];
 
-/** Whether the bytes of `data` from `at` on begin with `LIST ` or are a beginning of it. */
+/** Whether the bytes of `data` from `at` on begin with `LIST ` (or `HELP `) or are a beginning of it. */
 function mayBeList(data: Buffer, at: number): boolean {
-  const end = Math.min(data.length, at + LIST_START.length);
-  for (let i = at; i < end; i++) if (data[i] !== LIST_START[i - at]) return false;
+  return startsWith(data, at, LIST_START) || startsWith(data, at, HELP_START);
+}
+
+function startsWith(data: Buffer, at: number, start: readonly number[]): boolean {
+  const end = Math.min(data.length, at + start.length);
+  for (let i = at; i < end; i++) if (data[i] !== start[i - at]) return false;
   return true;
 }
 
@@ -243,20 +250,23 @@ export class ListRequestRewriter {
 
 /**
  * `LIST /v1/a/b?x=1 HTTP/1.1\r\n` → `GET /v1/a/b?x=1&list=true HTTP/1.1\r\n` (any other `list`
- * dropped). A `#fragment` (clients do not send one, but a hostile one may) stays last, so that the
+ * dropped); `HELP` the same way to `help=1`. A `#fragment` (clients do not send one, but a hostile one may) stays last, so that the
  * flag is in the query and not in the fragment.
  */
 export function rewriteListRequestLine(line: string): string {
-  const match = /^LIST (\S+)( HTTP\/\d\.\d)?(\r?\n)$/.exec(line);
+  const match = /^(LIST|HELP) (\S+)( HTTP\/\d\.\d)?(\r?\n)$/.exec(line);
   if (!match) return line;
-  const [, rawTarget, version = "", eol] = match;
+  const [, method, rawTarget, version = "", eol] = match;
+  // `HELP <target>` becomes `GET <target>?help=1` (any other `help` dropped), which the service
+  // answers with help on the path, as the real server answers either.
+  const [flag, value] = method === "HELP" ? ["help", "1"] : ["list", "true"];
   const hash = rawTarget!.indexOf("#");
   const target = hash === -1 ? rawTarget! : rawTarget!.slice(0, hash);
   const fragment = hash === -1 ? "" : rawTarget!.slice(hash);
   const question = target.indexOf("?");
   const path = question === -1 ? target : target.slice(0, question);
-  const query = question === -1 ? [] : target.slice(question + 1).split("&").filter((p) => p !== "" && p.split("=")[0] !== "list");
-  query.push("list=true");
+  const query = question === -1 ? [] : target.slice(question + 1).split("&").filter((p) => p !== "" && p.split("=")[0] !== flag);
+  query.push(`${flag}=${value}`);
   return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
 }
 

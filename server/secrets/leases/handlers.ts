@@ -1,5 +1,7 @@
-// Handlers of the lease operations (PUT /sys/leases/renew, /revoke, /lookup), with the real
-// system's statuses and words (vault/logical_system.go handleRenew, handleRevoke, handleLeaseLookup).
+// Handlers of the lease operations (PUT /sys/leases/renew, /revoke, /lookup, by prefix; the older
+// paths /sys/renew, /sys/revoke, /sys/revoke-prefix, /sys/revoke-force; the lease id in the path),
+// with the real system's statuses and words (vault/logical_system.go handleRenew, handleRevoke,
+// handleLeaseLookup, handleRevokePrefixCommon).
 import { parseDurationSeconds } from "../../shared/go-duration.ts";
 import type { SecretsCluster } from "../cluster.ts";
 import { InvalidRequestError } from "../errors.ts";
@@ -21,38 +23,71 @@ function leaseIdOf(body: { lease_id: string }): string {
 /** As the real system's lazy revocation: accepted now, done in the background. */
 const ACCEPTED = { status: 202 } as const;
 
-export const leaseHandlers = {
-  renewLease: async ({ body }, { cluster }) => {
-    const leaseId = leaseIdOf(body);
-    let increment = 0;
-    if (body.increment !== undefined) {
-      const parsed = parseDurationSeconds(body.increment, "increment");
-      if ("error" in parsed) throw new InvalidRequestError(parsed.error);
-      increment = parsed.value;
-    }
-    const renewed = await leasesOf(cluster).renew(leaseId, increment);
-    return {
-      status: 200,
-      body: {
-        ...envelope(cluster, null),
-        lease_id: renewed.lease_id,
-        renewable: renewed.renewable,
-        lease_duration: renewed.lease_duration,
-        warnings: renewed.warnings.length > 0 ? renewed.warnings : null,
-      },
-    };
-  },
+/**
+ * The lease id of a body that may name one, else the one in the path: the body's wins when it is
+ * not empty (vault/logical_system.go handleRenew, handleRevoke read `lease_id`, then `url_lease_id`).
+ */
+function leaseIdOr(body: { lease_id?: string | null } | null | undefined, inPath: string): string {
+  return body?.lease_id || inPath;
+}
 
-  revokeLease: async ({ body }, { cluster }) => {
-    const leaseId = leaseIdOf(body);
-    const leases = leasesOf(cluster);
-    if (body.sync === false) {
-      leases.revoke(leaseId).catch((error: unknown) => console.error(`secrets: revoking lease ${leaseId}: ${String(error instanceof Error ? error.message : error)}`));
-      return ACCEPTED;
-    }
-    await leases.revoke(leaseId);
-    return NO_CONTENT;
-  },
+async function renew(cluster: SecretsCluster, leaseId: string, incrementRaw: number | string | null | undefined) {
+  let increment = 0;
+  if (incrementRaw !== undefined && incrementRaw !== null) {
+    const parsed = parseDurationSeconds(incrementRaw, "increment");
+    if ("error" in parsed) throw new InvalidRequestError(parsed.error);
+    increment = parsed.value;
+  }
+  const renewed = await leasesOf(cluster).renew(leaseId, increment);
+  return {
+    status: 200 as const,
+    body: {
+      ...envelope(cluster, null),
+      lease_id: renewed.lease_id,
+      renewable: renewed.renewable,
+      lease_duration: renewed.lease_duration,
+      warnings: renewed.warnings.length > 0 ? renewed.warnings : null,
+    },
+  };
+}
+
+async function revoke(cluster: SecretsCluster, leaseId: string, sync: boolean | null | undefined) {
+  const leases = leasesOf(cluster);
+  if (sync === false) {
+    leases.revoke(leaseId).catch((error: unknown) => console.error(`secrets: revoking lease ${leaseId}: ${String(error instanceof Error ? error.message : error)}`));
+    return ACCEPTED;
+  }
+  await leases.revoke(leaseId);
+  return NO_CONTENT;
+}
+
+async function revokePrefix(cluster: SecretsCluster, prefix: string, sync: boolean | null | undefined) {
+  const leases = leasesOf(cluster);
+  if (sync === false) {
+    leases.revokePrefix(prefix).catch((error: unknown) => console.error(`secrets: revoking leases under ${prefix}: ${String(error instanceof Error ? error.message : error)}`));
+    return ACCEPTED;
+  }
+  await leases.revokePrefix(prefix);
+  return NO_CONTENT;
+}
+
+async function forceRevokePrefix(cluster: SecretsCluster, prefix: string) {
+  await leasesOf(cluster).revokePrefix(prefix, { force: true });
+  return NO_CONTENT;
+}
+
+export const leaseHandlers = {
+  renewLease: ({ body }, { cluster }) => renew(cluster, leaseIdOf(body), body.increment),
+  // The older path and the forms with the id in the path are the same operation
+  // (vault/logical_system_paths.go leasePaths: `(leases/)?renew` + OptionalParamRegex("url_lease_id")).
+  renewLeaseLegacy: ({ body }, { cluster }) => renew(cluster, leaseIdOf(body), body.increment),
+  renewLeaseById: ({ params, body }, { cluster }) => renew(cluster, leaseIdOr(body, params.url_lease_id), body.increment),
+  renewLeaseByIdLegacy: ({ params, body }, { cluster }) => renew(cluster, leaseIdOr(body, params.url_lease_id), body.increment),
+
+  revokeLease: ({ body }, { cluster }) => revoke(cluster, leaseIdOf(body), body.sync),
+  revokeLeaseLegacy: ({ body }, { cluster }) => revoke(cluster, leaseIdOf(body), body.sync),
+  revokeLeaseById: ({ params, body }, { cluster }) => revoke(cluster, leaseIdOr(body, params.url_lease_id), body.sync),
+  revokeLeaseByIdLegacy: ({ params, body }, { cluster }) => revoke(cluster, leaseIdOr(body, params.url_lease_id), body.sync),
 
   lookupLease: ({ body }, { cluster }) => ({ status: 200, body: envelope(cluster, leasesOf(cluster).lookup(leaseIdOf(body))) }),
 
@@ -60,18 +95,9 @@ export const leaseHandlers = {
 
   listLeasesUnderPrefix: ({ params }, { cluster }) => keysAnswer(cluster, leasesOf(cluster).children(params.prefix)),
 
-  revokeLeasePrefix: async ({ params: { prefix }, body }, { cluster }) => {
-    const leases = leasesOf(cluster);
-    if (body.sync === false) {
-      leases.revokePrefix(prefix).catch((error: unknown) => console.error(`secrets: revoking leases under ${prefix}: ${String(error instanceof Error ? error.message : error)}`));
-      return ACCEPTED;
-    }
-    await leases.revokePrefix(prefix);
-    return NO_CONTENT;
-  },
+  revokeLeasePrefix: ({ params: { prefix }, body }, { cluster }) => revokePrefix(cluster, prefix, body.sync),
+  revokeLeasePrefixLegacy: ({ params: { prefix }, body }, { cluster }) => revokePrefix(cluster, prefix, body.sync),
 
-  forceRevokeLeasePrefix: async ({ params }, { cluster }) => {
-    await leasesOf(cluster).revokePrefix(params.prefix, { force: true });
-    return NO_CONTENT;
-  },
+  forceRevokeLeasePrefix: ({ params }, { cluster }) => forceRevokePrefix(cluster, params.prefix),
+  forceRevokeLeasePrefixLegacy: ({ params }, { cluster }) => forceRevokePrefix(cluster, params.prefix),
 } satisfies Partial<SecretsHandlerTable>;

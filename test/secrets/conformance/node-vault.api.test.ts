@@ -243,6 +243,15 @@ describe("leases with node-vault's renew and revoke (vault/logical_system.go han
     expect(await refusal(vault.renew({ lease_id: issued.lease_id }))).toEqual({ status: 400, errors: ["lease not found"] });
   });
 
+  it("revokePrefix (PUT /sys/revoke-prefix/<prefix>, the older path: vault/logical_system_paths.go leasePaths) revokes every lease under it", async () => {
+    const issued = [(await vault.read("aws/creds/app")) as Answer, (await vault.read("aws/creds/app")) as Answer];
+    const userNames = issued.map((answer) => String(answer.data.arn).split("/").pop()!);
+    for (const name of userNames) expect(server.cloud.userNames()).toContain(name);
+    expect(await vault.revokePrefix({ path_prefix: "aws" })).toBe("");
+    for (const name of userNames) expect(server.cloud.userNames()).not.toContain(name);
+    expect(await refusal(vault.renew({ lease_id: issued[0]!.lease_id }))).toEqual({ status: 400, errors: ["lease not found"] });
+  });
+
   it("an STS lease is not renewable", async () => {
     const issued = (await vault.write("aws/sts/deploy", { ttl: "15m" })) as Answer;
     expect(await refusal(vault.renew({ lease_id: issued.lease_id }))).toEqual({ status: 400, errors: ["lease is not renewable"] });
