@@ -1113,8 +1113,14 @@ export interface components {
              *     and `acl` are enforced by this server.
              */
             Rules?: string;
-            /** @description Accepted for compatibility; a single-datacenter server ignores it. */
-            Datacenters?: string[];
+            /** @description Accepted for compatibility (`null` as none); a single-datacenter server ignores it. */
+            Datacenters?: string[] | null;
+            /** @description Accepted and ignored (the server computes it); base64 text, or `null`. */
+            Hash?: string | null;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
         };
         AclPolicy: {
             ID: string;
@@ -1162,6 +1168,12 @@ export interface components {
             Policies?: components["schemas"]["AclLink"][];
             ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
             NodeIdentities?: components["schemas"]["NodeIdentity"][];
+            /** @description Accepted and ignored (the server computes it); base64 text, or `null`. */
+            Hash?: string | null;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
         };
         AclRole: {
             ID: string;
@@ -1188,6 +1200,25 @@ export interface components {
             ExpirationTTL?: components["schemas"]["DurationInput"];
             /** @description Admin partition (1.11+). This server has only the `default` partition; any other is refused. */
             Partition?: string;
+            /** @description Accepted and ignored (the server computes it); base64 text, or `null`. */
+            Hash?: string | null;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
+            /**
+             * Format: date-time
+             * @description Accepted and ignored (the server sets the creation time; an update keeps it).
+             */
+            CreateTime?: string | null;
+            /**
+             * Format: date-time
+             * @description On create, when the token expires (1m to 24h from now; not together with `ExpirationTTL`:
+             *     `500`). On update it may only repeat the token's own expiration time (any other is `500 Cannot
+             *     change expiration time of <accessor>`); absent, `null` or `0001-01-01T00:00:00Z`, the expiration
+             *     is kept.
+             */
+            ExpirationTime?: string | null;
         };
         AclToken: {
             AccessorID: string;
@@ -1218,6 +1249,10 @@ export interface components {
             Type?: "client" | "management";
             /** @description Rules in the ACL rule language, for `client` tokens. */
             Rules?: string;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
         };
         LegacyAclToken: {
             ID: string;
@@ -1253,7 +1288,13 @@ export interface components {
                 "application/json": components["schemas"]["DiscoveryChainResponse"];
             };
         };
-        /** @description The request is invalid. The plain-text body says what is wrong and names the field. */
+        /**
+         * @description The request is invalid. The plain-text body says what is wrong and names the field. A body that
+         *     does not decode is `Request decoding failed: ...`, except on the ACL writes, which name what they
+         *     decode: `Policy decoding failed: ...`, `Role decoding failed: ...`, `Token decoding failed: ...`
+         *     (tokens and their clones), and `Request decode failed: ...` on the legacy token writes; there an
+         *     unknown key reads `json: unknown field "<key>"` and only the first problem is named.
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

@@ -152,7 +152,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       // Refuse before reading: the size (Content-Length, then the bytes as they arrive), then the shape
       // of the text (depth, string lengths, members) before JSON.parse builds anything. The real system
       // decodes every body as JSON whatever its Content-Type; so does this server (and the validator is told so).
-      readBody: (req, _res, next) =>
+      readBody: (req, res, next) =>
         withJsonBody(req, BODY_LIMITS, (body) => {
           // No body: req.body is left unset, as it is (setting a property costs a request ~1.5 µs).
           if (body !== undefined) {
@@ -161,7 +161,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
           }
           // A second, structural bound on the parsed value, before anything walks it recursively.
           const problem = checkBodyShape(req.body);
-          if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
+          if (problem) throw new MeshHttpError(400, decodeFailure(matchedRoute(res)?.operationId, problem));
           next();
         }),
       decode: (req, res, next) => {
@@ -178,7 +178,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         checkNames(req, route.operationId);
         checkBlockingParams(req, res);
         // The validator lets a request without any body through; the real decoder fails on it first.
-        if (route.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
+        if (route.bodyRequired && req.body === undefined) throw new MeshHttpError(400, decodeFailure(route.operationId, "EOF"));
         // The agent reads the query parameters it needs and ignores the rest; of the common ones,
         // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
         const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
@@ -295,7 +295,7 @@ function decodedEntry(body: unknown): unknown {
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   // A client that went away mid-request is not a failure of the server: nothing to log or answer.
   if (clientWentAway(error, req)) return;
-  const { status, message } = describeError(error, req.path, req.method);
+  const { status, message } = describeError(error, req.path, req.method, matchedRoute(res)?.operationId);
   // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
   if (status >= 500 && status !== 503 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
   if (status === 503 && error instanceof StorageUnavailableError) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${error.message} (${error.code})`);
@@ -336,29 +336,63 @@ function clientWentAway(error: unknown, req: Request): boolean {
   return type === "request.aborted" || code === "ECONNRESET" || code === "ECONNABORTED" || req.socket?.destroyed === true;
 }
 
-function describeProblem({ location, field, message }: ValidationProblem): string {
+/**
+ * How each ACL write words a body it cannot decode (agent/acl_endpoint.go: `Policy decoding failed`
+ * in aclPolicyWriteInternal, `Role decoding failed` in ACLRoleWrite, `Token decoding failed` in
+ * aclTokenSetInternal and ACLTokenClone; agent/acl_endpoint_legacy.go aclSet: `Request decode
+ * failed`). Every other body is the agent's `Request decoding failed`.
+ */
+const DECODE_PREFIXES: Record<string, string> = {
+  createAclPolicy: "Policy decoding failed",
+  updateAclPolicy: "Policy decoding failed",
+  createAclRole: "Role decoding failed",
+  updateAclRole: "Role decoding failed",
+  createAclToken: "Token decoding failed",
+  updateAclToken: "Token decoding failed",
+  cloneAclToken: "Token decoding failed",
+  createLegacyAclToken: "Request decode failed",
+  updateLegacyAclToken: "Request decode failed",
+};
+
+function decodeFailure(operationId: string | undefined, text: string): string {
+  return `${DECODE_PREFIXES[operationId ?? ""] ?? "Request decoding failed"}: ${text}`;
+}
+
+/**
+ * A refused body in the decoder's words. The ACL writes decode with encoding/json and
+ * DisallowUnknownFields (lib.DecodeJSON), which stops at the first problem and names an unknown key
+ * `json: unknown field "Foo"`; configuration entries and the chain's overrides go through
+ * mapstructure, whose words are `invalid config key "Foo"`, and list every problem.
+ */
+function describeProblems(problems: ValidationProblem[], operationId: string | undefined): string {
+  if (operationId === undefined || !(operationId in DECODE_PREFIXES)) return problems.map((problem) => describeProblem(problem, false)).join("; ");
+  return describeProblem(problems[0]!, true);
+}
+
+function describeProblem({ location, field, message }: ValidationProblem, goJson: boolean): string {
   // The real decoder's words for a key it does not know.
-  if (message === "must NOT have additional properties") return `invalid config key "${field}"`;
+  if (message === "must NOT have additional properties") {
+    return goJson ? `json: unknown field "${field.replace(/^.*[.\]]/, "")}"` : `invalid config key "${field}"`;
+  }
   const where = location === "body" ? field : `${location} parameter ${JSON.stringify(field)}`;
   return where ? `${where} ${message}` : message;
 }
 
-function describeError(error: unknown, requestPath: string, method: string): { status: number; message: string } {
+function describeError(error: unknown, requestPath: string, method: string, operationId: string | undefined): { status: number; message: string } {
   if (error instanceof MeshHttpError) return { status: error.status, message: error.message };
   if (error instanceof StorageUnavailableError) return { status: 503, message: error.message };
   if (error instanceof JsonBodyError) {
     if (error.problem.kind === "too-large") return { status: 413, message: "request entity too large" };
     if (error.problem.kind === "busy") return { status: 503, message: error.message };
-    return { status: 400, message: `Request decoding failed: ${error.message}` };
+    return { status: 400, message: decodeFailure(operationId, error.message) };
   }
   const status = (error as { status?: number })?.status ?? 500;
   if ((error as { type?: string })?.type === "entity.parse.failed") {
-    return { status: 400, message: `Request decoding failed: ${(error as Error).message}` };
+    return { status: 400, message: decodeFailure(operationId, (error as Error).message) };
   }
   const problems = validationProblems(error, requestPath);
   if (problems && status === 400) {
-    const text = problems.map(describeProblem).join("; ");
-    return { status, message: `Request decoding failed: ${text}` };
+    return { status, message: decodeFailure(operationId, describeProblems(problems, operationId)) };
   }
   if (status === 405) return { status, message: `method ${method} not allowed` };
   return { status, message: (error as Error)?.message ?? "internal error" };

@@ -30,11 +30,12 @@ describe("content types", () => {
 
   it("refuses a write, or a chain POST, without a body, as the real decoder does", async () => {
     // The chain POST too: DiscoveryChainRead decodes the body with decodeBody, which meets EOF on an
-    // empty one (agent/discovery_chain_endpoint.go, lib.DecodeJSON).
-    for (const [method, path] of [["PUT", "/config"], ["PUT", "/acl/token"], ["POST", "/discovery-chain/web"]] as const) {
+    // empty one (agent/discovery_chain_endpoint.go, lib.DecodeJSON); the token write says so with its
+    // own prefix (agent/acl_endpoint.go aclTokenSetInternal).
+    for (const [method, path, prefix] of [["PUT", "/config", "Request"], ["PUT", "/acl/token", "Token"], ["POST", "/discovery-chain/web", "Request"]] as const) {
       const response = await fetch(`${mesh.baseUrl}${path}`, { method });
       expect(response.status).toBe(400);
-      expect(await response.text()).toBe("Request decoding failed: EOF");
+      expect(await response.text()).toBe(`${prefix} decoding failed: EOF`);
     }
   });
 
