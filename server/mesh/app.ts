@@ -25,6 +25,7 @@ import { matchedRoute, operationHandler, operationMatch, RouteTable, type Operat
 import type { Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { queryOf } from "../shared/request-query.ts";
+import { compareVersions } from "./domain/version.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -106,8 +107,10 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   loadEntries(service, options.entries ?? []);
 
   const bundle = loadBundle("mesh");
-  // JSON answers as the agent writes them: exactly application/json (json.Marshal, no newline).
-  const app = serviceApp({ jsonCharset: false });
+  // JSON answers as the agent writes them: exactly application/json (json.Marshal, no newline), and
+  // with `pretty` in the query indented by four spaces and ended by a newline (agent/http.go marshalJSON).
+  const app = serviceApp({ jsonCharset: false, indentFor: (req) => (Object.hasOwn(queryOf(req), "pretty") ? "    " : undefined) });
+  const version = service.settings.version;
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
   const validator =
@@ -139,7 +142,15 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
             checkBlockingParams(req);
             throw new MeshHttpError(400, "Missing chain name");
           }
-          if (allowedMethods(req.path).length === 0) return notFound(res);
+          const methods = allowedMethods(req.path);
+          if (methods.length === 0) return notFound(req, res, version);
+          // The agent's wrap answers OPTIONS for every endpoint with its methods, OPTIONS first, and
+          // nothing else (agent/http.go wrap; TestHTTPAPI_OptionMethod_OSS). A CORS preflight was
+          // answered before, by the prepare stage, when CORS_ORIGINS is set.
+          if (req.method === "OPTIONS") {
+            res.status(200).set("Allow", ["OPTIONS", ...methods].join(",")).end();
+            return;
+          }
           throw new MeshHttpError(405, `method ${req.method} not allowed`);
         }
         // An unknown token is refused before a byte of the body is read; resolved once, for the handler too.
@@ -198,23 +209,35 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         if (route.operationId === "readDiscoveryChain" && !isBlocking(req)) return answers.serve(req, res, run);
         return run();
       }),
-      notFound: (_req, res) => notFound(res),
+      notFound: (req, res) => notFound(req, res, version),
     },
     validator,
   );
   answerWith(app, stages, (error: unknown, req: Request, res: Response, next: NextFunction) => {
-    // As the agent's 405 (agent/http.go MethodNotAllowedError): the path's methods in Allow, joined by ",".
+    // As the agent's 405 (agent/http.go wrap: MethodNotAllowedError with OPTIONS before the
+    // endpoint's methods): the methods in Allow, joined by ",".
     if ((error as { status?: number })?.status === 405 && !res.headersSent) {
-      res.set("Allow", allowedMethods(req.path).join(","));
+      res.set("Allow", ["OPTIONS", ...allowedMethods(req.path)].join(","));
     }
     renderError(error, req, res, next);
   });
   return { app, service, ...(data ? { data } : {}) };
 }
 
-/** What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error). */
-function notFound(res: Response): void {
-  res.status(404).set("X-Content-Type-Options", "nosniff").type("text/plain").send("404 page not found\n");
+/**
+ * What the agent answers for a path no endpoint serves: its mux sends every such path to the Index
+ * handler (agent/http.go Index). From 1.9 on Index says why, a line written with fmt.Fprintln
+ * (Content-Type sniffed as text/plain; charset=utf-8); before, it wrote the bare 404 status.
+ */
+function notFound(req: Request, res: Response, version: string): void {
+  if (compareVersions(version, "1.9.0") < 0) {
+    res.status(404).end();
+    return;
+  }
+  const text = req.path.includes("/v1/")
+    ? "Invalid URL path: not a recognized HTTP API endpoint\n"
+    : "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n";
+  res.status(404).type("text/plain").send(text);
 }
 
 /** Applies start-up entries like writes, so a bad file fails the start with the entry named. */

@@ -108,3 +108,56 @@ describe("a token in the query (parseToken: ?token= first)", () => {
     expect([wins.status, await wins.text()]).toEqual([403, "ACL not found"]);
   });
 });
+
+// agent/http.go wrap: an endpoint with declared methods answers OPTIONS itself, 200 with
+// `Allow: OPTIONS,<methods>` and no body, before the token or the handler is looked at
+// (TestHTTPAPI_OptionMethod_OSS); a 405 lists OPTIONS first too.
+describe("OPTIONS", () => {
+  it("answers 200 with the endpoint's methods, OPTIONS first, whatever the token", async () => {
+    await mesh.close();
+    mesh = await startMesh({ managementToken: "root", version: "1.10.12" });
+    for (const [path, allow] of [
+      ["/acl/policy/5e52a099-4c90-c067-5478-980f06be9af5", "OPTIONS,DELETE,GET,PUT"],
+      ["/acl/token/self", "OPTIONS,GET"],
+      ["/discovery-chain/web", "OPTIONS,GET,POST"],
+      ["/discovery-chain/", "OPTIONS,GET,POST"],
+      ["/acl/create", "OPTIONS,PUT"],
+    ] as const) {
+      const response = await fetch(`${mesh.baseUrl}${path}`, { method: "OPTIONS", headers: { "X-Mesh-Token": "nobody" } });
+      expect([path, response.status, response.headers.get("allow"), await response.text()]).toEqual([path, 200, allow, ""]);
+    }
+  });
+
+  it("is the Index handler's 404 on a path no endpoint serves, and OPTIONS leads a 405's Allow", async () => {
+    const unknown = await fetch(`${mesh.baseUrl}/acl/auth-methods`, { method: "OPTIONS" });
+    expect([unknown.status, unknown.headers.get("allow")]).toEqual([404, null]);
+    const refused = await fetch(`${mesh.baseUrl}/config`, { method: "GET" });
+    expect([refused.status, refused.headers.get("allow"), await refused.text()]).toEqual([405, "OPTIONS,PUT", "method GET not allowed"]);
+  });
+});
+
+// agent/http.go marshalJSON: with `pretty` in the query (any value, or none), json.MarshalIndent
+// with four spaces and a newline after it; without, json.Marshal's compact text.
+describe("?pretty", () => {
+  it("indents JSON answers by four spaces and ends them with a newline, per request", async () => {
+    for (const query of ["?pretty", "?pretty=false", "?pretty&dc=dc1"]) {
+      const response = await fetch(`${mesh.baseUrl}/discovery-chain/web${query}`);
+      const text = await response.text();
+      expect(response.headers.get("content-type")).toBe("application/json");
+      expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 4)}\n`);
+      expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(text));
+    }
+    // The same read without it, before and after: compact, with no newline (a kept answer is not reused across the two forms).
+    for (let i = 0; i < 3; i++) {
+      const text = await (await fetch(`${mesh.baseUrl}/discovery-chain/web`)).text();
+      expect(text).toBe(JSON.stringify(JSON.parse(text)));
+    }
+    const pretty = await (await fetch(`${mesh.baseUrl}/discovery-chain/web?pretty`)).text();
+    expect(pretty.startsWith('{\n    "Chain": {\n        "')).toBe(true);
+  });
+
+  it("leaves plain-text errors as they are", async () => {
+    const response = await fetch(`${mesh.baseUrl}/config/service-defaults/missing?pretty`);
+    expect([response.status, await response.text()]).toEqual([404, "Config entry not found for \"service-defaults\" / \"missing\""]);
+  });
+});
