@@ -112,14 +112,17 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   const app = serviceApp({ jsonCharset: false, indentFor: (req) => (Object.hasOwn(queryOf(req), "pretty") ? "    " : undefined) });
   const version = service.settings.version;
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
+  // The described paths without a parameter: the agent's mux serves each exactly, not with a trailing "/".
+  const exactPaths = new Set(routesOf(bundle).filter((route) => !route.path.includes("{")).map((route) => MESH_BASE_PATH + route.path));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
   const validator =
     options.validate === false
       ? undefined
       : openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false, allowUnknownQueryParameters: true });
   type Route = OperationRoute & { bodyRequired: boolean };
-  // The chain endpoint's own path without a name: its methods, for the 405 of any other.
-  const allowedMethods = (path: string) => (path === CHAIN_ROOT ? ["GET", "POST"] : routes.endpointMethods(path));
+  // The chain endpoint's own path without a name, and the ACL endpoints' paths without an ID: their
+  // methods, for the 405 of any other.
+  const allowedMethods = (path: string) => (path === CHAIN_ROOT ? ["GET", "POST"] : (SUBTREE_ROOTS[path]?.methods ?? routes.endpointMethods(path)));
   // Everything the real agent checks before the request reaches its endpoint, in its order.
   const stages = requestPipeline(
     {
@@ -132,6 +135,9 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       ],
       match: operationMatch(routes, validator !== undefined),
       authenticate: (req, res, next) => {
+        // A path the agent's mux routes otherwise than this router: an ACL endpoint's path without
+        // an ID, or an exact path with a trailing "/" (the Index handler's 404).
+        if (req.path.endsWith("/") && answerSubtreeRoot(req, res)) return;
         // A path no endpoint serves is the mux's 404, and a method its endpoint does not have the
         // agent's 405 (its wrap checks them first): before the token or the body is looked at.
         if (!matchedRoute(res)) {
@@ -213,6 +219,39 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     },
     validator,
   );
+  /**
+   * Answers a path ending in "/" that the agent routes differently, and says whether it did. An ACL
+   * endpoint's path without an ID reaches its handler with an empty ID, which refuses it with 400
+   * after the method and ACL checks (agent/acl_endpoint.go ACLPolicyCRUD, ACLTokenCRUD, ACLRoleCRUD:
+   * `Missing policy ID` and the like; ACLPolicyReadByName, ACLRoleReadByName: `Missing policy
+   * Name`; agent/acl_endpoint_legacy.go ACLGet, ACLDestroy, ACLClone: `Missing ACL`); a write there
+   * is left to the write's own route. An exact path with a trailing "/" matches no pattern of the
+   * mux but "/": the Index handler's 404.
+   */
+  const answerSubtreeRoot = (req: Request, res: Response): boolean => {
+    const root = SUBTREE_ROOTS[req.path];
+    if (root === undefined) {
+      const exact = req.path.slice(0, -1);
+      // A path inside a subtree pattern (`/v1/acl/token/self/`) is that subtree's, not the Index's.
+      const inSubtree = Object.keys(SUBTREE_ROOTS).some((prefix) => exact.startsWith(prefix)) || exact.startsWith(`${MESH_BASE_PATH}/config/`);
+      if (!exactPaths.has(exact) || inSubtree) return false;
+      notFound(req, res, version);
+      return true;
+    }
+    const served = root.api === "legacy" ? service.acl.legacyApiServed() : service.acl.tokenApiServed();
+    if (!served) {
+      notFound(req, res, version);
+      return true;
+    }
+    if (req.method === "PUT" && root.writeRoute) return false;
+    if (req.method === "OPTIONS") {
+      res.status(200).set("Allow", ["OPTIONS", ...root.methods].join(",")).end();
+      return true;
+    }
+    if (!root.methods.includes(req.method)) throw new MeshHttpError(405, `method ${req.method} not allowed`);
+    if (!service.acl.enabled) throw new MeshHttpError(401, "ACL support disabled");
+    throw new MeshHttpError(400, root.missing);
+  };
   answerWith(app, stages, (error: unknown, req: Request, res: Response, next: NextFunction) => {
     // As the agent's 405 (agent/http.go wrap: MethodNotAllowedError with OPTIONS before the
     // endpoint's methods): the methods in Allow, joined by ",".
@@ -223,6 +262,21 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   });
   return { app, service, ...(data ? { data } : {}) };
 }
+
+/**
+ * The ACL endpoints registered as subtree patterns (agent/http_register.go): their methods, and what
+ * their handlers say to an empty ID. `writeRoute`: a PUT there is this server's write route.
+ */
+const SUBTREE_ROOTS: Record<string, { methods: string[]; missing: string; api: "token" | "legacy"; writeRoute?: boolean }> = {
+  [`${MESH_BASE_PATH}/acl/policy/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing policy ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/role/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing role ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/token/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing token ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/policy/name/`]: { methods: ["GET"], missing: "Missing policy Name", api: "token" },
+  [`${MESH_BASE_PATH}/acl/role/name/`]: { methods: ["GET"], missing: "Missing role Name", api: "token" },
+  [`${MESH_BASE_PATH}/acl/info/`]: { methods: ["GET"], missing: "Missing ACL", api: "legacy" },
+  [`${MESH_BASE_PATH}/acl/destroy/`]: { methods: ["PUT"], missing: "Missing ACL", api: "legacy" },
+  [`${MESH_BASE_PATH}/acl/clone/`]: { methods: ["PUT"], missing: "Missing ACL", api: "legacy" },
+};
 
 /**
  * What the agent answers for a path no endpoint serves: its mux sends every such path to the Index
