@@ -149,7 +149,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
             throw new MeshHttpError(400, "Missing chain name");
           }
           const methods = allowedMethods(req.path);
-          if (methods.length === 0) return notFound(req, res, version);
+          // An ACL API the reported version does not have is not registered with the mux at all.
+          if (methods.length === 0 || !aclApiServed(req.path)) return notFound(req, res, version);
           // The agent's wrap answers OPTIONS for every endpoint with its methods, OPTIONS first, and
           // nothing else (agent/http.go wrap; TestHTTPAPI_OptionMethod_OSS). A CORS preflight was
           // answered before, by the prepare stage, when CORS_ORIGINS is set.
@@ -219,6 +220,12 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
     },
     validator,
   );
+  /** Whether the ACL API a path belongs to exists at the reported version (legacy before 1.11, tokens from 1.4). */
+  const aclApiServed = (path: string): boolean => {
+    if (LEGACY_PATH.test(path)) return service.acl.legacyApiServed();
+    if (TOKEN_API_PATH.test(path)) return service.acl.tokenApiServed();
+    return true;
+  };
   /**
    * Answers a path ending in "/" that the agent routes differently, and says whether it did. An ACL
    * endpoint's path without an ID reaches its handler with an empty ID, which refuses it with 400
@@ -262,6 +269,11 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   });
   return { app, service, ...(data ? { data } : {}) };
 }
+
+/** The legacy token API's paths (agent/http_register.go before 1.11). */
+const LEGACY_PATH = new RegExp(`^${MESH_BASE_PATH}/acl/(create|update|list|info/|clone/|destroy/)`);
+/** The paths of the policy, role and token API (from 1.4). */
+const TOKEN_API_PATH = new RegExp(`^${MESH_BASE_PATH}/acl/(polic|role|token)`);
 
 /**
  * The ACL endpoints registered as subtree patterns (agent/http_register.go): their methods, and what

@@ -128,6 +128,19 @@ describe("OPTIONS", () => {
     }
   });
 
+  it("is the Index handler's 404 on an ACL API the reported version does not have", async () => {
+    await mesh.close();
+    mesh = await startMesh({ managementToken: "root", version: "1.16.0" });
+    for (const method of ["OPTIONS", "GET"]) {
+      const legacy = await fetch(`${mesh.baseUrl}/acl/create`, { method });
+      expect([method, legacy.status, await legacy.text()]).toEqual([method, 404, "Invalid URL path: not a recognized HTTP API endpoint\n"]);
+    }
+    await mesh.close();
+    mesh = await startMesh({ managementToken: "root", version: "1.3.0" });
+    const tokens = await fetch(`${mesh.baseUrl}/acl/policy`, { method: "OPTIONS" });
+    expect([tokens.status, await tokens.text()]).toEqual([404, ""]);
+  });
+
   it("is the Index handler's 404 on a path no endpoint serves, and OPTIONS leads a 405's Allow", async () => {
     const unknown = await fetch(`${mesh.baseUrl}/acl/auth-methods`, { method: "OPTIONS" });
     expect([unknown.status, unknown.headers.get("allow")]).toEqual([404, null]);
