@@ -284,6 +284,7 @@ export interface paths {
         /**
          * List ACL policies
          * @description Every policy, without its rules, sorted by ID; the built-in `global-management` policy is one of them. Needs `acl:read`.
+         *     A blocking query: with `index`, the answer waits until a policy is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["listAclPolicies"];
         put?: never;
@@ -310,6 +311,7 @@ export interface paths {
         /**
          * Read an ACL policy
          * @description The policy with its rules as written, and its indexes. Needs `acl:read`; no such policy is `403 ACL not found`.
+         *     A blocking query: with `index`, the answer waits until a policy is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readAclPolicy"];
         /**
@@ -349,6 +351,7 @@ export interface paths {
         /**
          * Read an ACL policy by name
          * @description The policy of that name. Needs `acl:read`; no such policy is `403 ACL not found`.
+         *     A blocking query: with `index`, the answer waits until a policy is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readAclPolicyByName"];
         put?: never;
@@ -389,6 +392,7 @@ export interface paths {
         /**
          * List ACL roles
          * @description Every role, sorted by ID; with `policy`, only the roles that link that policy. Needs `acl:read`.
+         *     A blocking query: with `index`, the answer waits until a role is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["listAclRoles"];
         put?: never;
@@ -415,6 +419,7 @@ export interface paths {
         /**
          * Read an ACL role
          * @description The role with its policy links (with the policies' current names) and identities. Needs `acl:read`; no such role is `404` with an empty body.
+         *     A blocking query: with `index`, the answer waits until a role is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readAclRole"];
         /**
@@ -452,6 +457,7 @@ export interface paths {
         /**
          * Read an ACL role by name
          * @description The role of that name. Needs `acl:read`; no such role is `404` with an empty body.
+         *     A blocking query: with `index`, the answer waits until a role is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readAclRoleByName"];
         put?: never;
@@ -505,6 +511,7 @@ export interface paths {
          *     filters may be given (`500` otherwise). Needs `acl:read`; the `SecretID` of each token reads `<hidden>` unless the caller has `acl:write`
          *     in that token's namespace (a caller's rules apply in its own namespace; a management token's
          *     everywhere).
+         *     A blocking query: with `index`, the answer waits until a token is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["listAclTokens"];
         put?: never;
@@ -526,6 +533,7 @@ export interface paths {
          * Read the request's own token
          * @description The token whose secret the request presents, with its secret. No permission is needed; a request
          *     without a token, or with an unknown or expired one, is `403 ACL not found`.
+         *     A blocking query: with `index`, the answer waits until a token is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readAclTokenSelf"];
         put?: never;
@@ -554,6 +562,7 @@ export interface paths {
          * @description The token by its `AccessorID`, with its policies, roles, identities and expiry. Needs `acl:read`;
          *     without `acl:write` in the token's namespace the `SecretID` reads `<hidden>`. An expired or unknown token is
          *     `403 ACL not found`.
+         *     A blocking query: with `index`, the answer waits until a token is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readAclToken"];
         /**
@@ -667,6 +676,7 @@ export interface paths {
          * @description Every token the legacy API can show, sorted by accessor: tokens created through it (or declared
          *     with rules), the anonymous token and the initial management token. Needs `acl:write`. On a server
          *     reporting version 1.11 or later this endpoint answers `404`.
+         *     A blocking query: with `index`, the answer waits until a token is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["listLegacyAclTokens"];
         put?: never;
@@ -687,6 +697,7 @@ export interface paths {
         /**
          * Read a legacy ACL token
          * @description An array holding the token, or an empty array when there is none (servers before 1.11). Knowing the ID is the permission: no ACL rule is needed.
+         *     A blocking query: with `index`, the answer waits until a token is written or deleted (or `wait` passes); `X-Mesh-Index` is the index of the last such write.
          */
         get: operations["readLegacyAclToken"];
         put?: never;
@@ -1113,8 +1124,14 @@ export interface components {
              *     and `acl` are enforced by this server.
              */
             Rules?: string;
-            /** @description Accepted for compatibility; a single-datacenter server ignores it. */
-            Datacenters?: string[];
+            /** @description Accepted for compatibility (`null` as none); a single-datacenter server ignores it. */
+            Datacenters?: string[] | null;
+            /** @description Accepted and ignored (the server computes it); base64 text, or `null`. */
+            Hash?: string | null;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
         };
         AclPolicy: {
             ID: string;
@@ -1162,6 +1179,12 @@ export interface components {
             Policies?: components["schemas"]["AclLink"][];
             ServiceIdentities?: components["schemas"]["ServiceIdentity"][];
             NodeIdentities?: components["schemas"]["NodeIdentity"][];
+            /** @description Accepted and ignored (the server computes it); base64 text, or `null`. */
+            Hash?: string | null;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
         };
         AclRole: {
             ID: string;
@@ -1188,6 +1211,25 @@ export interface components {
             ExpirationTTL?: components["schemas"]["DurationInput"];
             /** @description Admin partition (1.11+). This server has only the `default` partition; any other is refused. */
             Partition?: string;
+            /** @description Accepted and ignored (the server computes it); base64 text, or `null`. */
+            Hash?: string | null;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
+            /**
+             * Format: date-time
+             * @description Accepted and ignored (the server sets the creation time; an update keeps it).
+             */
+            CreateTime?: string | null;
+            /**
+             * Format: date-time
+             * @description On create, when the token expires (1m to 24h from now; not together with `ExpirationTTL`:
+             *     `500`). On update it may only repeat the token's own expiration time (any other is `500 Cannot
+             *     change expiration time of <accessor>`); absent, `null` or `0001-01-01T00:00:00Z`, the expiration
+             *     is kept.
+             */
+            ExpirationTime?: string | null;
         };
         AclToken: {
             AccessorID: string;
@@ -1218,6 +1260,10 @@ export interface components {
             Type?: "client" | "management";
             /** @description Rules in the ACL rule language, for `client` tokens. */
             Rules?: string;
+            /** @description Accepted and ignored (the server sets it), so that an object read can be written back. */
+            CreateIndex?: number;
+            /** @description Accepted and ignored (the server sets it). */
+            ModifyIndex?: number;
         };
         LegacyAclToken: {
             ID: string;
@@ -1253,7 +1299,13 @@ export interface components {
                 "application/json": components["schemas"]["DiscoveryChainResponse"];
             };
         };
-        /** @description The request is invalid. The plain-text body says what is wrong and names the field. */
+        /**
+         * @description The request is invalid. The plain-text body says what is wrong and names the field. A body that
+         *     does not decode is `Request decoding failed: ...`, except on the ACL writes, which name what they
+         *     decode: `Policy decoding failed: ...`, `Role decoding failed: ...`, `Token decoding failed: ...`
+         *     (tokens and their clones), and `Request decode failed: ...` on the legacy token writes; there an
+         *     unknown key reads `json: unknown field "<key>"` and only the first problem is named.
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1948,7 +2000,26 @@ export interface operations {
     };
     listAclPolicies: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1958,6 +2029,9 @@ export interface operations {
             /** @description The policies. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1976,7 +2050,26 @@ export interface operations {
     };
     readAclPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path: {
                 /**
@@ -1992,6 +2085,9 @@ export interface operations {
             /** @description The policy. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,7 +2170,26 @@ export interface operations {
     };
     readAclPolicyByName: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path: {
                 /**
@@ -2090,6 +2205,9 @@ export interface operations {
             /** @description The policy. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2143,6 +2261,24 @@ export interface operations {
             query?: {
                 /** @description A policy ID; only roles that link it are listed. Empty means no filter. */
                 policy?: string;
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
             };
             header?: never;
             path?: never;
@@ -2153,6 +2289,9 @@ export interface operations {
             /** @description The roles. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2171,7 +2310,26 @@ export interface operations {
     };
     readAclRole: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path: {
                 /**
@@ -2187,6 +2345,9 @@ export interface operations {
             /** @description The role. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2269,7 +2430,26 @@ export interface operations {
     };
     readAclRoleByName: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path: {
                 /**
@@ -2285,6 +2465,9 @@ export interface operations {
             /** @description The role. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2358,6 +2541,24 @@ export interface operations {
                 role?: string;
                 /** @description An auth method name (empty means no filter). */
                 authmethod?: string;
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
             };
             header?: never;
             path?: never;
@@ -2368,6 +2569,9 @@ export interface operations {
             /** @description The tokens. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,7 +2590,26 @@ export interface operations {
     };
     readAclTokenSelf: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2396,6 +2619,9 @@ export interface operations {
             /** @description The token. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,7 +2640,26 @@ export interface operations {
     };
     readAclToken: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path: {
                 /**
@@ -2430,6 +2675,9 @@ export interface operations {
             /** @description The token. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2620,7 +2868,26 @@ export interface operations {
     };
     listLegacyAclTokens: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2630,6 +2897,9 @@ export interface operations {
             /** @description The tokens. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2648,7 +2918,26 @@ export interface operations {
     };
     readLegacyAclToken: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Blocking query: the `X-Mesh-Index` of an earlier answer. The request waits until the answer's
+                 *     inputs change (its index passes this value) or `wait` passes. Anything but an unsigned integer
+                 *     is refused with `400 Invalid index`; an empty value is no `index`.
+                 * @example 42
+                 */
+                index?: components["parameters"]["Index"];
+                /**
+                 * @description How long a blocking query may wait, as a duration (`30s`, `5m`, `1m30s`). Default `5m`; longer
+                 *     waits are cut to `10m`, and zero or negative waits mean the default. Anything that is not a
+                 *     duration is refused with `400 Invalid wait time`; an empty value is no `wait`.
+                 * @example 30s
+                 */
+                wait?: components["parameters"]["Wait"];
+                /** @description Consistency mode `stale` (any server may answer). Given without a value, as `?stale`. */
+                stale?: components["parameters"]["Stale"];
+                /** @description Consistency mode `consistent` (the leader confirms its leadership first). Given without a value. Not together with `stale`. */
+                consistent?: components["parameters"]["Consistent"];
+            };
             header?: never;
             path: {
                 /**
@@ -2664,6 +2953,9 @@ export interface operations {
             /** @description The token, in an array. */
             200: {
                 headers: {
+                    "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                    "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                    "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                     [name: string]: unknown;
                 };
                 content: {

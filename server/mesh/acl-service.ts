@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { mergeRules, type AclRules, type Authorizer } from "./domain/acl.ts";
 import { AclRulesError, parseAclRules } from "./domain/acl-rules.ts";
 import { MeshHttpError } from "./errors.ts";
-import { MemoryAclStore, type AclPolicy, type AclRole, type NodeIdentity, type ServiceIdentity } from "./store/acl-store.ts";
+import { MemoryAclStore, type AclTableName, type AclPolicy, type AclRole, type NodeIdentity, type ServiceIdentity } from "./store/acl-store.ts";
 import { AclBase, ANONYMOUS_ID, ANONYMOUS_SECRET, aclNotFound, checkTokenNamespace, GLOBAL_MANAGEMENT, type AclSettings } from "./acl/base.ts";
 import { AclPolicies } from "./acl/policies.ts";
 import { AclRoles } from "./acl/roles.ts";
@@ -63,6 +63,22 @@ export class MeshAcl extends AclBase {
         Policies: (declared.Policies ?? []).map((Name) => this.link("policy", { Name })),
       });
     }
+  }
+
+  /**
+   * A read of one ACL table as a blocking query answers it: the value, the table's index (never 0,
+   * as agent/consul/rpc.go blockingQuery sets it), and the table whose writes can change it (the
+   * state store's tables: acl-policies, acl-roles, acl-tokens).
+   */
+  indexed<T>(table: AclTableName, read: () => T): { value: T; index: number; watches: (key: string) => boolean } {
+    const value = read();
+    const rows = table === "acl-policies" ? this.store.policies : table === "acl-roles" ? this.store.roles : this.store.tokens;
+    return { value, index: Math.max(1, rows.currentIndex()), watches: (key) => key === table };
+  }
+
+  /** Calls the listener with the table of every ACL write (blocking reads wait on it). */
+  subscribe(listener: (table: string) => void): () => void {
+    return this.store.subscribe(listener);
   }
 
   /** Moves with every write of a policy, role or token. */

@@ -25,6 +25,7 @@ import { matchedRoute, operationHandler, operationMatch, RouteTable, type Operat
 import type { Stage } from "../shared/stages.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { queryOf } from "../shared/request-query.ts";
+import { compareVersions } from "./domain/version.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
@@ -106,17 +107,22 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   loadEntries(service, options.entries ?? []);
 
   const bundle = loadBundle("mesh");
-  // JSON answers as the agent writes them: exactly application/json (json.Marshal, no newline).
-  const app = serviceApp({ jsonCharset: false });
+  // JSON answers as the agent writes them: exactly application/json (json.Marshal, no newline), and
+  // with `pretty` in the query indented by four spaces and ended by a newline (agent/http.go marshalJSON).
+  const app = serviceApp({ jsonCharset: false, indentFor: (req) => (Object.hasOwn(queryOf(req), "pretty") ? "    " : undefined) });
+  const version = service.settings.version;
   const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
+  // The described paths without a parameter: the agent's mux serves each exactly, not with a trailing "/".
+  const exactPaths = new Set(routesOf(bundle).filter((route) => !route.path.includes("{")).map((route) => MESH_BASE_PATH + route.path));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
   const validator =
     options.validate === false
       ? undefined
       : openApiValidator(bundle, { basePath: MESH_BASE_PATH, validateResponses: options.validateResponses !== false, allowUnknownQueryParameters: true });
   type Route = OperationRoute & { bodyRequired: boolean };
-  // The chain endpoint's own path without a name: its methods, for the 405 of any other.
-  const allowedMethods = (path: string) => (path === CHAIN_ROOT ? ["GET", "POST"] : routes.endpointMethods(path));
+  // The chain endpoint's own path without a name, and the ACL endpoints' paths without an ID: their
+  // methods, for the 405 of any other.
+  const allowedMethods = (path: string) => (path === CHAIN_ROOT ? ["GET", "POST"] : (SUBTREE_ROOTS[path]?.methods ?? routes.endpointMethods(path)));
   // Everything the real agent checks before the request reaches its endpoint, in its order.
   const stages = requestPipeline(
     {
@@ -129,6 +135,9 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       ],
       match: operationMatch(routes, validator !== undefined),
       authenticate: (req, res, next) => {
+        // A path the agent's mux routes otherwise than this router: an ACL endpoint's path without
+        // an ID, or an exact path with a trailing "/" (the Index handler's 404).
+        if (req.path.endsWith("/") && answerSubtreeRoot(req, res)) return;
         // A path no endpoint serves is the mux's 404, and a method its endpoint does not have the
         // agent's 405 (its wrap checks them first): before the token or the body is looked at.
         if (!matchedRoute(res)) {
@@ -139,7 +148,16 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
             checkBlockingParams(req);
             throw new MeshHttpError(400, "Missing chain name");
           }
-          if (allowedMethods(req.path).length === 0) return notFound(res);
+          const methods = allowedMethods(req.path);
+          // An ACL API the reported version does not have is not registered with the mux at all.
+          if (methods.length === 0 || !aclApiServed(req.path)) return notFound(req, res, version);
+          // The agent's wrap answers OPTIONS for every endpoint with its methods, OPTIONS first, and
+          // nothing else (agent/http.go wrap; TestHTTPAPI_OptionMethod_OSS). A CORS preflight was
+          // answered before, by the prepare stage, when CORS_ORIGINS is set.
+          if (req.method === "OPTIONS") {
+            res.status(200).set("Allow", ["OPTIONS", ...methods].join(",")).end();
+            return;
+          }
           throw new MeshHttpError(405, `method ${req.method} not allowed`);
         }
         // An unknown token is refused before a byte of the body is read; resolved once, for the handler too.
@@ -152,7 +170,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       // Refuse before reading: the size (Content-Length, then the bytes as they arrive), then the shape
       // of the text (depth, string lengths, members) before JSON.parse builds anything. The real system
       // decodes every body as JSON whatever its Content-Type; so does this server (and the validator is told so).
-      readBody: (req, _res, next) =>
+      readBody: (req, res, next) =>
         withJsonBody(req, BODY_LIMITS, (body) => {
           // No body: req.body is left unset, as it is (setting a property costs a request ~1.5 µs).
           if (body !== undefined) {
@@ -161,7 +179,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
           }
           // A second, structural bound on the parsed value, before anything walks it recursively.
           const problem = checkBodyShape(req.body);
-          if (problem) throw new MeshHttpError(400, `Request decoding failed: ${problem}`);
+          if (problem) throw new MeshHttpError(400, decodeFailure(matchedRoute(res)?.operationId, problem));
           next();
         }),
       decode: (req, res, next) => {
@@ -178,7 +196,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         checkNames(req, route.operationId);
         checkBlockingParams(req, res);
         // The validator lets a request without any body through; the real decoder fails on it first.
-        if (route.bodyRequired && req.body === undefined) throw new MeshHttpError(400, "Request decoding failed: EOF");
+        if (route.bodyRequired && req.body === undefined) throw new MeshHttpError(400, decodeFailure(route.operationId, "EOF"));
         // The agent reads the query parameters it needs and ignores the rest; of the common ones,
         // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
         const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
@@ -198,23 +216,94 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         if (route.operationId === "readDiscoveryChain" && !isBlocking(req)) return answers.serve(req, res, run);
         return run();
       }),
-      notFound: (_req, res) => notFound(res),
+      notFound: (req, res) => notFound(req, res, version),
     },
     validator,
   );
+  /** Whether the ACL API a path belongs to exists at the reported version (legacy before 1.11, tokens from 1.4). */
+  const aclApiServed = (path: string): boolean => {
+    if (LEGACY_PATH.test(path)) return service.acl.legacyApiServed();
+    if (TOKEN_API_PATH.test(path)) return service.acl.tokenApiServed();
+    return true;
+  };
+  /**
+   * Answers a path ending in "/" that the agent routes differently, and says whether it did. An ACL
+   * endpoint's path without an ID reaches its handler with an empty ID, which refuses it with 400
+   * after the method and ACL checks (agent/acl_endpoint.go ACLPolicyCRUD, ACLTokenCRUD, ACLRoleCRUD:
+   * `Missing policy ID` and the like; ACLPolicyReadByName, ACLRoleReadByName: `Missing policy
+   * Name`; agent/acl_endpoint_legacy.go ACLGet, ACLDestroy, ACLClone: `Missing ACL`); a write there
+   * is left to the write's own route. An exact path with a trailing "/" matches no pattern of the
+   * mux but "/": the Index handler's 404.
+   */
+  const answerSubtreeRoot = (req: Request, res: Response): boolean => {
+    const root = SUBTREE_ROOTS[req.path];
+    if (root === undefined) {
+      const exact = req.path.slice(0, -1);
+      // A path inside a subtree pattern (`/v1/acl/token/self/`) is that subtree's, not the Index's.
+      const inSubtree = Object.keys(SUBTREE_ROOTS).some((prefix) => exact.startsWith(prefix)) || exact.startsWith(`${MESH_BASE_PATH}/config/`);
+      if (!exactPaths.has(exact) || inSubtree) return false;
+      notFound(req, res, version);
+      return true;
+    }
+    const served = root.api === "legacy" ? service.acl.legacyApiServed() : service.acl.tokenApiServed();
+    if (!served) {
+      notFound(req, res, version);
+      return true;
+    }
+    if (req.method === "PUT" && root.writeRoute) return false;
+    if (req.method === "OPTIONS") {
+      res.status(200).set("Allow", ["OPTIONS", ...root.methods].join(",")).end();
+      return true;
+    }
+    if (!root.methods.includes(req.method)) throw new MeshHttpError(405, `method ${req.method} not allowed`);
+    if (!service.acl.enabled) throw new MeshHttpError(401, "ACL support disabled");
+    throw new MeshHttpError(400, root.missing);
+  };
   answerWith(app, stages, (error: unknown, req: Request, res: Response, next: NextFunction) => {
-    // As the agent's 405 (agent/http.go MethodNotAllowedError): the path's methods in Allow, joined by ",".
+    // As the agent's 405 (agent/http.go wrap: MethodNotAllowedError with OPTIONS before the
+    // endpoint's methods): the methods in Allow, joined by ",".
     if ((error as { status?: number })?.status === 405 && !res.headersSent) {
-      res.set("Allow", allowedMethods(req.path).join(","));
+      res.set("Allow", ["OPTIONS", ...allowedMethods(req.path)].join(","));
     }
     renderError(error, req, res, next);
   });
   return { app, service, ...(data ? { data } : {}) };
 }
 
-/** What Go's ServeMux answers for a path no handler has (http.NotFound, through http.Error). */
-function notFound(res: Response): void {
-  res.status(404).set("X-Content-Type-Options", "nosniff").type("text/plain").send("404 page not found\n");
+/** The legacy token API's paths (agent/http_register.go before 1.11). */
+const LEGACY_PATH = new RegExp(`^${MESH_BASE_PATH}/acl/(create|update|list|info/|clone/|destroy/)`);
+/** The paths of the policy, role and token API (from 1.4). */
+const TOKEN_API_PATH = new RegExp(`^${MESH_BASE_PATH}/acl/(polic|role|token)`);
+
+/**
+ * The ACL endpoints registered as subtree patterns (agent/http_register.go): their methods, and what
+ * their handlers say to an empty ID. `writeRoute`: a PUT there is this server's write route.
+ */
+const SUBTREE_ROOTS: Record<string, { methods: string[]; missing: string; api: "token" | "legacy"; writeRoute?: boolean }> = {
+  [`${MESH_BASE_PATH}/acl/policy/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing policy ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/role/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing role ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/token/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing token ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/policy/name/`]: { methods: ["GET"], missing: "Missing policy Name", api: "token" },
+  [`${MESH_BASE_PATH}/acl/role/name/`]: { methods: ["GET"], missing: "Missing role Name", api: "token" },
+  [`${MESH_BASE_PATH}/acl/info/`]: { methods: ["GET"], missing: "Missing ACL", api: "legacy" },
+  [`${MESH_BASE_PATH}/acl/destroy/`]: { methods: ["PUT"], missing: "Missing ACL", api: "legacy" },
+  [`${MESH_BASE_PATH}/acl/clone/`]: { methods: ["PUT"], missing: "Missing ACL", api: "legacy" },
+};
+
+/**
+ * What the agent answers for a path no endpoint serves: its mux sends every such path to the Index
+ * handler (agent/http.go Index). From 1.9 on Index says why, a line written with fmt.Fprintln
+ * (Content-Type sniffed as text/plain; charset=utf-8); before, it wrote the bare 404 status.
+ */
+function notFound(req: Request, res: Response, version: string): void {
+  if (compareVersions(version, "1.9.0") < 0) {
+    res.status(404).end();
+    return;
+  }
+  const text = req.path.includes("/v1/")
+    ? "Invalid URL path: not a recognized HTTP API endpoint\n"
+    : "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'\n";
+  res.status(404).type("text/plain").send(text);
 }
 
 /** Applies start-up entries like writes, so a bad file fails the start with the entry named. */
@@ -295,7 +384,7 @@ function decodedEntry(body: unknown): unknown {
 function renderError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   // A client that went away mid-request is not a failure of the server: nothing to log or answer.
   if (clientWentAway(error, req)) return;
-  const { status, message } = describeError(error, req.path, req.method);
+  const { status, message } = describeError(error, req.path, req.method, matchedRoute(res)?.operationId);
   // MeshHttpErrors are answers the real system gives (its 500s included); anything else is a bug.
   if (status >= 500 && status !== 503 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
   if (status === 503 && error instanceof StorageUnavailableError) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${error.message} (${error.code})`);
@@ -336,29 +425,63 @@ function clientWentAway(error: unknown, req: Request): boolean {
   return type === "request.aborted" || code === "ECONNRESET" || code === "ECONNABORTED" || req.socket?.destroyed === true;
 }
 
-function describeProblem({ location, field, message }: ValidationProblem): string {
+/**
+ * How each ACL write words a body it cannot decode (agent/acl_endpoint.go: `Policy decoding failed`
+ * in aclPolicyWriteInternal, `Role decoding failed` in ACLRoleWrite, `Token decoding failed` in
+ * aclTokenSetInternal and ACLTokenClone; agent/acl_endpoint_legacy.go aclSet: `Request decode
+ * failed`). Every other body is the agent's `Request decoding failed`.
+ */
+const DECODE_PREFIXES: Record<string, string> = {
+  createAclPolicy: "Policy decoding failed",
+  updateAclPolicy: "Policy decoding failed",
+  createAclRole: "Role decoding failed",
+  updateAclRole: "Role decoding failed",
+  createAclToken: "Token decoding failed",
+  updateAclToken: "Token decoding failed",
+  cloneAclToken: "Token decoding failed",
+  createLegacyAclToken: "Request decode failed",
+  updateLegacyAclToken: "Request decode failed",
+};
+
+function decodeFailure(operationId: string | undefined, text: string): string {
+  return `${DECODE_PREFIXES[operationId ?? ""] ?? "Request decoding failed"}: ${text}`;
+}
+
+/**
+ * A refused body in the decoder's words. The ACL writes decode with encoding/json and
+ * DisallowUnknownFields (lib.DecodeJSON), which stops at the first problem and names an unknown key
+ * `json: unknown field "Foo"`; configuration entries and the chain's overrides go through
+ * mapstructure, whose words are `invalid config key "Foo"`, and list every problem.
+ */
+function describeProblems(problems: ValidationProblem[], operationId: string | undefined): string {
+  if (operationId === undefined || !(operationId in DECODE_PREFIXES)) return problems.map((problem) => describeProblem(problem, false)).join("; ");
+  return describeProblem(problems[0]!, true);
+}
+
+function describeProblem({ location, field, message }: ValidationProblem, goJson: boolean): string {
   // The real decoder's words for a key it does not know.
-  if (message === "must NOT have additional properties") return `invalid config key "${field}"`;
+  if (message === "must NOT have additional properties") {
+    return goJson ? `json: unknown field "${field.replace(/^.*[.\]]/, "")}"` : `invalid config key "${field}"`;
+  }
   const where = location === "body" ? field : `${location} parameter ${JSON.stringify(field)}`;
   return where ? `${where} ${message}` : message;
 }
 
-function describeError(error: unknown, requestPath: string, method: string): { status: number; message: string } {
+function describeError(error: unknown, requestPath: string, method: string, operationId: string | undefined): { status: number; message: string } {
   if (error instanceof MeshHttpError) return { status: error.status, message: error.message };
   if (error instanceof StorageUnavailableError) return { status: 503, message: error.message };
   if (error instanceof JsonBodyError) {
     if (error.problem.kind === "too-large") return { status: 413, message: "request entity too large" };
     if (error.problem.kind === "busy") return { status: 503, message: error.message };
-    return { status: 400, message: `Request decoding failed: ${error.message}` };
+    return { status: 400, message: decodeFailure(operationId, error.message) };
   }
   const status = (error as { status?: number })?.status ?? 500;
   if ((error as { type?: string })?.type === "entity.parse.failed") {
-    return { status: 400, message: `Request decoding failed: ${(error as Error).message}` };
+    return { status: 400, message: decodeFailure(operationId, (error as Error).message) };
   }
   const problems = validationProblems(error, requestPath);
   if (problems && status === 400) {
-    const text = problems.map(describeProblem).join("; ");
-    return { status, message: `Request decoding failed: ${text}` };
+    return { status, message: decodeFailure(operationId, describeProblems(problems, operationId)) };
   }
   if (status === 405) return { status, message: `method ${method} not allowed` };
   return { status, message: (error as Error)?.message ?? "internal error" };

@@ -2,7 +2,6 @@
 // then wait until a write touches one of the answer's inputs, or until `wait` passes.
 import { parseGoDuration } from "../shared/go-duration.ts";
 import type { Indexed } from "./service.ts";
-import type { ConfigEntryStore } from "./store/config-entry-store.ts";
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAX_WAIT_MS = 10 * 60_000;
@@ -40,8 +39,13 @@ export function parseWait(wait: string | undefined, index: string | undefined): 
   return { waitMs, index: Number(index) };
 }
 
+/** What a blocking query waits on: a store that announces the key of every write. */
+export interface WriteSource {
+  subscribe(listener: (key: string) => void): () => void;
+}
+
 export async function blockingQuery<T>(
-  store: ConfigEntryStore,
+  store: WriteSource,
   params: BlockingParams,
   run: () => Indexed<T>,
 ): Promise<Indexed<T>> {
@@ -59,7 +63,7 @@ export async function blockingQuery<T>(
 
 /** Resolves true on the next write to a watched key, false on timeout or abort; leaves no listener behind. */
 function nextChange(
-  store: ConfigEntryStore,
+  store: WriteSource,
   watches: (key: string) => boolean,
   timeoutMs: number,
   signal: AbortSignal,

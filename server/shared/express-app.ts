@@ -10,6 +10,11 @@ export interface JsonStyle {
   jsonCharset?: boolean;
   /** A newline after each JSON text, as Go's json.Encoder writes one (the real secrets service). */
   jsonNewline?: boolean;
+  /**
+   * The indentation a request asks for, or undefined for none: an indented answer ends with a
+   * newline, as json.MarshalIndent's text followed by "\n" (the real mesh service's `?pretty`).
+   */
+  indentFor?: (req: Request) => string | undefined;
 }
 
 /**
@@ -24,7 +29,11 @@ export function serviceApp(style: JsonStyle = {}): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  const jsonStyle = { jsonCharset: style.jsonCharset !== false, jsonNewline: style.jsonNewline === true } satisfies JsonStyle;
+  const jsonStyle = {
+    jsonCharset: style.jsonCharset !== false,
+    jsonNewline: style.jsonNewline === true,
+    ...(style.indentFor ? { indentFor: style.indentFor } : {}),
+  } satisfies JsonStyle;
   app.set(JSON_STYLE, jsonStyle);
   app.response.json = serviceJson;
   return app;
@@ -67,6 +76,8 @@ export function sendJsonText(res: Response, json: string): Response {
  */
 function serviceJson(this: Response, body: unknown): Response {
   const app = this.app;
+  const indent = (app.get(JSON_STYLE) as JsonStyle | undefined)?.indentFor?.(this.req);
+  if (indent !== undefined) return sendJsonText(this, `${JSON.stringify(body, null, indent)}\n`);
   const spaces = app.get("json spaces") as string | number | undefined;
   const replacer = app.get("json replacer") as undefined;
   const text = spaces === undefined && replacer === undefined ? jsonText(body) : JSON.stringify(body, replacer, spaces);

@@ -13,7 +13,8 @@ const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
 const ALLOW: Record<string, (described: string[]) => string> = {
   "org-platform": (described) => [...described, ...(described.includes("GET") ? ["HEAD"] : [])].sort().join(", "),
   secrets: (described) => [...new Set(described.flatMap((m) => (m === "POST" || m === "PUT" ? ["POST", "PUT"] : [m])))].sort().join(", "),
-  mesh: (described) => [...described].sort().join(","),
+  // OPTIONS first, then the endpoint's methods (agent/http.go wrap: MethodNotAllowedError{req.Method, append([]string{"OPTIONS"}, methods...)}).
+  mesh: (described) => ["OPTIONS", ...[...described].sort()].join(","),
 };
 
 for (const server of REFERENCE_SERVERS) {

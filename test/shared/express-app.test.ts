@@ -53,6 +53,17 @@ describe("serviceApp", () => {
   });
 });
 
+describe("indentFor", () => {
+  it("indents the JSON of the requests it names, with a newline after, and no other's", async () => {
+    const stages: Stage[] = [(_req, res) => res.json({ a: [1, { b: "zoë" }], c: {} })];
+    const base = await serve(stages, answer418, { jsonCharset: false, indentFor: (req) => (req.query.pretty !== undefined ? "    " : undefined) });
+    const pretty = await fetch(`${base}/?pretty`);
+    const text = '{\n    "a": [\n        1,\n        {\n            "b": "zoë"\n        }\n    ],\n    "c": {}\n}\n';
+    expect([pretty.headers.get("content-type"), pretty.headers.get("content-length"), await pretty.text()]).toEqual(["application/json", String(Buffer.byteLength(text)), text]);
+    expect(await (await fetch(base)).text()).toBe('{"a":[1,{"b":"zoë"}],"c":{}}');
+  });
+});
+
 describe("answerWith", () => {
   it("runs the stages in order, as one middleware of the app", async () => {
     const base = await serve([

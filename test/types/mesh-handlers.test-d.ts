@@ -18,7 +18,8 @@ expectTypeOf<Parameters<typeof meshHandlers.createAclPolicy>[0]>().toEqualTypeOf
 expectTypeOf<Parameters<typeof meshHandlers.createAclPolicy>[0]["body"]>().toEqualTypeOf<Schemas["AclPolicyInput"]>();
 expectTypeOf<Parameters<typeof meshHandlers.cloneAclToken>[0]["body"]>().toEqualTypeOf<{ Description?: string } | undefined>();
 expectTypeOf<Parameters<typeof meshHandlers.readConfigEntry>[0]["params"]["kind"]>().toEqualTypeOf<Schemas["ConfigEntryKind"]>();
-expectTypeOf<ReturnType<typeof meshHandlers.readAclPolicy>>().toExtend<Reply<operations["readAclPolicy"]>>();
+// A read may block (a promise of the reply): what it settles to is a described reply.
+expectTypeOf<Awaited<ReturnType<typeof meshHandlers.readAclPolicy>>>().toExtend<Reply<operations["readAclPolicy"]>>();
 
 // The kinds the service knows (ENTRY_KINDS, a list it checks at run time) are the described ones.
 expectTypeOf<EntryKind>().toEqualTypeOf<Schemas["ConfigEntryKind"]>();

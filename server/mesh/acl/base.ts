@@ -93,6 +93,16 @@ export class AclBase {
     protected readonly now: () => Date = () => new Date(),
   ) {}
 
+  /** The legacy token API exists (servers before 1.11). */
+  legacyApiServed(): boolean {
+    return this.settings.legacyApi;
+  }
+
+  /** The policy, role and token API exists (servers from 1.4 on). */
+  tokenApiServed(): boolean {
+    return this.settings.tokenApi;
+  }
+
   get enabled(): boolean {
     return Boolean(this.settings.managementToken);
   }

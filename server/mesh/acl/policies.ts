@@ -62,7 +62,8 @@ export class AclPolicies extends AclBase {
       existing = this.store.policies.get(id) ?? refused(`cannot find policy ${id}`);
       if (existing.Name !== input.Name && named) refused(`Invalid Policy: A policy with name ${JSON.stringify(input.Name)} already exists`);
       if (id === GLOBAL_MANAGEMENT.ID) {
-        if (input.Datacenters !== undefined) refused("Changing the Datacenters of the builtin global-management policy is not permitted");
+        // `null` is Go's nil slice, which the check lets through; `[]` is not nil (agent/consul/acl_endpoint.go PolicySet).
+        if (input.Datacenters !== undefined && input.Datacenters !== null) refused("Changing the Datacenters of the builtin global-management policy is not permitted");
         if ((input.Rules ?? "") !== existing.Rules) refused("Changing the Rules for the builtin global-management policy is not permitted");
       }
     }

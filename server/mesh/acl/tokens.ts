@@ -79,9 +79,14 @@ export class AclTokens extends AclBase {
     // One moment for both: the expiration is the creation time plus the TTL, to the nanosecond.
     const created = this.now();
     let expiration: string | undefined;
-    if (ttl !== undefined) {
+    const given = expirationOf(input.ExpirationTime);
+    if (ttl) {
       if (ttl < 0) refused(`Token Expiration TTL '${formatDuration(ttl)}' should be > 0`);
-      if (ttl > 0) expiration = this.checkedExpiration(created, new Date(created.getTime() + ttl / 1e6), ttl);
+      if (given) refused("Token Expiration TTL and Expiration Time cannot both be set");
+      expiration = this.checkedExpiration(created, new Date(created.getTime() + ttl / 1e6), ttl);
+    } else if (given) {
+      // An expiration time given as such is held to the same bounds (agent/consul/acl_endpoint.go tokenSetInternal).
+      expiration = this.checkedExpiration(created, given);
     }
     const fields = this.tokenFields(input, "token");
     return this.tokenView(
@@ -112,6 +117,11 @@ export class AclTokens extends AclBase {
     if (input.SecretID && input.SecretID !== existing.SecretID) refused("Changing a tokens SecretID is not permitted");
     if ((input.Local ?? false) !== existing.Local) refused(`cannot toggle local mode of ${accessorId}`);
     if (ttl) refused(`Cannot change expiration time of ${accessorId}`);
+    // A client writing back what it read repeats the expiration time: only a different one is a change.
+    const given = expirationOf(input.ExpirationTime);
+    if (given && (existing.ExpirationTime === undefined || Date.parse(existing.ExpirationTime) !== given.getTime())) {
+      refused(`Cannot change expiration time of ${accessorId}`);
+    }
     const fields = this.tokenFields(input, "token");
     // Updating through this API makes a legacy token a token of policies: its own rules go.
     const { Rules: _rules, Management: _management, Legacy: _legacy, ...kept } = existing;
@@ -181,3 +191,16 @@ export class AclTokens extends AclBase {
     return expires.toISOString();
   }
 }
+
+/**
+ * A given expiration time, or undefined for none: absent, `null` or Go's zero time, which
+ * HasExpirationTime counts as none (agent/structs/acl.go).
+ */
+function expirationOf(value: string | null | undefined): Date | undefined {
+  if (value === undefined || value === null) return undefined;
+  const date = new Date(value);
+  return date.getTime() === GO_ZERO_TIME ? undefined : date;
+}
+
+/** Go's zero time.Time, 0001-01-01T00:00:00Z, in milliseconds since the epoch. */
+const GO_ZERO_TIME = Date.parse("0001-01-01T00:00:00Z");

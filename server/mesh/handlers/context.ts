@@ -22,8 +22,18 @@ export interface MeshContext {
 
 /** The token as the agent's parseToken finds it: `?token=`, then the token header, then a bearer token. */
 export function tokenOf(req: Request): string | undefined {
-  const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "")?.[1];
-  return queryText(queryOf(req).token) || req.get("x-mesh-token") || bearer;
+  return queryText(queryOf(req).token) || req.get("x-mesh-token") || bearerToken(req.get("authorization"));
+}
+
+/**
+ * A bearer token as agent/http.go parseToken reads the Authorization header: split on " ", the
+ * scheme `bearer` in any case, and of the rest (trimmed) only the first word, as bearer tokens hold
+ * no spaces (RFC 6750); a header without a space holds none.
+ */
+function bearerToken(header: string | undefined): string | undefined {
+  const parts = (header ?? "").split(" ");
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== "bearer") return undefined;
+  return parts.slice(1).join(" ").trim().split(" ")[0]!.trim() || undefined;
 }
 
 interface Resolved {

@@ -4,7 +4,8 @@
 import type { operations } from "../../../generated/mesh/schema.ts";
 import type { HandlerTable, Input, ReplyHeaders } from "../../shared/contract.ts";
 import { bindHandlers } from "../../shared/handler-binding.ts";
-import { blockingQuery, type BlockingWait } from "../blocking.ts";
+import { blockingQuery, type BlockingWait, type WriteSource } from "../blocking.ts";
+import type { AclTableName } from "../store/acl-store.ts";
 import { parseDuration } from "../../shared/go-duration.ts";
 import { MeshHttpError } from "../errors.ts";
 import { durationText } from "../domain/durations.ts";
@@ -43,11 +44,14 @@ export const configEntryHandlers = {
   },
 } satisfies Slice;
 
+// The ACL reads are blocking queries on their table (agent/acl_endpoint.go sets the query meta of
+// each; agent/consul/acl_endpoint.go runs each through blockingQuery).
 export const aclPolicyHandlers = {
-  listAclPolicies: (_input, { service, caller }) => ({ status: 200, body: service.acl.policies.list(caller.authorizer) }),
+  listAclPolicies: ({ query }, context) => answerAcl(context, query, "acl-policies", (authorizer) => context.service.acl.policies.list(authorizer)),
   createAclPolicy: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.policies.create(caller.authorizer, body) }),
-  readAclPolicy: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.policies.read(caller.authorizer, params.id) }),
-  readAclPolicyByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.policies.readByName(caller.authorizer, params.name) }),
+  readAclPolicy: ({ params, query }, context) => answerAcl(context, query, "acl-policies", (authorizer) => context.service.acl.policies.read(authorizer, params.id)),
+  readAclPolicyByName: ({ params, query }, context) =>
+    answerAcl(context, query, "acl-policies", (authorizer) => context.service.acl.policies.readByName(authorizer, params.name)),
   updateAclPolicy: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.policies.update(caller.authorizer, params.id, body) }),
   deleteAclPolicy: ({ params }, { service, caller }) => {
     service.acl.policies.delete(caller.authorizer, params.id);
@@ -56,10 +60,11 @@ export const aclPolicyHandlers = {
 } satisfies Slice;
 
 export const aclRoleHandlers = {
-  listAclRoles: ({ query }, { service, caller }) => ({ status: 200, body: service.acl.roles.list(caller.authorizer, text(query.policy)) }),
+  listAclRoles: ({ query }, context) => answerAcl(context, query, "acl-roles", (authorizer) => context.service.acl.roles.list(authorizer, text(query.policy))),
   createAclRole: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.roles.create(caller.authorizer, body) }),
-  readAclRole: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.roles.read(caller.authorizer, params.id) }),
-  readAclRoleByName: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.roles.readByName(caller.authorizer, params.name) }),
+  readAclRole: ({ params, query }, context) => answerAcl(context, query, "acl-roles", (authorizer) => context.service.acl.roles.read(authorizer, params.id)),
+  readAclRoleByName: ({ params, query }, context) =>
+    answerAcl(context, query, "acl-roles", (authorizer) => context.service.acl.roles.readByName(authorizer, params.name)),
   updateAclRole: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.roles.update(caller.authorizer, params.id, body) }),
   deleteAclRole: ({ params }, { service, caller }) => {
     service.acl.roles.delete(caller.authorizer, params.id);
@@ -68,13 +73,14 @@ export const aclRoleHandlers = {
 } satisfies Slice;
 
 export const aclTokenHandlers = {
-  listAclTokens: ({ query }, { service, caller }) => {
+  listAclTokens: ({ query }, context) => {
     const filter = { policy: text(query.policy), role: text(query.role), authMethod: text(query.authmethod) };
-    return { status: 200, body: service.acl.tokens.list(caller.authorizer, filter) };
+    return answerAcl(context, query, "acl-tokens", (authorizer) => context.service.acl.tokens.list(authorizer, filter));
   },
   createAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.create(caller.authorizer, body, caller.namespace) }),
-  readAclTokenSelf: (_input, { service, token }) => ({ status: 200, body: service.acl.tokens.readSelf(token) }),
-  readAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.tokens.read(caller.authorizer, params.accessor_id) }),
+  readAclTokenSelf: ({ query }, context) => answerAcl(context, query, "acl-tokens", () => context.service.acl.tokens.readSelf(context.token)),
+  readAclToken: ({ params, query }, context) =>
+    answerAcl(context, query, "acl-tokens", (authorizer) => context.service.acl.tokens.read(authorizer, params.accessor_id)),
   updateAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.update(caller.authorizer, params.accessor_id, body) }),
   cloneAclToken: ({ params, body }, { service, caller }) => ({ status: 200, body: service.acl.tokens.clone(caller.authorizer, params.accessor_id, body ?? {}) }),
   deleteAclToken: ({ params }, { service, caller }) => {
@@ -84,11 +90,12 @@ export const aclTokenHandlers = {
 } satisfies Slice;
 
 export const legacyTokenHandlers = {
-  listLegacyAclTokens: (_input, { service, caller }) => ({ status: 200, body: service.acl.legacy.list(caller.authorizer) }),
+  listLegacyAclTokens: ({ query }, context) => answerAcl(context, query, "acl-tokens", (authorizer) => context.service.acl.legacy.list(authorizer)),
   createLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.legacy.create(caller.authorizer, body ?? {}) }),
   updateLegacyAclToken: ({ body }, { service, caller }) => ({ status: 200, body: service.acl.legacy.update(caller.authorizer, body) }),
   cloneLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacy.clone(caller.authorizer, params.id) }),
-  readLegacyAclToken: ({ params }, { service, caller }) => ({ status: 200, body: service.acl.legacy.info(caller.authorizer, params.id) }),
+  readLegacyAclToken: ({ params, query }, context) =>
+    answerAcl(context, query, "acl-tokens", (authorizer) => context.service.acl.legacy.info(authorizer, params.id)),
   destroyLegacyAclToken: ({ params }, { service, caller }) => {
     service.acl.legacy.destroy(caller.authorizer, params.id);
     return DELETED;
@@ -138,6 +145,7 @@ function answerBlocking<T, B>(
   query: Pick<BlockingQuery, "stale" | "consistent" | "wait" | "index">,
   run: () => Indexed<T>,
   render: (value: T) => B,
+  source: WriteSource = context.service.store,
 ): BlockingReply<B> | Promise<BlockingReply<B>> {
   if (query.stale !== undefined && query.consistent !== undefined) {
     throw new MeshHttpError(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
@@ -145,7 +153,18 @@ function answerBlocking<T, B>(
   const wait = context.blocking ?? waitOf(query);
   const reply = (result: Indexed<T>): BlockingReply<B> => ({ status: 200, body: render(result.value), headers: indexHeaders(result.index) });
   if (!wait.index) return reply(run());
-  return context.whileConnected((signal) => blockingQuery(context.service.store, { ...wait, signal }, run)).then(reply);
+  return context.whileConnected((signal) => blockingQuery(source, { ...wait, signal }, run)).then(reply);
+}
+
+/** An ACL read of one table as a blocking query: woken by writes of that table. */
+function answerAcl<T>(
+  context: MeshContext,
+  query: Pick<BlockingQuery, "stale" | "consistent" | "wait" | "index">,
+  table: AclTableName,
+  read: (authorizer: MeshContext["caller"]["authorizer"]) => T,
+): BlockingReply<T> | Promise<BlockingReply<T>> {
+  const { acl } = context.service;
+  return answerBlocking(context, query, () => acl.indexed(table, () => read(context.caller.authorizer)), (value) => value, acl);
 }
 
 /** The headers of a blocking read's answer: its index, and a leader that is known and in contact. */

@@ -35,16 +35,29 @@ interface Durable<T> {
   counters: DurableTable<number>;
 }
 
+/** The key a write of a table is announced with: its name, as the real state store names its tables. */
+export type AclTableName = "acl-policies" | "acl-roles" | "acl-tokens";
+
 class Table<T extends Indexed> {
   private readonly rows = new Map<string, T>();
+  /** The index of the table's newest write or delete (memdb's table index), what its reads answer with. */
+  private tableIndex = 0;
   /** Ids by a second key (a token's secret), when the table has one: every request finds its token in one lookup. */
   private readonly ids = new Map<string, string>();
   constructor(
+    private readonly name: AclTableName,
     private readonly index: { current: number },
+    private readonly changed: (table: AclTableName) => void,
     private readonly durable?: Durable<T>,
     private readonly secondKey?: (row: T) => string,
   ) {
     for (const [id, row] of durable?.rows.entries() ?? []) this.keep(id, row);
+    // Kept with the rows, so a delete still counts after a restart; older directories start from their rows.
+    this.tableIndex = durable?.counters.get(name) ?? Math.max(0, ...this.all().map((row) => row.ModifyIndex));
+  }
+  /** The index of the table's newest write or delete. */
+  currentIndex(): number {
+    return this.tableIndex;
   }
   get(id: string): T | undefined {
     return this.rows.get(id);
@@ -86,9 +99,12 @@ class Table<T extends Indexed> {
       durable.dir.transaction(() => {
         change(durable);
         durable.counters.put("index", index);
+        durable.counters.put(this.name, index);
       });
     }
     this.index.current = index;
+    this.tableIndex = index;
+    this.changed(this.name);
   }
 }
 
@@ -104,9 +120,21 @@ export class MemoryAclStore {
     this.index = { current: counters?.get("index") ?? 0 };
     const durable = <T>(name: string): Durable<T> | undefined =>
       dir && counters ? { dir, rows: dir.table<T>(name), counters } : undefined;
-    this.policies = new Table<AclPolicy>(this.index, durable("acl_policies"));
-    this.roles = new Table<AclRole>(this.index, durable("acl_roles"));
-    this.tokens = new Table<AclTokenRecord>(this.index, durable("acl_tokens"), (token) => token.SecretID);
+    const changed = (table: AclTableName) => {
+      for (const listener of [...this.listeners]) listener(table);
+    };
+    this.policies = new Table<AclPolicy>("acl-policies", this.index, changed, durable("acl_policies"));
+    this.roles = new Table<AclRole>("acl-roles", this.index, changed, durable("acl_roles"));
+    this.tokens = new Table<AclTokenRecord>("acl-tokens", this.index, changed, durable("acl_tokens"), (token) => token.SecretID);
+  }
+
+  private readonly listeners = new Set<(table: string) => void>();
+
+  /** Calls the listener with the table of every write and delete (what blocking reads wait for); returns the unsubscribe function. */
+  subscribe(listener: (table: string) => void): () => void {
+    const own = (table: string) => listener(table);
+    this.listeners.add(own);
+    return () => this.listeners.delete(own);
   }
 
   /** The index of the newest write of a policy, role or token. */
