@@ -237,7 +237,33 @@ describe("writes that change nothing are not applied", () => {
 });
 
 describe("refused entries name the field and change nothing (400 decoding, 500 rules)", () => {
-  it("unknown kind", () => expectRefused({ Kind: "service-intentions", Name: "web" }, /'Kind' must be equal to one of the allowed values/));
+  // The kind is read before anything else, from `Kind` or else `kind` only, in DecodeConfigEntry's
+  // words (agent/structs/config_entry.go DecodeConfigEntry, MakeConfigEntry; the agent's own test
+  // TestConfig_Apply_Decoding in agent/config_endpoint_test.go).
+  it("unknown kind", () =>
+    expectRefused({ Kind: "service-intentions", Name: "web" }, exactly("Request decoding failed: invalid config entry kind: service-intentions")));
+  it("no kind", async () => {
+    const { response, error } = await put({ Name: "web", Protocol: "tcp" });
+    expect(response.status).toBe(400);
+    expect(error).toBe("Request decoding failed: Payload does not contain a kind/Kind key at the top level");
+  });
+  it("a kind spelled other than Kind or kind", async () => {
+    const { response, error } = await put({ KIND: "service-defaults", Name: "web" });
+    expect(response.status).toBe(400);
+    expect(error).toBe("Request decoding failed: Payload does not contain a kind/Kind key at the top level");
+  });
+  it("a kind that is not a string", async () => {
+    for (const Kind of [123, null, ["service-defaults"]]) {
+      const { response, error } = await put({ Kind, Name: "web" });
+      expect(response.status).toBe(400);
+      expect(error).toBe("Request decoding failed: Kind value in payload is not a string");
+    }
+  });
+  it("Kind wins over kind", async () => {
+    const { response, error } = await put({ Kind: "nope", kind: "service-defaults", Name: "web" });
+    expect(response.status).toBe(400);
+    expect(error).toBe("Request decoding failed: invalid config entry kind: nope");
+  });
   it("unknown key", () => expectRefused({ Kind: "service-resolver", Name: "web", Timeout: "5s" }, 'Request decoding failed: invalid config key "Timeout"'));
   it("wrong type", () => expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: true }, /^Request decoding failed: ConnectTimeout must be string/));
   it("bad duration", () =>

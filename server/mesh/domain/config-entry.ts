@@ -108,6 +108,7 @@ export function translateEntryKeys(raw: unknown): unknown {
  * lower-cased (the real system accepts `HTTP` and stores `http`; proxy-defaults `Config` stays as written).
  */
 export function normalizeEntryInput(raw: unknown): unknown {
+  if (isPlainObject(raw)) checkEntryKind(raw);
   const entry = translateEntryKeys(raw);
   if (!isPlainObject(entry)) return entry;
   if (typeof entry.Protocol === "string") entry.Protocol = entry.Protocol.toLowerCase();
@@ -124,6 +125,20 @@ export function normalizeEntryInput(raw: unknown): unknown {
   if (entry.ConnectTimeout === undefined) delete entry.ConnectTimeout;
   return entry;
 }
+
+/**
+ * The kind, read first and as the real decoder reads it (agent/structs/config_entry.go
+ * DecodeConfigEntry): from `Kind`, or else `kind` (no other spelling), a string, naming a kind
+ * (MakeConfigEntry's words). Everything else about the body is only looked at once the kind is known.
+ */
+function checkEntryKind(raw: Record<string, unknown>): void {
+  const kind = Object.hasOwn(raw, "Kind") ? raw.Kind : Object.hasOwn(raw, "kind") ? raw.kind : MISSING;
+  if (kind === MISSING) throw new EntryDecodeError("Payload does not contain a kind/Kind key at the top level");
+  if (typeof kind !== "string") throw new EntryDecodeError("Kind value in payload is not a string");
+  if (!(ENTRY_KINDS as readonly string[]).includes(kind)) throw new EntryDecodeError(`invalid config entry kind: ${kind}`);
+}
+
+const MISSING = Symbol("missing");
 
 /**
  * An entry in its described wire form (a duration may be a number of nanoseconds) with its durations
