@@ -112,6 +112,12 @@ export interface paths {
          * @description Writes the entry named by the body's `Kind` and `Name`. Keys may be PascalCase or snake_case.
          *     Durations may be duration strings or numbers of nanoseconds.
          *
+         *     The kind is read first, from `Kind`, or else `kind` (no other spelling). A body without either is
+         *     refused with `400 Request decoding failed: Payload does not contain a kind/Kind key at the top
+         *     level`; a kind that is not a string with `400 Request decoding failed: Kind value in payload is
+         *     not a string`; a kind that names none with `400 Request decoding failed: invalid config entry
+         *     kind: <kind>`.
+         *
          *     A body that cannot be decoded (not JSON, no body, an unknown key, a value of the wrong type, a
          *     duration that does not parse, a namespace that is not a DNS label, nesting deeper than 32 levels)
          *     is refused with `400 Request decoding failed: ...`. An entry that decodes but breaks a rule of its
@@ -175,7 +181,8 @@ export interface paths {
             };
             path: {
                 /**
-                 * @description The configuration entry kind.
+                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
+                 *     is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -218,7 +225,8 @@ export interface paths {
             };
             path: {
                 /**
-                 * @description The configuration entry kind.
+                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
+                 *     is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -1393,10 +1401,11 @@ export interface components {
             };
         };
         /**
-         * @description `dc` names a datacenter other than the server's own: a single-datacenter server has no path to it,
-         *     and the service answers that failure of its RPC layer with `500`.
+         * @description The read could not be served: `kind` names no configuration entry kind
+         *     (`invalid config entry kind: <kind>`), or `dc` names a datacenter other than the server's
+         *     (`No path to datacenter`). The service answers failures of its read path with `500`.
          */
-        DatacenterUnreachable: {
+        EntryReadFailed: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1453,6 +1462,18 @@ export interface components {
          *     Also the answer, `No path to datacenter`, when `dc` names a datacenter other than the server's.
          */
         AclRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
+         * @description `dc` names a datacenter other than the server's own: a single-datacenter server has no path to it,
+         *     and the service answers that failure of its RPC layer with `500`.
+         */
+        DatacenterUnreachable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1549,7 +1570,8 @@ export interface components {
          */
         Cas: number;
         /**
-         * @description The configuration entry kind.
+         * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
+         *     is answered `500 invalid config entry kind: <kind>`.
          * @example service-resolver
          */
         Kind: components["schemas"]["ConfigEntryKind"];
@@ -1804,7 +1826,8 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The configuration entry kind.
+                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
+                 *     is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -1829,7 +1852,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
-            500: components["responses"]["DatacenterUnreachable"];
+            500: components["responses"]["EntryReadFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1873,7 +1896,8 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The configuration entry kind.
+                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
+                 *     is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -1904,7 +1928,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestTooLarge"];
             431: components["responses"]["HeaderFieldsTooLarge"];
-            500: components["responses"]["DatacenterUnreachable"];
+            500: components["responses"]["EntryReadFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1935,7 +1959,8 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The configuration entry kind.
+                 * @description The configuration entry kind. A path whose kind names none is refused with
+                 *     `400 invalid config entry kind: <kind>`.
                  * @example service-router
                  */
                 kind: components["schemas"]["ConfigEntryKind"];

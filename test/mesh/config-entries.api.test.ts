@@ -396,3 +396,40 @@ describe("a write compiles the chains that read what it changes", () => {
     await expectRefused({ Kind: "service-defaults", Name: "db", Protocol: "tcp" }, /discovery chain "web" uses a protocol/, 500);
   });
 });
+
+// A kind in the path that names no kind: the read and the list reach the RPC endpoint, whose
+// MakeConfigEntry (Get) or kind check (List) fails with an error the HTTP layer answers 500
+// (agent/consul/config_endpoint.go Get, List; agent/http.go wrap); the delete builds the entry in its
+// HTTP handler and answers that error with 400 (agent/config_endpoint.go configDelete).
+describe("an unknown kind in the path", () => {
+  const bogus = "service-intentions" as "service-resolver";
+
+  it("reading one entry is 500 invalid config entry kind", async () => {
+    const { response, error } = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: bogus, name: "web" } } });
+    expect(response.status).toBe(500);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(error).toBe("invalid config entry kind: service-intentions");
+  });
+
+  it("listing is 500 invalid config entry kind", async () => {
+    const { response, error } = await mesh.client.GET("/config/{kind}", { params: { path: { kind: bogus } } });
+    expect(response.status).toBe(500);
+    expect(error).toBe("invalid config entry kind: service-intentions");
+  });
+
+  it("deleting is 400 invalid config entry kind, with or without cas", async () => {
+    for (const query of [{}, { cas: 3 }]) {
+      const { response, error } = await mesh.client.DELETE("/config/{kind}/{name}", { params: { path: { kind: bogus, name: "web" }, query } });
+      expect(response.status).toBe(400);
+      expect(error).toBe("invalid config entry kind: service-intentions");
+    }
+  });
+
+  it("the kind is taken as the path spells it, after percent-decoding", async () => {
+    const { response, error } = await mesh.client.GET("/config/{kind}", { params: { path: { kind: "Service-Defaults" as "service-defaults" } } });
+    expect(response.status).toBe(500);
+    expect(error).toBe("invalid config entry kind: Service-Defaults");
+    const encoded = await fetch(`${mesh.baseUrl}/config/service%2Ddefaults`);
+    expect(encoded.status).toBe(200);
+  });
+});
