@@ -1312,7 +1312,10 @@ export interface components {
          *     does not decode is `Request decoding failed: ...`, except on the ACL writes, which name what they
          *     decode: `Policy decoding failed: ...`, `Role decoding failed: ...`, `Token decoding failed: ...`
          *     (tokens and their clones), and `Request decode failed: ...` on the legacy token writes; there an
-         *     unknown key reads `json: unknown field "<key>"` and only the first problem is named.
+         *     unknown key reads `json: unknown field "<key>"` and only the first problem is named. An unknown key
+         *     of a configuration entry is named by its path (`MeshGateway.Foo`) in a list:
+         *     `Request decoding failed: 1 error occurred:` followed by a line `<tab>* invalid config key "<path>"`
+         *     and an empty line.
          */
         BadRequest: {
             headers: {

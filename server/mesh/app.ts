@@ -477,13 +477,27 @@ function decodeFailure(operationId: string | undefined, text: string): string {
  * mapstructure, whose words are `invalid config key "Foo"`, and list every problem.
  */
 function describeProblems(problems: ValidationProblem[], operationId: string | undefined): string {
+  if (operationId === "applyConfigEntry" && problems.every(isUnknownKey)) return unusedKeysError(problems.map((problem) => problem.field));
   if (operationId === undefined || !(operationId in DECODE_PREFIXES)) return problems.map((problem) => describeProblem(problem, false)).join("; ");
   return describeProblem(problems[0]!, true);
 }
 
+const isUnknownKey = (problem: ValidationProblem): boolean => problem.message === "must NOT have additional properties";
+
+/**
+ * A configuration entry's unknown keys as DecodeConfigEntry reports them: each key mapstructure left
+ * unused is an `invalid config key "<path>"` error appended to a go-multierror, whose text is its
+ * ListFormatFunc (agent/structs/config_entry.go DecodeConfigEntry; go-multierror format.go).
+ */
+function unusedKeysError(fields: string[]): string {
+  const points = fields.map((field) => `* invalid config key "${field}"`);
+  if (points.length === 1) return `1 error occurred:\n\t${points[0]}\n\n`;
+  return `${points.length} errors occurred:\n\t${points.join("\n\t")}\n\n`;
+}
+
 function describeProblem({ location, field, message }: ValidationProblem, goJson: boolean): string {
   // The real decoder's words for a key it does not know.
-  if (message === "must NOT have additional properties") {
+  if (isUnknownKey({ location, field, message })) {
     return goJson ? `json: unknown field "${field.replace(/^.*[.\]]/, "")}"` : `invalid config key "${field}"`;
   }
   const where = location === "body" ? field : `${location} parameter ${JSON.stringify(field)}`;

@@ -264,7 +264,17 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
     expect(response.status).toBe(400);
     expect(error).toBe("Request decoding failed: invalid config entry kind: nope");
   });
-  it("unknown key", () => expectRefused({ Kind: "service-resolver", Name: "web", Timeout: "5s" }, 'Request decoding failed: invalid config key "Timeout"'));
+  // DecodeConfigEntry collects the keys mapstructure left unused into a go-multierror, whose
+  // Error() is its ListFormatFunc (agent/structs/config_entry.go DecodeConfigEntry).
+  it("unknown key", () =>
+    expectRefused({ Kind: "service-resolver", Name: "web", Timeout: "5s" }, exactly('Request decoding failed: 1 error occurred:\n\t* invalid config key "Timeout"\n\n')));
+  // mapstructure names a nested key by its path (its Metadata.Unused). Of several unknown keys, the
+  // real decoder lists all (in map order); this server names the first.
+  it("a nested unknown key, named by its path", () =>
+    expectRefused(
+      { Kind: "service-defaults", Name: "web", MeshGateway: { Bar: 2 } },
+      exactly('Request decoding failed: 1 error occurred:\n\t* invalid config key "MeshGateway.Bar"\n\n'),
+    ));
   it("wrong type", () => expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: true }, /^Request decoding failed: ConnectTimeout must be string/));
   it("bad duration", () =>
     expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, /ConnectTimeout.*time: invalid duration "soon"/));

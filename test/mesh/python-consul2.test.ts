@@ -179,7 +179,7 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     expect(valueOf(out, "config.put")).toBe(true);
     expect(valueOf(out, "config.put splitter")).toBe(true);
     expect(errorOf(out, "config.put bad weights")).toEqual(["ConsulException", "500 the sum of all split weights must be 100, not 90.000000"]);
-    expect(errorOf(out, "config.put unknown key")).toEqual(["BadRequest", '400 Request decoding failed: invalid config key "Timeout"']);
+    expect(errorOf(out, "config.put unknown key")).toEqual(["BadRequest", '400 Request decoding failed: 1 error occurred:\n\t* invalid config key "Timeout"\n\n']);
     expect(valueOf(out, "config.put dc")).toBe(true);
     expect(errorOf(out, "config.put other dc")).toEqual(["ConsulException", "500 No path to datacenter"]);
     expect(valueOf(out, "config.get")).toMatchObject({ Kind: "service-defaults", Name: "web", Protocol: "http" });
