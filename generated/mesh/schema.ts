@@ -181,8 +181,9 @@ export interface paths {
             };
             path: {
                 /**
-                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
-                 *     is answered `500 invalid config entry kind: <kind>`.
+                 * @description The configuration entry kind (`service-resolver`, `service-defaults`, `proxy-defaults`,
+                 *     `service-splitter` or `service-router`), as the path spells it (percent-decoded). Any text reaches
+                 *     the service: a kind that names none is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -225,8 +226,9 @@ export interface paths {
             };
             path: {
                 /**
-                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
-                 *     is answered `500 invalid config entry kind: <kind>`.
+                 * @description The configuration entry kind (`service-resolver`, `service-defaults`, `proxy-defaults`,
+                 *     `service-splitter` or `service-router`), as the path spells it (percent-decoded). Any text reaches
+                 *     the service: a kind that names none is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -1117,8 +1119,6 @@ export interface components {
         };
         /** @description A configuration entry, by `Kind`. */
         ConfigEntry: components["schemas"]["ServiceResolverEntry"] | components["schemas"]["ServiceDefaultsEntry"] | components["schemas"]["ProxyDefaultsEntry"] | components["schemas"]["ServiceSplitterEntry"] | components["schemas"]["ServiceRouterEntry"];
-        /** @enum {string} */
-        ConfigEntryKind: "service-resolver" | "service-defaults" | "proxy-defaults" | "service-splitter" | "service-router";
         AclPolicyInput: {
             /** @description Only on update, and then equal to the ID in the path (`400` otherwise); refused on create (`400`). */
             ID?: string;
@@ -1573,11 +1573,12 @@ export interface components {
          */
         Cas: number;
         /**
-         * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
-         *     is answered `500 invalid config entry kind: <kind>`.
+         * @description The configuration entry kind (`service-resolver`, `service-defaults`, `proxy-defaults`,
+         *     `service-splitter` or `service-router`), as the path spells it (percent-decoded). Any text reaches
+         *     the service: a kind that names none is answered `500 invalid config entry kind: <kind>`.
          * @example service-resolver
          */
-        Kind: components["schemas"]["ConfigEntryKind"];
+        Kind: string;
         /**
          * @description The entry's name (a service name, or `global` for `proxy-defaults`).
          * @example web
@@ -1829,8 +1830,9 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
-                 *     is answered `500 invalid config entry kind: <kind>`.
+                 * @description The configuration entry kind (`service-resolver`, `service-defaults`, `proxy-defaults`,
+                 *     `service-splitter` or `service-router`), as the path spells it (percent-decoded). Any text reaches
+                 *     the service: a kind that names none is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -1899,8 +1901,9 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The configuration entry kind, as the path spells it (percent-decoded). A kind that names none
-                 *     is answered `500 invalid config entry kind: <kind>`.
+                 * @description The configuration entry kind (`service-resolver`, `service-defaults`, `proxy-defaults`,
+                 *     `service-splitter` or `service-router`), as the path spells it (percent-decoded). Any text reaches
+                 *     the service: a kind that names none is answered `500 invalid config entry kind: <kind>`.
                  * @example service-resolver
                  */
                 kind: components["parameters"]["Kind"];
@@ -1962,11 +1965,12 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The configuration entry kind. A path whose kind names none is refused with
-                 *     `400 invalid config entry kind: <kind>`.
+                 * @description The configuration entry kind (`service-resolver`, `service-defaults`, `proxy-defaults`,
+                 *     `service-splitter` or `service-router`). Any text reaches the service: a kind that names none
+                 *     is refused with `400 invalid config entry kind: <kind>`.
                  * @example service-router
                  */
-                kind: components["schemas"]["ConfigEntryKind"];
+                kind: string;
                 /**
                  * @description The entry's name (a service name, or `global` for `proxy-defaults`).
                  * @example web

@@ -6,7 +6,7 @@ import { express, loadBundle, openApiValidator, routesOf, validationProblems, ty
 import { requestPipeline } from "../shared/pipeline.ts";
 import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
-import { ENTRY_KINDS, type ConfigEntry } from "./domain/entries.ts";
+import type { ConfigEntry } from "./domain/entries.ts";
 import { MeshHttpError } from "./errors.ts";
 import { DurationInputError, durationText } from "./domain/durations.ts";
 import { DurationError, parseDuration } from "../shared/go-duration.ts";
@@ -194,8 +194,6 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         }
         // Namespace and partition names, checked before the validator so a bad one gets the server's words.
         checkNames(req, route.operationId);
-        // The delete builds its entry in its HTTP handler, before the datacenter is looked at.
-        if (route.operationId === "deleteConfigEntry") checkPathKind(req, 400);
         checkBlockingParams(req, res);
         // The validator lets a request without any body through; the real decoder fails on it first.
         if (route.bodyRequired && req.body === undefined) throw new MeshHttpError(400, decodeFailure(route.operationId, "EOF"));
@@ -203,8 +201,6 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         // `dc` must name this datacenter (the only one there is) and `partition` the only partition.
         const refusal = checkDatacenterAndPartition(req, service.settings.datacenter);
         if (refusal) throw refusal;
-        // A read's kind is checked by its RPC endpoint, once the request has reached the datacenter.
-        if (route.operationId === "readConfigEntry" || route.operationId === "listConfigEntries") checkPathKind(req, 500);
         next();
       },
       // A chain read answered before goes out again as it was sent, until the state moves (the
@@ -332,25 +328,6 @@ function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
 function canonicalConfigPath(req: Request): void {
   const match = /^(\/v1\/config\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/.exec(req.url);
   if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
-}
-
-/**
- * The kind in a configuration-entry path (the segment after /v1/config/, percent-decoded as Go's
- * req.URL.Path is), in the real words: `invalid config entry kind: <kind>` (agent/structs
- * MakeConfigEntry). The delete answers it 400 (agent/config_endpoint.go configDelete); a read or list
- * gets it from its RPC endpoint (agent/consul/config_endpoint.go Get, List), which the HTTP layer
- * answers 500 (agent/http.go wrap). Checked before the validator, whose enum would say otherwise.
- */
-function checkPathKind(req: Request, status: 400 | 500): void {
-  const segment = /^\/v1\/config\/([^/?]*)/.exec(req.path)?.[1];
-  if (segment === undefined) return;
-  let kind: string;
-  try {
-    kind = decodeURIComponent(segment);
-  } catch {
-    return; // not decodable: the validator's own 400
-  }
-  if (!(ENTRY_KINDS as readonly string[]).includes(kind)) throw new MeshHttpError(status, `invalid config entry kind: ${kind}`);
 }
 
 /**

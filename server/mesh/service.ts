@@ -6,7 +6,7 @@ import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
 import { decodeEntryDurations, EntryDecodeError, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
-import { DEFAULT_NAMESPACE, type ConfigEntry, type ConfigEntryInput, type EntryKind } from "./domain/entries.ts";
+import { DEFAULT_NAMESPACE, ENTRY_KINDS, type ConfigEntry, type ConfigEntryInput, type EntryKind } from "./domain/entries.ts";
 import { ChainReadIndex, chainsOf, compileChainsRecording } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
 import { MeshHttpError } from "./errors.ts";
@@ -148,7 +148,9 @@ export class MeshService {
     };
   }
 
-  readEntry(caller: Caller, kind: EntryKind, name: string): Indexed<ConfigEntry> {
+  /** `kind` as the path gives it: one that names no kind is the RPC endpoint's error, so 500 (ConfigEntry.Get). */
+  readEntry(caller: Caller, pathKind: string, name: string): Indexed<ConfigEntry> {
+    const kind = knownKind(pathKind, 500);
     const namespace = entryNamespace(kind, caller.namespace);
     this.authorize(caller, namespace, entryResource(kind, name), "read");
     const key = entryKey(kind, namespace, name);
@@ -157,7 +159,9 @@ export class MeshService {
     return { value: entry, index: Math.max(1, this.store.keyIndex(key)), watches: (k) => k === key };
   }
 
-  listEntries(caller: Caller, kind: EntryKind): Indexed<ConfigEntry[]> {
+  /** `kind` as the path gives it: one that names no kind is the RPC endpoint's error, so 500 (ConfigEntry.List). */
+  listEntries(caller: Caller, pathKind: string): Indexed<ConfigEntry[]> {
+    const kind = knownKind(pathKind, 500);
     const namespace = entryNamespace(kind, caller.namespace);
     const prefix = entryKeyPrefix(kind, namespace);
     const watches = (key: string) => key.startsWith(prefix);
@@ -193,7 +197,9 @@ export class MeshService {
   }
 
   /** Deletes an entry; succeeds when it does not exist. Returns false when `cas` did not match. */
-  deleteEntry(caller: Caller, kind: EntryKind, name: string, cas: number | undefined): boolean {
+  deleteEntry(caller: Caller, pathKind: string, name: string, cas: number | undefined): boolean {
+    // The HTTP handler builds the entry to delete first and answers a kind it cannot build with 400.
+    const kind = knownKind(pathKind, 400);
     const namespace = entryNamespace(kind, caller.namespace);
     this.authorize(caller, namespace, entryResource(kind, name), "write");
     const current = this.store.get(kind, namespace, name);
@@ -257,6 +263,16 @@ function checkedNamespace(namespace: string): string {
   const problem = checkNamespaceName(namespace);
   if (problem) throw new MeshHttpError(400, problem);
   return namespace;
+}
+
+/**
+ * A kind from a request path, or MakeConfigEntry's `invalid config entry kind: <kind>` with the status
+ * its caller answers it with: 500 from the read RPCs (agent/consul/config_endpoint.go Get, List,
+ * through agent/http.go wrap), 400 from the delete's HTTP handler (agent/config_endpoint.go configDelete).
+ */
+function knownKind(kind: string, status: 400 | 500): EntryKind {
+  if (!(ENTRY_KINDS as readonly string[]).includes(kind)) throw new MeshHttpError(status, `invalid config entry kind: ${kind}`);
+  return kind as EntryKind;
 }
 
 /** proxy-defaults is global: it always lives in the default namespace. */
