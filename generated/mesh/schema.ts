@@ -244,8 +244,8 @@ export interface paths {
          * Read a configuration entry
          * @description The entry of `kind` named `name` in the request's namespace (`proxy-defaults` entries live in
          *     `default` whatever the request's namespace), with its `CreateIndex` and `ModifyIndex`. Everything
-         *     after the kind is the name (a `/` in it may be sent as is or as `%2F`). Needs `service:read` on the name (`operator:read` for
-         *     `proxy-defaults`). A blocking query: with `index`, the answer waits for a write of this entry.
+         *     after the kind is the name (a `/` in it may be sent as is or as `%2F`). Needs `service:read` on the name (nothing for
+         *     `proxy-defaults`, which every token may read). A blocking query: with `index`, the answer waits for a write of this entry.
          */
         get: operations["readConfigEntry"];
         put?: never;

@@ -85,6 +85,23 @@ describe("ACLs on", () => {
     expect((await readChain(teamA, "web", "default")).response.status).toBe(403);
   });
 
+  // The proxy-defaults entry is readable by every token (ProxyConfigEntry.CanRead returns true in
+  // agent/structs/config_entry.go), so ConfigEntry.Get answers it and ConfigEntry.List keeps it.
+  it("lets any token, the anonymous one included, read and list proxy-defaults", async () => {
+    const root = mesh.clientWithToken(MANAGEMENT);
+    expect((await root.PUT("/config", { body: { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } } })).data).toBe(true);
+    for (const client of [mesh.clientWithToken(WEB_READER), mesh.client]) {
+      const read = await client.GET("/config/{kind}/{name}", { params: { path: { kind: "proxy-defaults", name: "global" } } });
+      expect(read.response.status).toBe(200);
+      expect(read.data).toMatchObject({ Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } });
+      const list = await client.GET("/config/{kind}", { params: { path: { kind: "proxy-defaults" } } });
+      expect(list.data?.map((e) => e.Name)).toEqual(["global"]);
+    }
+    // A missing one is then the not-found answer, not a refusal.
+    const missing = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "proxy-defaults", name: "other" } } });
+    expect(missing.response.status).toBe(404);
+  });
+
   it("lists only the entries the token may read", async () => {
     const root = mesh.clientWithToken(MANAGEMENT);
     await root.PUT("/config", { body: { Kind: "service-defaults", Name: "web", Protocol: "http" } });
