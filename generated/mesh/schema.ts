@@ -193,7 +193,8 @@ export interface paths {
         /**
          * List the configuration entries of a kind
          * @description The entries of `kind` in the request's namespace, sorted by name, that the token may read.
-         *     An empty kind answers `[]`.
+         *     An empty kind answers `[]`. A blocking query: with `index`, the answer waits for a write of an
+         *     entry of this kind. Its `X-Mesh-Index` is the index of all configuration entries.
          */
         get: operations["listConfigEntries"];
         put?: never;
@@ -245,7 +246,9 @@ export interface paths {
          * @description The entry of `kind` named `name` in the request's namespace (`proxy-defaults` entries live in
          *     `default` whatever the request's namespace), with its `CreateIndex` and `ModifyIndex`. Everything
          *     after the kind is the name (a `/` in it may be sent as is or as `%2F`). Needs `service:read` on the name (nothing for
-         *     `proxy-defaults`, which every token may read). A blocking query: with `index`, the answer waits for a write of this entry.
+         *     `proxy-defaults`, which every token may read). A blocking query: with `index`, the answer waits for a write of this entry. The
+         *     `X-Mesh-Index` of the answer is the index of all configuration entries (it moves with a write of
+         *     any entry), not the entry's `ModifyIndex`.
          */
         get: operations["readConfigEntry"];
         put?: never;
@@ -1416,9 +1419,16 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description No entry of that kind and name exists in the namespace. */
+        /**
+         * @description No entry of that kind and name exists in the namespace. The answer carries the index headers all the
+         *     same: with `index`, a read of a missing entry waits until the entry is written (then it is answered)
+         *     or the wait passes (then it is this answer).
+         */
         NotFound: {
             headers: {
+                "X-Mesh-Index": components["headers"]["XMeshIndex"];
+                "X-Mesh-KnownLeader": components["headers"]["XMeshKnownLeader"];
+                "X-Mesh-LastContact": components["headers"]["XMeshLastContact"];
                 [name: string]: unknown;
             };
             content: {

@@ -389,6 +389,7 @@ function renderError(error: unknown, req: Request, res: Response, _next: NextFun
   if (status >= 500 && status !== 503 && !(error instanceof MeshHttpError)) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${message}`);
   if (status === 503 && error instanceof StorageUnavailableError) console.error(`mesh: ${req.method} ${loggedUrl(req)}: ${error.message} (${error.code})`);
   if (res.headersSent) return;
+  if (error instanceof MeshHttpError) res.set(error.headers);
   // Out of room (body budget, a disk that refuses writes): the client may try again shortly.
   if (status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   // A body left unread (refused before reading it, or cut short) is not drained: the connection

@@ -6,6 +6,8 @@ export class MeshHttpError extends Error {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 405 | 500,
     message: string,
+    /** Headers the answer carries all the same (the index headers of a read that found nothing). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }

@@ -151,15 +151,15 @@ export class MeshService {
   }
 
   /** `kind` as the path gives it: one that names no kind is the RPC endpoint's error, so 500 (ConfigEntry.Get). */
-  readEntry(caller: Caller, pathKind: string, name: string): Indexed<ConfigEntry> {
+  readEntry(caller: Caller, pathKind: string, name: string): Indexed<ConfigEntry | undefined> {
     const kind = knownKind(pathKind, 500);
     const namespace = entryNamespace(kind, caller.namespace);
     // ConfigEntry.Get asks the looked-up entry's CanRead, which needs nothing for proxy-defaults.
     if (kind !== "proxy-defaults") this.authorize(caller, namespace, entryResource(kind, name), "read");
     const key = entryKey(kind, namespace, name);
-    const entry = this.store.get(kind, namespace, name);
-    if (!entry) throw new MeshHttpError(404, `Config entry not found for "${kind}" / "${name}"`);
-    return { value: entry, index: Math.max(1, this.store.keyIndex(key)), watches: (k) => k === key };
+    // The index of all entries, found or not (state.ConfigEntry: maxIndexTxn of the table); the read
+    // waits on this entry's key only. A missing entry is for the handler to answer (404).
+    return { value: this.store.get(kind, namespace, name), index: this.entriesIndex(), watches: (k) => k === key };
   }
 
   /** `kind` as the path gives it: one that names no kind is the RPC endpoint's error, so 500 (ConfigEntry.List). */
@@ -170,9 +170,16 @@ export class MeshService {
     const watches = (key: string) => key.startsWith(prefix);
     return {
       value: this.store.list(kind, namespace).filter((entry) => this.canRead(caller, entry)),
-      index: Math.max(1, this.store.maxKeyIndex(watches)),
+      // The index of all entries (state.ConfigEntriesByKind: maxIndexTxn of the table); the list
+      // waits on its kind's entries only.
+      index: this.entriesIndex(),
       watches,
     };
+  }
+
+  /** The index of the entries table, at least 1 (the blocking query never reports 0). */
+  private entriesIndex(): number {
+    return Math.max(1, this.store.currentIndex());
   }
 
   /** Validates and writes an entry whose keys are already canonical. Returns false when `cas` did not match. */

@@ -443,3 +443,54 @@ describe("an unknown kind in the path", () => {
     expect(encoded.status).toBe(200);
   });
 });
+
+// The state store answers an entry read and a kind's list with the index of the whole entries table
+// (agent/consul/state/config_entry.go configEntryTxn, configEntriesByKindTxn: maxIndexTxn(tx,
+// configTableName)), and a missing entry with that index and no entry; the blocking query waits on
+// the entry's (or the kind's) watch channel; the HTTP handler sets the index headers before it
+// answers 404 (agent/consul/config_endpoint.go Get; agent/config_endpoint.go configGet).
+describe("indexes and blocking of entry reads", () => {
+  const readWeb = (query: { index?: number; wait?: string } = {}) =>
+    mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" }, query } });
+
+  it("a read and a list carry the index of all entries", async () => {
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    await put({ Kind: "service-resolver", Name: "api" });
+    const read = await readWeb();
+    expect(read.data).toMatchObject({ ModifyIndex: 1 });
+    expect(read.response.headers.get("x-mesh-index")).toBe("2");
+    const list = await mesh.client.GET("/config/{kind}", { params: { path: { kind: "service-defaults" } } });
+    expect(list.response.headers.get("x-mesh-index")).toBe("2");
+  });
+
+  it("a missing entry is 404 with the index headers", async () => {
+    await put({ Kind: "service-resolver", Name: "api" });
+    const { response, error } = await readWeb();
+    expect(response.status).toBe(404);
+    expect(error).toBe('Config entry not found for "service-defaults" / "web"');
+    expect(response.headers.get("x-mesh-index")).toBe("1");
+    expect(response.headers.get("x-mesh-knownleader")).toBe("true");
+    expect(response.headers.get("x-mesh-lastcontact")).toBe("0");
+  });
+
+  it("a blocking read of a missing entry waits for it to be written", async () => {
+    await put({ Kind: "service-resolver", Name: "api" });
+    const pending = readWeb({ index: 1, wait: "5s" });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await put({ Kind: "service-resolver", Name: "other" }); // not this entry: the read goes on waiting
+    await put({ Kind: "service-defaults", Name: "web", Protocol: "http" });
+    const { response, data } = await pending;
+    expect(response.status).toBe(200);
+    expect(data).toMatchObject({ Name: "web", ModifyIndex: 3 });
+    expect(response.headers.get("x-mesh-index")).toBe("3");
+  });
+
+  it("a blocking read of a missing entry that stays missing is 404 when the wait is over", async () => {
+    await put({ Kind: "service-resolver", Name: "api" });
+    const started = Date.now();
+    const { response } = await readWeb({ index: 1, wait: "200ms" });
+    expect(response.status).toBe(404);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(response.headers.get("x-mesh-index")).toBe("1");
+  });
+});

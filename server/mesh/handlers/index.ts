@@ -32,8 +32,15 @@ export const chainHandlers = {
 
 export const configEntryHandlers = {
   applyConfigEntry: ({ query, body }, { service, caller }) => ({ status: 200, body: service.applyEntry(caller, body, casOf(query.cas)) }),
-  readConfigEntry: ({ params, query }, context) =>
-    answerBlocking(context, query, () => context.service.readEntry(context.caller, params.kind, params.name), (entry) => entry),
+  readConfigEntry: ({ params, query }, context) => {
+    const { kind, name } = params;
+    return answerBlocking(context, query, () => context.service.readEntry(context.caller, kind, name), (entry, index) => {
+      // The RPC answers a missing entry with the index; the handler sets the headers, then answers
+      // 404 (agent/config_endpoint.go configGet: setMeta before the nil check).
+      if (entry === undefined) throw new MeshHttpError(404, `Config entry not found for "${kind}" / "${name}"`, indexHeaders(index));
+      return entry;
+    });
+  },
   listConfigEntries: ({ params, query }, context) =>
     answerBlocking(context, query, () => context.service.listEntries(context.caller, params.kind), (entries) => entries),
   deleteConfigEntry: ({ params, query }, { service, caller }) => {
@@ -144,14 +151,14 @@ function answerBlocking<T, B>(
   context: MeshContext,
   query: Pick<BlockingQuery, "stale" | "consistent" | "wait" | "index">,
   run: () => Indexed<T>,
-  render: (value: T) => B,
+  render: (value: T, index: number) => B,
   source: WriteSource = context.service.store,
 ): BlockingReply<B> | Promise<BlockingReply<B>> {
   if (query.stale !== undefined && query.consistent !== undefined) {
     throw new MeshHttpError(400, "Cannot specify ?stale with ?consistent, conflicting semantics.");
   }
   const wait = context.blocking ?? waitOf(query);
-  const reply = (result: Indexed<T>): BlockingReply<B> => ({ status: 200, body: render(result.value), headers: indexHeaders(result.index) });
+  const reply = (result: Indexed<T>): BlockingReply<B> => ({ status: 200, body: render(result.value, result.index), headers: indexHeaders(result.index) });
   if (!wait.index) return reply(run());
   return context.whileConnected((signal) => blockingQuery(source, { ...wait, signal }, run)).then(reply);
 }
