@@ -116,7 +116,9 @@ export interface paths {
          *     refused with `400 Request decoding failed: Payload does not contain a kind/Kind key at the top
          *     level`; a kind that is not a string with `400 Request decoding failed: Kind value in payload is
          *     not a string`; a kind that names none with `400 Request decoding failed: invalid config entry
-         *     kind: <kind>`.
+         *     kind: <kind>`. A body that is not a JSON object is refused with `400 Request decoding failed: ''
+         *     expected a map, got '<type>'` (`slice`, `string`, `float64` or `bool`); `null` is an object
+         *     without a kind.
          *
          *     A body that cannot be decoded (not JSON, no body, an unknown key, a value of the wrong type, a
          *     duration that does not parse, a namespace that is not a DNS label, nesting deeper than 32 levels)

@@ -259,6 +259,27 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
       expect(error).toBe("Request decoding failed: Kind value in payload is not a string");
     }
   });
+  // The handler decodes the body into a map first (agent/http.go decodeBodyDeprecated: encoding/json
+  // into interface{}, then mapstructure into the map, whose decodeMap names the kind it got; a JSON
+  // null sets nothing, leaving no kind).
+  it("a body that is not an object", async () => {
+    const cases: [unknown, string][] = [
+      [[], "'' expected a map, got 'slice'"],
+      ["x", "'' expected a map, got 'string'"],
+      [5, "'' expected a map, got 'float64'"],
+      [true, "'' expected a map, got 'bool'"],
+      [null, "Payload does not contain a kind/Kind key at the top level"],
+    ];
+    // No body at all: the JSON decoder meets EOF.
+    const empty = await fetch(`${mesh.baseUrl}/config`, { method: "PUT" });
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toBe("Request decoding failed: EOF");
+    for (const [body, text] of cases) {
+      const response = await fetch(`${mesh.baseUrl}/config`, { method: "PUT", body: JSON.stringify(body) });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toBe(`Request decoding failed: ${text}`);
+    }
+  });
   it("Kind wins over kind", async () => {
     const { response, error } = await put({ Kind: "nope", kind: "service-defaults", Name: "web" });
     expect(response.status).toBe(400);

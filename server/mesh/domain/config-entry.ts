@@ -108,7 +108,7 @@ export function translateEntryKeys(raw: unknown): unknown {
  * lower-cased (the real system accepts `HTTP` and stores `http`; proxy-defaults `Config` stays as written).
  */
 export function normalizeEntryInput(raw: unknown): unknown {
-  if (isPlainObject(raw)) checkEntryKind(raw);
+  checkEntryKind(raw);
   const entry = translateEntryKeys(raw);
   if (!isPlainObject(entry)) return entry;
   if (typeof entry.Protocol === "string") entry.Protocol = entry.Protocol.toLowerCase();
@@ -131,7 +131,12 @@ export function normalizeEntryInput(raw: unknown): unknown {
  * DecodeConfigEntry): from `Kind`, or else `kind` (no other spelling), a string, naming a kind
  * (MakeConfigEntry's words). Everything else about the body is only looked at once the kind is known.
  */
-function checkEntryKind(raw: Record<string, unknown>): void {
+function checkEntryKind(raw: unknown): void {
+  // The body is first decoded into a map (agent/http.go decodeBodyDeprecated, through mapstructure,
+  // whose decodeMap names the Go kind of anything else; JSON null sets nothing: an empty map).
+  if (raw === undefined) return; // no body at all: the decoder's EOF, answered by the app
+  if (raw === null) throw new EntryDecodeError("Payload does not contain a kind/Kind key at the top level");
+  if (!isPlainObject(raw)) throw new EntryDecodeError(`'' expected a map, got '${goKindOf(raw)}'`);
   const kind = Object.hasOwn(raw, "Kind") ? raw.Kind : Object.hasOwn(raw, "kind") ? raw.kind : MISSING;
   if (kind === MISSING) throw new EntryDecodeError("Payload does not contain a kind/Kind key at the top level");
   if (typeof kind !== "string") throw new EntryDecodeError("Kind value in payload is not a string");
@@ -139,6 +144,13 @@ function checkEntryKind(raw: Record<string, unknown>): void {
 }
 
 const MISSING = Symbol("missing");
+
+/** The reflect.Kind of a JSON value that encoding/json decoded into interface{}. */
+function goKindOf(value: unknown): string {
+  if (Array.isArray(value)) return "slice";
+  if (typeof value === "number") return "float64";
+  return typeof value === "boolean" ? "bool" : "string";
+}
 
 /**
  * An entry in its described wire form (a duration may be a number of nanoseconds) with its durations
