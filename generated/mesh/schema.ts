@@ -1006,6 +1006,25 @@ export interface components {
                 [key: string]: components["schemas"]["ServiceResolverFailover"];
             };
         };
+        /** @description One exposed path (also written `listener_port`, `local_path_port`, `parsed_from_check`). */
+        ExposePath: {
+            /** @description Port of the proxy's listener for the path. */
+            ListenerPort?: number;
+            /** @description The path, e.g. `/metrics`. */
+            Path?: string;
+            /** @description Port the service listens on for the path. */
+            LocalPathPort?: number;
+            /** @description The service's protocol for the path (`http` or `http2`). */
+            Protocol?: string;
+            /** @description Set when the path comes from a registered check. */
+            ParsedFromCheck?: boolean;
+        };
+        /** @description HTTP paths the service's sidecar proxy exposes outside the mesh. Stored and returned as written; the discovery chain does not use it. */
+        ExposeConfig: {
+            /** @description Expose the paths of the service's HTTP and gRPC health checks. */
+            Checks?: boolean;
+            Paths?: components["schemas"]["ExposePath"][];
+        };
         /**
          * service-defaults
          * @description Defaults for one service.
@@ -1031,6 +1050,7 @@ export interface components {
             /** @description The service's protocol, any text, stored lower-cased (`HTTP` is stored as `http`). Routers and splitters need `http`, `http2` or `grpc`; any other protocol compiles as `tcp` does. When unset or empty the chain takes `tcp` (a `service-defaults` entry decides even without a protocol); with no `service-defaults` entry, `proxy-defaults` `Config.protocol`, else `tcp`. */
             Protocol?: string;
             MeshGateway?: components["schemas"]["MeshGatewayConfig"];
+            Expose?: components["schemas"]["ExposeConfig"];
             ExternalSNI?: string;
         };
         /**
@@ -1063,6 +1083,7 @@ export interface components {
                 [key: string]: unknown;
             };
             MeshGateway?: components["schemas"]["MeshGatewayConfig"];
+            Expose?: components["schemas"]["ExposeConfig"];
         };
         ServiceSplit: {
             /** @description Percentage of traffic. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100. */

@@ -515,3 +515,22 @@ describe("indexes and blocking of entry reads", () => {
     expect(response.headers.get("x-mesh-index")).toBe("1");
   });
 });
+
+// service-defaults and proxy-defaults have an Expose block (agent/structs/config_entry.go
+// ServiceConfigEntry.Expose, ProxyConfigEntry.Expose: ExposeConfig with Checks and Paths of
+// ExposePath; snake_case aliases listener_port, local_path_port, parsed_from_check), which their
+// Validate does not look at; the chain does not use it.
+describe("the Expose block", () => {
+  it("is written and read back on service-defaults and proxy-defaults, in either key style", async () => {
+    const expose = { Checks: true, Paths: [{ ListenerPort: 21500, Path: "/metrics", LocalPathPort: 9102, Protocol: "http" }] };
+    expect((await put({ Kind: "service-defaults", Name: "web", Protocol: "http", Expose: expose })).data).toBe(true);
+    expect((await put({ kind: "proxy-defaults", name: "global", expose: { checks: false, paths: [{ listener_port: 21501, path: "/health", local_path_port: 8080, parsed_from_check: true }] } })).data).toBe(true);
+    const web = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });
+    expect(web.data).toMatchObject({ Expose: expose });
+    const global = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "proxy-defaults", name: "global" } } });
+    expect(global.data).toMatchObject({ Expose: { Checks: false, Paths: [{ ListenerPort: 21501, Path: "/health", LocalPathPort: 8080, ParsedFromCheck: true }] } });
+  });
+
+  it("has no keys of its own beyond those", () =>
+    expectRefused({ Kind: "service-defaults", Name: "web", Expose: { Port: 1 } }, exactly('Request decoding failed: 1 error occurred:\n\t* invalid config key "Expose.Port"\n\n')));
+});

@@ -9,6 +9,8 @@ import type {
   ConfigEntry,
   ConfigEntryInput,
   ConfigEntryRoute,
+  ExposeConfig,
+  ExposePath,
   HeaderMatch,
   HttpRouteMatch,
   MeshGatewayConfig,
@@ -54,6 +56,8 @@ type FieldName = KeysOf<
   | ServiceResolverRedirect
   | ServiceResolverFailover
   | MeshGatewayConfig
+  | ExposeConfig
+  | ExposePath
   | ServiceSplit
   | ServiceRoute
   | NonNullable<ServiceRoute["Match"]>
@@ -72,6 +76,7 @@ const CANONICAL_KEYS = [
   "ServiceSubset", "Datacenter", "Datacenters", "Failover",
   // service-defaults / proxy-defaults
   "Protocol", "MeshGateway", "Mode", "ExternalSNI", "Config",
+  "Expose", "Checks", "Paths", "ListenerPort", "Path", "LocalPathPort", "ParsedFromCheck",
   // service-splitter
   "Splits", "Weight",
   // service-router

@@ -19,6 +19,8 @@ type Decoded<T, K extends keyof T> = Omit<T, K> & { [P in K]?: string };
 
 export type MeshGatewayMode = Schemas["MeshGatewayMode"];
 export type MeshGatewayConfig = Schemas["MeshGatewayConfig"];
+export type ExposeConfig = Schemas["ExposeConfig"];
+export type ExposePath = Schemas["ExposePath"];
 export type ServiceResolverSubset = Schemas["ServiceResolverSubset"];
 export type ServiceResolverRedirect = Schemas["ServiceResolverRedirect"];
 export type ServiceResolverFailover = Schemas["ServiceResolverFailover"];
