@@ -29,6 +29,12 @@ import { compareVersions } from "./domain/version.ts";
 
 export const MESH_BASE_PATH = "/v1";
 export const MESH_DEFAULT_VERSION = "1.16.0";
+/**
+ * Everything under /v1/config/ is one handler of the agent, registered with GET and DELETE in that
+ * order (agent/http_register.go), which its Allow lists after OPTIONS (agent/http.go wrap).
+ */
+const CONFIG_SUBTREE = `${MESH_BASE_PATH}/config/`;
+const CONFIG_METHODS = ["GET", "DELETE"];
 /** The discovery-chain endpoint's path with an empty service name. */
 const CHAIN_ROOT = `${MESH_BASE_PATH}/discovery-chain/`;
 
@@ -122,7 +128,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   type Route = OperationRoute & { bodyRequired: boolean };
   // The chain endpoint's own path without a name, and the ACL endpoints' paths without an ID: their
   // methods, for the 405 of any other.
-  const allowedMethods = (path: string) => (path === CHAIN_ROOT ? ["GET", "POST"] : (SUBTREE_ROOTS[path]?.methods ?? routes.endpointMethods(path)));
+  const allowedMethods = (path: string) =>
+    path === CHAIN_ROOT ? ["GET", "POST"] : path.startsWith(CONFIG_SUBTREE) ? CONFIG_METHODS : (SUBTREE_ROOTS[path]?.methods ?? routes.endpointMethods(path));
   // Everything the real agent checks before the request reaches its endpoint, in its order.
   const stages = requestPipeline(
     {
@@ -148,6 +155,8 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
             checkBlockingParams(req);
             throw new MeshHttpError(400, "Missing chain name");
           }
+          // The agent's configDelete refuses a path without a name before it looks at anything else.
+          if (req.method === "DELETE" && /^\/v1\/config\/[^/]+$/.test(req.path)) throw new MeshHttpError(404, "Must provide both a kind and name to delete");
           const methods = allowedMethods(req.path);
           // An ACL API the reported version does not have is not registered with the mux at all.
           if (methods.length === 0 || !aclApiServed(req.path)) return notFound(req, res, version);

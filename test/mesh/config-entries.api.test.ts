@@ -534,3 +534,25 @@ describe("the Expose block", () => {
   it("has no keys of its own beyond those", () =>
     expectRefused({ Kind: "service-defaults", Name: "web", Expose: { Port: 1 } }, exactly('Request decoding failed: 1 error occurred:\n\t* invalid config key "Expose.Port"\n\n')));
 });
+
+// The agent registers one handler for everything under /v1/config/ with GET and DELETE
+// (agent/http_register.go), whose Allow lists OPTIONS and then those, in that order (agent/http.go
+// wrap; TestHTTPAPI_OptionMethod_OSS); its delete without a name is answered before any RPC
+// (agent/config_endpoint.go configDelete).
+describe("the paths under /config/ as one endpoint", () => {
+  const call = async (method: string, path: string) => {
+    const response = await fetch(`${mesh.baseUrl}${path}`, { method });
+    return { status: response.status, allow: response.headers.get("allow"), text: await response.text() };
+  };
+
+  it("OPTIONS and a refused method list GET and DELETE", async () => {
+    for (const path of ["/config/service-defaults", "/config/service-defaults/web"]) {
+      expect(await call("OPTIONS", path)).toEqual({ status: 200, allow: "OPTIONS,GET,DELETE", text: "" });
+      expect(await call("PUT", path)).toEqual({ status: 405, allow: "OPTIONS,GET,DELETE", text: "method PUT not allowed" });
+    }
+  });
+
+  it("a delete without a name is 404 Must provide both a kind and name to delete", async () => {
+    expect(await call("DELETE", "/config/service-defaults")).toMatchObject({ status: 404, text: "Must provide both a kind and name to delete" });
+  });
+});
