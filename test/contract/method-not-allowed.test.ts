@@ -10,11 +10,13 @@ import { loadBundle } from "../../server/shared/openapi.ts";
 const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
 
 /** What the server names in Allow for a path with these described methods (LIST: the secrets service's list operations). */
-const ALLOW: Record<string, (described: string[]) => string> = {
+const ALLOW: Record<string, (described: string[], template: string) => string> = {
   "org-platform": (described) => [...described, ...(described.includes("GET") ? ["HEAD"] : [])].sort().join(", "),
   secrets: (described) => [...new Set(described.flatMap((m) => (m === "POST" || m === "PUT" ? ["POST", "PUT"] : [m])))].sort().join(", "),
   // OPTIONS first, then the endpoint's methods (agent/http.go wrap: MethodNotAllowedError{req.Method, append([]string{"OPTIONS"}, methods...)}).
-  mesh: (described) => ["OPTIONS", ...[...described].sort()].join(","),
+  // Every path under /config/ is one endpoint registered with GET and DELETE, in that order
+  // (agent/http_register.go "/v1/config/"), whichever of them the description has for the path.
+  mesh: (described, template) => (template.startsWith("/config/") ? "OPTIONS,GET,DELETE" : ["OPTIONS", ...[...described].sort()].join(",")),
 };
 
 for (const server of REFERENCE_SERVERS) {
@@ -47,7 +49,7 @@ for (const server of REFERENCE_SERVERS) {
         if (method === undefined) continue;
         const response = await fetch(`${running.baseUrl}${path}`, { method, headers: server.headers });
         const wire: WireResponse = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-        const expected = ALLOW[server.api]!(methods);
+        const expected = ALLOW[server.api]!(methods, template);
         if (wire.status !== 405) problems.push(`${method} ${template}: ${wire.status} ${wire.body?.slice(0, 120)}`);
         else if (wire.headers.allow !== expected) problems.push(`${method} ${template}: Allow ${wire.headers.allow} (expected ${expected})`);
         problems.push(...server.errorEnvelope(wire).map((p) => `${method} ${template}: ${p}`));
