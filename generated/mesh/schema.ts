@@ -250,7 +250,10 @@ export interface paths {
          *     after the kind is the name (a `/` in it may be sent as is or as `%2F`). Needs `service:read` on the name (nothing for
          *     `proxy-defaults`, which every token may read). A blocking query: with `index`, the answer waits for a write of this entry. The
          *     `X-Mesh-Index` of the answer is the index of all configuration entries (it moves with a write of
-         *     any entry), not the entry's `ModifyIndex`.
+         *     any entry), not the entry's `ModifyIndex`. Answers (here and in lists) always carry a
+         *     `service-defaults` entry's `Protocol` (`""` when unset), `MeshGateway` and `Expose` (`{}` when
+         *     unset), and a `proxy-defaults` entry's `MeshGateway` and `Expose`; writing such an answer back
+         *     changes nothing.
          */
         get: operations["readConfigEntry"];
         put?: never;

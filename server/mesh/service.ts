@@ -5,7 +5,7 @@ import { MeshAcl, type AclSettings } from "./acl-service.ts";
 import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
-import { decodeEntryDurations, EntryDecodeError, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
+import { decodeEntryDurations, EntryDecodeError, entryWireForm, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
 import { DEFAULT_NAMESPACE, ENTRY_KINDS, type ConfigEntry, type ConfigEntryInput, type EntryKind } from "./domain/entries.ts";
 import { ChainReadIndex, chainsOf, compileChainsRecording } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
@@ -159,7 +159,8 @@ export class MeshService {
     const key = entryKey(kind, namespace, name);
     // The index of all entries, found or not (state.ConfigEntry: maxIndexTxn of the table); the read
     // waits on this entry's key only. A missing entry is for the handler to answer (404).
-    return { value: this.store.get(kind, namespace, name), index: this.entriesIndex(), watches: (k) => k === key };
+    const entry = this.store.get(kind, namespace, name);
+    return { value: entry && entryWireForm(entry), index: this.entriesIndex(), watches: (k) => k === key };
   }
 
   /** `kind` as the path gives it: one that names no kind is the RPC endpoint's error, so 500 (ConfigEntry.List). */
@@ -169,7 +170,7 @@ export class MeshService {
     const prefix = entryKeyPrefix(kind, namespace);
     const watches = (key: string) => key.startsWith(prefix);
     return {
-      value: this.store.list(kind, namespace).filter((entry) => this.canRead(caller, entry)),
+      value: this.store.list(kind, namespace).filter((entry) => this.canRead(caller, entry)).map(entryWireForm),
       // The index of all entries (state.ConfigEntriesByKind: maxIndexTxn of the table); the list
       // waits on its kind's entries only.
       index: this.entriesIndex(),

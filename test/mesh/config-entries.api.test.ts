@@ -556,3 +556,28 @@ describe("the paths under /config/ as one endpoint", () => {
     expect(await call("DELETE", "/config/service-defaults")).toMatchObject({ status: 404, text: "Must provide both a kind and name to delete" });
   });
 });
+
+// Go's encoding/json writes a struct field even with `omitempty` (only empty strings, numbers,
+// maps, slices and nil pointers are left out): ServiceConfigEntry's Protocol (no omitempty),
+// MeshGateway and Expose, and ProxyConfigEntry's MeshGateway and Expose are in every answer
+// (agent/structs/config_entry.go). A write of the same entry without them changes nothing
+// (the decoded entries are equal, ConfigEntry.Apply skips the write).
+describe("fields every answer carries", () => {
+  it("service-defaults and proxy-defaults, read and listed", async () => {
+    await put({ Kind: "service-defaults", Name: "web" });
+    await put({ Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } });
+    const web = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });
+    expect(web.data).toEqual({ Kind: "service-defaults", Name: "web", Protocol: "", MeshGateway: {}, Expose: {}, Namespace: "default", CreateIndex: 1, ModifyIndex: 1 });
+    const list = await mesh.client.GET("/config/{kind}", { params: { path: { kind: "proxy-defaults" } } });
+    expect(list.data).toEqual([{ Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" }, MeshGateway: {}, Expose: {}, Namespace: "default", CreateIndex: 2, ModifyIndex: 2 }]);
+  });
+
+  it("writing back what was read changes nothing", async () => {
+    await put({ Kind: "service-defaults", Name: "web" });
+    const { data } = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });
+    expect((await put(data!)).data).toBe(true);
+    const again = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });
+    expect(again.data).toMatchObject({ ModifyIndex: 1 });
+    expect(again.response.headers.get("x-mesh-index")).toBe("1");
+  });
+});

@@ -245,12 +245,34 @@ function cloneJson(value: unknown): unknown {
 }
 
 /**
+ * An entry as the real server writes it: Go's encoding/json leaves no struct field out, even with
+ * `omitempty`, so ServiceConfigEntry's `Protocol` (which has no omitempty), `MeshGateway` and
+ * `Expose`, and ProxyConfigEntry's `MeshGateway` and `Expose`, are always there (agent/structs/
+ * config_entry.go), in the struct's order. The store keeps entries as written; answers use this.
+ */
+export function entryWireForm(entry: ConfigEntry): ConfigEntry {
+  switch (entry.Kind) {
+    case "service-defaults": {
+      const { Kind, Name, Protocol = "", MeshGateway = {}, Expose = {}, ...rest } = entry;
+      return { Kind, Name, Protocol, MeshGateway, Expose, ...rest };
+    }
+    case "proxy-defaults": {
+      const { Kind, Name, Config, MeshGateway = {}, Expose = {}, ...rest } = entry;
+      return { Kind, Name, ...(Config === undefined ? {} : { Config }), MeshGateway, Expose, ...rest };
+    }
+    default:
+      return entry;
+  }
+}
+
+/**
  * Whether two entries say the same, their indexes aside: compared as JSON (the order of keys and
  * members that are undefined do not count).
  */
 export function sameEntryContent(a: ConfigEntry, b: ConfigEntry): boolean {
-  const { CreateIndex: _createdA, ModifyIndex: _modifiedA, ...left } = a;
-  const { CreateIndex: _createdB, ModifyIndex: _modifiedB, ...right } = b;
+  // Compared as decoded structs are: a field Go always writes counts as its zero value when absent.
+  const { CreateIndex: _createdA, ModifyIndex: _modifiedA, ...left } = entryWireForm(a);
+  const { CreateIndex: _createdB, ModifyIndex: _modifiedB, ...right } = entryWireForm(b);
   return sameJson(left, right);
 }
 
