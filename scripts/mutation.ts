@@ -233,7 +233,7 @@ export const GUARD_MODULES: GuardModule[] = [
       { mutator: "Regex", original: "/^\\d+$/", replacement: "/^\\d+/", why: "Number() of a value with other characters is NaN either way: passthrough" },
       { mutator: "ConditionalExpression", original: "this.#contentLength > 0", replacement: "true", why: "a body of length 0 is passed on as no bytes" },
       { mutator: "EqualityOperator", original: "this.#contentLength > 0", replacement: "this.#contentLength >= 0", why: "a body of length 0 is passed on as no bytes" },
-      { mutator: "Regex", original: "/^LIST (\\S+)( HTTP\\/\\d\\.\\d)?(\\r?\\n)$/", replacement: "/LIST (\\S+)( HTTP\\/\\d\\.\\d)?(\\r?\\n)$/", why: "only lines starting with LIST reach it" },
+      { mutator: "Regex", original: "/^(LIST|HELP) (\\S+)( HTTP\\/\\d\\.\\d)?(\\r?\\n)$/", replacement: "/(LIST|HELP) (\\S+)( HTTP\\/\\d\\.\\d)?(\\r?\\n)$/", why: "only lines starting with LIST or HELP reach it" },
       { mutator: "ConditionalExpression", original: 'state === "passthrough"', replacement: "false", why: "in passthrough every line is handed on unchanged by the line handler's default branch: the same bytes, only read" },
       { mutator: "ConditionalExpression", original: "this.#pendingLength > 0", replacement: "true", line: "Buffer.concat", why: "no pending bytes joined to the line give the same line" },
       { mutator: "EqualityOperator", original: "this.#pendingLength > 0", replacement: "this.#pendingLength >= 0", line: "Buffer.concat", why: "no pending bytes joined to the line give the same line" },

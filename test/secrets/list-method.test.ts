@@ -41,6 +41,12 @@ describe("rewriteListRequestLine", () => {
     expect(rewriteListRequestLine("LIST /v1/a/roles HTTP/1.1\r\n")).toBe("GET /v1/a/roles?list=true HTTP/1.1\r\n");
     expect(rewriteListRequestLine("LIST /v1/a?x=1&list=false HTTP/1.1\r\n")).toBe("GET /v1/a?x=1&list=true HTTP/1.1\r\n");
   });
+
+  it("turns HELP into GET with help=1 the same way, and leaves a list flag alone there", () => {
+    expect(rewriteListRequestLine("HELP /v1/a/roles HTTP/1.1\r\n")).toBe("GET /v1/a/roles?help=1 HTTP/1.1\r\n");
+    expect(rewriteListRequestLine("HELP /v1/a?help=0&list=true HTTP/1.1\r\n")).toBe("GET /v1/a?list=true&help=1 HTTP/1.1\r\n");
+    expect(rewriteListRequestLine("HELPS /v1/a HTTP/1.1\r\n")).toBe("HELPS /v1/a HTTP/1.1\r\n");
+  });
 });
 
 describe("ListRequestRewriter", () => {
