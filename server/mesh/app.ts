@@ -35,6 +35,13 @@ export const MESH_DEFAULT_VERSION = "1.16.0";
  */
 const CONFIG_SUBTREE = `${MESH_BASE_PATH}/config/`;
 const CONFIG_METHODS = ["GET", "DELETE"];
+/**
+ * The order the agent registers an endpoint's methods in, which its Allow keeps: GET, then PUT,
+ * POST and DELETE (agent/http_register.go, e.g. `/v1/acl/policy/` with GET, PUT, DELETE).
+ */
+const REGISTRATION_ORDER = ["GET", "PUT", "POST", "DELETE"];
+const inRegistrationOrder = (methods: string[]) => [...methods].sort((a, b) => REGISTRATION_ORDER.indexOf(a) - REGISTRATION_ORDER.indexOf(b));
+
 /** The discovery-chain endpoint's path with an empty service name. */
 const CHAIN_ROOT = `${MESH_BASE_PATH}/discovery-chain/`;
 
@@ -129,7 +136,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   // The chain endpoint's own path without a name, and the ACL endpoints' paths without an ID: their
   // methods, for the 405 of any other.
   const allowedMethods = (path: string) =>
-    path === CHAIN_ROOT ? ["GET", "POST"] : path.startsWith(CONFIG_SUBTREE) ? CONFIG_METHODS : (SUBTREE_ROOTS[path]?.methods ?? routes.endpointMethods(path));
+    path === CHAIN_ROOT ? ["GET", "POST"] : path.startsWith(CONFIG_SUBTREE) ? CONFIG_METHODS : (SUBTREE_ROOTS[path]?.methods ?? inRegistrationOrder(routes.endpointMethods(path)));
   // Everything the real agent checks before the request reaches its endpoint, in its order.
   const stages = requestPipeline(
     {
@@ -289,9 +296,9 @@ const TOKEN_API_PATH = new RegExp(`^${MESH_BASE_PATH}/acl/(polic|role|token)`);
  * their handlers say to an empty ID. `writeRoute`: a PUT there is this server's write route.
  */
 const SUBTREE_ROOTS: Record<string, { methods: string[]; missing: string; api: "token" | "legacy"; writeRoute?: boolean }> = {
-  [`${MESH_BASE_PATH}/acl/policy/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing policy ID", api: "token", writeRoute: true },
-  [`${MESH_BASE_PATH}/acl/role/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing role ID", api: "token", writeRoute: true },
-  [`${MESH_BASE_PATH}/acl/token/`]: { methods: ["DELETE", "GET", "PUT"], missing: "Missing token ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/policy/`]: { methods: ["GET", "PUT", "DELETE"], missing: "Missing policy ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/role/`]: { methods: ["GET", "PUT", "DELETE"], missing: "Missing role ID", api: "token", writeRoute: true },
+  [`${MESH_BASE_PATH}/acl/token/`]: { methods: ["GET", "PUT", "DELETE"], missing: "Missing token ID", api: "token", writeRoute: true },
   [`${MESH_BASE_PATH}/acl/policy/name/`]: { methods: ["GET"], missing: "Missing policy Name", api: "token" },
   [`${MESH_BASE_PATH}/acl/role/name/`]: { methods: ["GET"], missing: "Missing role Name", api: "token" },
   [`${MESH_BASE_PATH}/acl/info/`]: { methods: ["GET"], missing: "Missing ACL", api: "legacy" },

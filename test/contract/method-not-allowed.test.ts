@@ -16,7 +16,9 @@ const ALLOW: Record<string, (described: string[], template: string) => string> =
   // OPTIONS first, then the endpoint's methods (agent/http.go wrap: MethodNotAllowedError{req.Method, append([]string{"OPTIONS"}, methods...)}).
   // Every path under /config/ is one endpoint registered with GET and DELETE, in that order
   // (agent/http_register.go "/v1/config/"), whichever of them the description has for the path.
-  mesh: (described, template) => (template.startsWith("/config/") ? "OPTIONS,GET,DELETE" : ["OPTIONS", ...[...described].sort()].join(",")),
+  // Other endpoints list theirs as registered there: GET, PUT, POST, DELETE (e.g. "/v1/acl/policy/" with GET, PUT, DELETE).
+  mesh: (described, template) =>
+    template.startsWith("/config/") ? "OPTIONS,GET,DELETE" : ["OPTIONS", ...["GET", "PUT", "POST", "DELETE"].filter((m) => described.includes(m))].join(","),
 };
 
 for (const server of REFERENCE_SERVERS) {

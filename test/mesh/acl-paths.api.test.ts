@@ -36,7 +36,7 @@ describe("an ACL path without an ID", () => {
 
   it("checks the method and whether ACLs are on first", async () => {
     mesh = await startMesh({ version: "1.10.12" });
-    expect(await call("POST", "/acl/policy/")).toEqual({ status: 405, text: "method POST not allowed", allow: "OPTIONS,DELETE,GET,PUT" });
+    expect(await call("POST", "/acl/policy/")).toEqual({ status: 405, text: "method POST not allowed", allow: "OPTIONS,GET,PUT,DELETE" });
     expect(await call("OPTIONS", "/acl/policy/name/")).toEqual({ status: 200, text: "", allow: "OPTIONS,GET" });
     expect(await call("GET", "/acl/policy/")).toMatchObject({ status: 401, text: "ACL support disabled" });
   });

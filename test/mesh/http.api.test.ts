@@ -119,7 +119,8 @@ describe("OPTIONS", () => {
     await mesh.close();
     mesh = await startMesh({ managementToken: "root", version: "1.10.12" });
     for (const [path, allow] of [
-      ["/acl/policy/5e52a099-4c90-c067-5478-980f06be9af5", "OPTIONS,DELETE,GET,PUT"],
+      // In the agent's registration order (agent/http_register.go: GET, PUT, DELETE).
+      ["/acl/policy/5e52a099-4c90-c067-5478-980f06be9af5", "OPTIONS,GET,PUT,DELETE"],
       ["/acl/token/self", "OPTIONS,GET"],
       ["/discovery-chain/web", "OPTIONS,GET,POST"],
       ["/discovery-chain/", "OPTIONS,GET,POST"],
