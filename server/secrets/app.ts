@@ -22,7 +22,7 @@ import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
-import { goMultiErrorText } from "../shared/go-text.ts";
+import { goMultiErrorText, goParseBool } from "../shared/go-text.ts";
 import type { Capability } from "./sys/policy.ts";
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { canonicalPath, encodePath, percentDecode } from "./http/canonical-path.ts";
@@ -356,9 +356,9 @@ function listFlag(req: Request): boolean {
   const raw = req.query.list;
   const value = String(Array.isArray(raw) ? raw[0] : raw ?? "");
   if (value === "") return false;
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
-  throw new Refusal(400, []);
+  const list = goParseBool(value);
+  if (list === undefined) throw new Refusal(400, []);
+  return list;
 }
 
 /** The URL with `list=true` when listing, and no `list` parameter otherwise. */

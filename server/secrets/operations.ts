@@ -2,7 +2,7 @@
 // which operation a method and path name, what capabilities it needs, whether it is a LIST.
 import type { Capability } from "./sys/policy.ts";
 import { CAPABILITIES } from "./sys/policy.ts";
-import type { OpenApiDocument } from "../shared/openapi.ts";
+import { followRefs, type OpenApiDocument } from "../shared/openapi.ts";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -155,14 +155,7 @@ export class OperationIndex {
 type Schema = { $ref?: string; type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema> };
 
 function resolveRef(document: OpenApiDocument, schema: Schema | undefined): Schema | undefined {
-  let at = schema;
-  for (let hops = 0; typeof at?.$ref === "string" && hops < 16; hops++) {
-    at = at.$ref
-      .replace(/^#\//, "")
-      .split("/")
-      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], document) as Schema | undefined;
-  }
-  return at;
+  return followRefs(document, schema) as Schema | undefined;
 }
 
 const ZERO: Record<string, unknown> = { integer: 0, number: 0, string: "", boolean: false, array: [], object: {} };

@@ -1,5 +1,5 @@
-// Texts as the Go services print them: a string quoted with %q (strconv.Quote) and the message of a
-// go-multierror list. Pure.
+// Texts as the Go services print and read them: a string quoted with %q (strconv.Quote), the message
+// of a go-multierror list, a boolean as strconv.ParseBool reads it. Pure.
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x07: "\\a", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x0b: "\\v" };
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
@@ -30,4 +30,11 @@ export function goQuote(text: string): string {
 export function goMultiErrorText(errors: readonly string[]): string {
   if (errors.length === 1) return `1 error occurred:\n\t* ${errors[0]}\n\n`;
   return `${errors.length} errors occurred:\n\t${errors.map((e) => `* ${e}`).join("\n\t")}\n\n`;
+}
+
+/** A boolean as Go's strconv.ParseBool reads it (`1`, `t`, `T`, `TRUE`, `true`, `True` and their false forms); undefined for any other text. */
+export function goParseBool(text: string): boolean | undefined {
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(text)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(text)) return false;
+  return undefined;
 }

@@ -198,3 +198,22 @@ export function validationProblems(error: unknown, requestPath: string): Validat
 }
 
 export { express };
+
+/** What a local `$ref` (`#/...`, its JSON-pointer escapes read) points to in the document; undefined for none. */
+export function atPointer(document: OpenApiDocument, ref: string): unknown {
+  if (!ref.startsWith("#/")) return undefined;
+  let at: unknown = document;
+  for (const key of ref.slice(2).split("/")) at = (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")];
+  return at;
+}
+
+/** A value with its `$ref`s followed to what they point to (at most 16 hops, against a cycle). */
+export function followRefs(document: OpenApiDocument, value: unknown): unknown {
+  let at = value;
+  for (let hops = 0; hops < 16; hops++) {
+    const ref = (at as { $ref?: unknown } | null | undefined)?.$ref;
+    if (typeof ref !== "string") break;
+    at = atPointer(document, ref);
+  }
+  return at;
+}

@@ -1,6 +1,7 @@
-// Go's %q and go-multierror's message, byte for byte (strconv.Quote; go-multierror ListFormatFunc).
+// Go's %q and go-multierror's message, byte for byte (strconv.Quote; go-multierror ListFormatFunc),
+// and strconv.ParseBool's spellings.
 import { describe, expect, it } from "vitest";
-import { goMultiErrorText, goQuote } from "../../server/shared/go-text.ts";
+import { goMultiErrorText, goParseBool, goQuote } from "../../server/shared/go-text.ts";
 
 describe("goQuote", () => {
   it("quotes as strconv.Quote does", () => {
@@ -21,5 +22,13 @@ describe("goMultiErrorText", () => {
   it("lists one error or several", () => {
     expect(goMultiErrorText(["did not supply credential_type"])).toBe("1 error occurred:\n\t* did not supply credential_type\n\n");
     expect(goMultiErrorText(["a", "b"])).toBe("2 errors occurred:\n\t* a\n\t* b\n\n");
+  });
+});
+
+describe("goParseBool", () => {
+  it("reads strconv.ParseBool's spellings and nothing else", () => {
+    for (const text of ["1", "t", "T", "TRUE", "true", "True"]) expect(goParseBool(text), text).toBe(true);
+    for (const text of ["0", "f", "F", "FALSE", "false", "False"]) expect(goParseBool(text), text).toBe(false);
+    for (const text of ["", "yes", "tRUE", "2", " true"]) expect(goParseBool(text), text).toBeUndefined();
   });
 });

@@ -3,6 +3,8 @@
 // snake_case spellings into the field names, then mapstructure fills the three override fields,
 // matching keys in any case and ignoring every key it has no field for.
 
+import { objectMembers } from "../../shared/json-body.ts";
+
 const FIELDS = [
   { name: "OverrideMeshGateway", alias: "override_mesh_gateway" },
   { name: "OverrideProtocol", alias: "override_protocol" },
@@ -22,8 +24,8 @@ const MESH_GATEWAY_MODES: ReadonlySet<string> = new Set(["", "none", "local", "r
  * validator to type-check; only OverrideMeshGateway is rebuilt (its `Mode`, in any case).
  */
 export function decodeChainOverrides(body: unknown): unknown {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
-  const members = body as Record<string, unknown>;
+  const members = objectMembers(body);
+  if (!members) return body;
   const keys = Object.keys(members);
   const decoded: Record<string, unknown> = {};
   for (const { name, alias } of FIELDS) {
@@ -39,8 +41,8 @@ export function decodeChainOverrides(body: unknown): unknown {
 }
 
 function meshGateway(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  const members = value as Record<string, unknown>;
+  const members = objectMembers(value);
+  if (!members) return value;
   const key = Object.hasOwn(members, "Mode") ? "Mode" : Object.keys(members).find((k) => k.toLowerCase() === "mode");
   return key === undefined ? {} : { Mode: members[key] };
 }
@@ -50,9 +52,9 @@ function meshGateway(value: unknown): unknown {
  * (in their exact spelling) is refused; anything but a string is not one of them either.
  */
 export function meshGatewayModeProblem(decoded: unknown): string | undefined {
-  const gateway = (decoded as { OverrideMeshGateway?: unknown } | undefined)?.OverrideMeshGateway;
-  if (typeof gateway !== "object" || gateway === null) return undefined;
-  const mode = (gateway as { Mode?: unknown }).Mode;
+  const gateway = objectMembers(objectMembers(decoded)?.OverrideMeshGateway);
+  if (!gateway) return undefined;
+  const mode = gateway.Mode;
   if (mode === undefined || mode === null) return undefined;
   return typeof mode === "string" && MESH_GATEWAY_MODES.has(mode) ? undefined : BAD_MESH_GATEWAY_MODE;
 }

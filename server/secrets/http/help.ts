@@ -6,7 +6,7 @@
 // (sdk/framework/path.go helpCallback, logical.HelpResponse: `help`, `openapi`, `see_also`) written
 // as it is, outside the usual response envelope (http/help.go handleHelp: respondOk(w, resp.Data)).
 import type { Request } from "express";
-import type { OpenApiDocument } from "../../shared/openapi.ts";
+import { atPointer, followRefs, type OpenApiDocument } from "../../shared/openapi.ts";
 import type { OperationIndex, SecretsOperation } from "../operations.ts";
 
 /** Whether the request asks for help: a `help` query parameter whose first value is not empty (Go's Query().Get). */
@@ -71,16 +71,7 @@ function asList(value: unknown): unknown[] {
 
 /** A `$ref` into the document, followed. */
 function resolve(document: OpenApiDocument, value: unknown): Json {
-  let at = value as Json | undefined;
-  for (let hops = 0; typeof at?.$ref === "string" && hops < 16; hops++) at = pointer(document, at.$ref);
-  return at ?? {};
-}
-
-function pointer(document: OpenApiDocument, ref: string): Json | undefined {
-  if (!ref.startsWith("#/")) return undefined;
-  let at: unknown = document;
-  for (const key of ref.slice(2).split("/")) at = (at as Json | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")];
-  return at as Json | undefined;
+  return (followRefs(document, value) as Json | undefined) ?? {};
 }
 
 /** A description of this one path: the path item and the components it refers to, nothing else. */
@@ -94,7 +85,7 @@ function pathDocument(document: OpenApiDocument, template: string, item: Json): 
     if (typeof ref === "string" && ref.startsWith("#/components/") && !seen.has(ref)) {
       seen.add(ref);
       const [kind, name] = ref.slice("#/components/".length).split("/") as [string, string];
-      const target = pointer(document, ref);
+      const target = atPointer(document, ref) as Json | undefined;
       if (target !== undefined) {
         (components[kind] ??= {})[name] = target;
         walk(target);

@@ -1,8 +1,7 @@
 // Handlers of the token store's lookups (GET|POST /auth/token/lookup-self, POST /auth/token/lookup),
 // as vault/token_store.go handleLookupSelf and handleLookup answer them.
-import { envelope, type SecretsHandlerTable } from "../handlers/types.ts";
+import { envelope, type SecretsContext, type SecretsHandlerTable } from "../handlers/types.ts";
 import { tokenView } from "./lookup.ts";
-import type { SecretsContext } from "../handlers/types.ts";
 
 /** The caller's own entry: dispatch authenticated the token, so it exists. */
 function own({ cluster, token }: SecretsContext) {

@@ -16,8 +16,6 @@ export interface AccessConfig {
   client_key: string;
 }
 
-export type AccessSettings = AccessConfig;
-
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
@@ -41,7 +39,7 @@ function isIpv6(text: string): boolean {
 }
 
 /** The settings checked: the ones to use, or every problem found. The token never appears in a problem. */
-export function checkAccess(input: AccessInput): { value: AccessSettings } | { problems: string[] } {
+export function checkAccess(input: AccessInput): { value: AccessConfig } | { problems: string[] } {
   const problems: string[] = [];
   const scheme = input.scheme ?? "http";
   const address = input.address ?? "";

@@ -3,7 +3,7 @@
 // `X-Mesh-Token` and is never part of an error message.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { AccessSettings } from "./access.ts";
+import type { AccessConfig } from "./access.ts";
 
 /**
  * The backend could not be reached (`status` undefined; `code` the socket error's code, when there
@@ -48,7 +48,7 @@ const TIMEOUT_MS = 10_000;
 
 export class DiscoveryBackend {
   constructor(
-    private readonly settings: AccessSettings,
+    private readonly settings: AccessConfig,
     private readonly timeoutMs = TIMEOUT_MS,
   ) {}
 

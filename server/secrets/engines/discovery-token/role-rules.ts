@@ -3,6 +3,7 @@
 // backend version has are the backend's business: it refuses them when a token is issued, as in the
 // real system, where the engine checks no version (builtin/logical/consul/path_roles.go).
 import { DurationError, parseDuration } from "../../../shared/go-duration.ts";
+import { goParseBool } from "../../../shared/go-text.ts";
 import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
@@ -170,9 +171,6 @@ export function parseSeconds(value: string | number): number | { error: string }
   }
 }
 
-const TRUE = ["1", "t", "T", "TRUE", "true", "True"];
-const FALSE = ["0", "f", "F", "FALSE", "false", "False", ""];
-
 /**
  * A bool field as the framework reads one (sdk/framework/field_data.go: mapstructure.WeakDecode):
  * a boolean, a strconv.ParseBool spelling or "" (false), a number (not 0: true).
@@ -181,8 +179,8 @@ export function weakBool(value: boolean | string | number | null | undefined): b
   if (value === undefined || value === null) return false;
   if (typeof value === "boolean") return value;
   if (typeof value === "number") return value !== 0;
-  if (TRUE.includes(value)) return true;
-  if (FALSE.includes(value)) return false;
+  const parsed = value === "" ? false : goParseBool(value);
+  if (parsed !== undefined) return parsed;
   return { error: `cannot parse '' as bool: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax` };
 }
 
