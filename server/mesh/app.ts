@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { answerWith, serviceApp } from "../shared/express-app.ts";
+import { goMultiErrorText } from "../shared/go-text.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { requestPipeline } from "../shared/pipeline.ts";
 import type { DeclaredToken } from "./acl-service.ts";
@@ -484,9 +485,7 @@ const isUnknownKey = (problem: ValidationProblem): boolean => problem.message ==
  * ListFormatFunc (agent/structs/config_entry.go DecodeConfigEntry; go-multierror format.go).
  */
 function unusedKeysError(fields: string[]): string {
-  const points = fields.map((field) => `* invalid config key "${field}"`);
-  if (points.length === 1) return `1 error occurred:\n\t${points[0]}\n\n`;
-  return `${points.length} errors occurred:\n\t${points.join("\n\t")}\n\n`;
+  return goMultiErrorText(fields.map((field) => `invalid config key "${field}"`));
 }
 
 function describeProblem({ location, field, message }: ValidationProblem, goJson: boolean): string {
