@@ -2784,12 +2784,18 @@ export interface components {
             region: string;
             iam_endpoint: string;
             sts_endpoint: string;
+            /** @description Maximum number of retries of recoverable provider errors; `-1` is the provider SDK's default, and a number below it means none. */
             max_retries: number;
         };
         /** @description The root configuration in the standard response envelope. */
         CloudCredentialsRootConfigResponse: components["schemas"]["ResponseEnvelope"] & {
             data: components["schemas"]["CloudCredentialsRootConfig"];
         };
+        /**
+         * LenientInteger
+         * @description A whole number, also taken as text or as a boolean. Text is read as a signed 64-bit integer: decimal, or hexadecimal, octal or binary after a `0x`, `0o` (or a leading `0`) or `0b` prefix, with `_` allowed between digits; the empty text is 0. `true` is 1 and `false` is 0. Any other value is refused with `400` and `Field validation failed: error converting input <value> for field "<name>": cannot parse '' as int: strconv.ParseInt: parsing "<value>": invalid syntax` (or `value out of range`), and nothing is changed.
+         */
+        LenientInteger: number | boolean | string;
         /**
          * @description The root credentials and client settings the engine uses to reach the cloud provider. Every field
          *     is optional: what is left out is stored empty (or `-1` for `max_retries`), and a write replaces the
@@ -2818,7 +2824,7 @@ export interface components {
              * @description Maximum number of retries of recoverable provider errors; `-1` means the provider SDK's default.
              * @default -1
              */
-            max_retries?: number | null;
+            max_retries?: components["schemas"]["LenientInteger"] | null;
         } | null;
         /**
          * @description An access key id: `AKIA` and 16 upper-case letters or digits for the long-term key of an IAM user,
@@ -3105,6 +3111,11 @@ export interface components {
          */
         DiscoveryTokenNameList: string | string[];
         /**
+         * LenientBoolean
+         * @description A boolean, also taken as text or as a number: `true`, `True`, `TRUE`, `t`, `T`, `1` and the number 1 are true; `false`, `False`, `FALSE`, `f`, `F`, `0`, the number 0 and the empty text are false. Any other text or number is refused with `400` and `Field validation failed: error converting input <value> for field "<name>": cannot parse '' as bool: strconv.ParseBool: parsing "<value>": invalid syntax`, and nothing is changed.
+         */
+        LenientBoolean: boolean | ("1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False" | "") | (0 | 1);
+        /**
          * @description A duration: a string with unit suffixes (`30s`, `15m`, `1h30m`; `h` is the largest unit), or a
          *     whole number of seconds (as a number or a string of digits). Fractions of a second are dropped.
          */
@@ -3133,13 +3144,10 @@ export interface components {
             /** @description Names of backend ACL roles to link to the token (backend 1.5 and later). */
             catalog_roles?: components["schemas"]["DiscoveryTokenNameList"] | null;
             /**
-             * @description The token stays in the backend's datacenter instead of being replicated (backend 1.4 and
-             *     later). Also read from the boolean spellings `1`, `t`, `T`, `TRUE`, `true`, `True`, `0`, `f`,
-             *     `F`, `FALSE`, `false`, `False` and `""` (false), and from whole numbers (not 0: true); any
-             *     other text is refused with `400`.
+             * @description The token stays in the backend's datacenter instead of being replicated (backend 1.4 and later).
              * @default false
              */
-            local?: boolean | string | number | null;
+            local?: components["schemas"]["LenientBoolean"] | null;
             /** @description Lease duration of issued tokens; the mount's default (768h) when empty. */
             ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
             /** @description Largest lease duration of issued tokens; the mount's maximum (768h) when empty. */
@@ -3214,7 +3222,7 @@ export interface components {
              * @description True (the default): answer once the secret is revoked (`204`). False: answer `202 Accepted` at
              *     once and revoke in the background.
              */
-            sync?: boolean | null;
+            sync?: components["schemas"]["LenientBoolean"] | null;
         };
         /** @description The standard response envelope; `data.keys` holds what lies directly under the prefix. */
         LeaseKeyList: {
@@ -3275,7 +3283,7 @@ export interface components {
              * @description `false`: answer `202` at once and revoke in the background.
              * @default true
              */
-            sync?: boolean | null;
+            sync?: components["schemas"]["LenientBoolean"] | null;
         } | null;
         /** @description How long to renew the lease named in the path for. */
         LeaseRenewByIdRequest: {
@@ -3302,7 +3310,7 @@ export interface components {
              * @description True (the default): answer once the secret is revoked (`204`). False: answer `202 Accepted` at
              *     once and revoke in the background.
              */
-            sync?: boolean | null;
+            sync?: components["schemas"]["LenientBoolean"] | null;
         } | null;
         /** @description A push-MFA method's settings but `secret_key`, and the path of the namespace it belongs to. */
         PushMfaMethodSettings: {
@@ -3369,7 +3377,7 @@ export interface components {
              * @description Remind the user to give a passcode instead of accepting a push.
              * @default false
              */
-            use_passcode?: boolean | null;
+            use_passcode?: components["schemas"]["LenientBoolean"] | null;
         };
         /** @description The id of the created method, in the standard response envelope. */
         PushMfaMethodCreated: components["schemas"]["ResponseEnvelope"] & {

@@ -597,19 +597,27 @@ function compareUnionWithSingle(
     for (const [key, variant] of alternatives) compareWith(key, variant);
     return;
   }
-  let best: Change[] | undefined;
-  for (const [key, variant] of alternatives) {
-    const start = ctx.out.length;
-    compareWith(key, variant);
-    const changes = ctx.out.splice(start);
-    if (!best || changes.filter((c) => c.breaking).length < best.filter((c) => c.breaking).length) best = changes;
+  // The single side must be covered. A list of types is itself a union: each type may be covered
+  // by another alternative (`type: [boolean, "null"]` by `anyOf: [{$ref: Flag}, {type: "null"}]`).
+  const single = b ? after : before;
+  const parts = Array.isArray(single.type) && single.type.length > 1 ? single.type.map((type) => ({ ...single, type })) : [single];
+  const covered: Change[] = [];
+  for (const part of parts) {
+    let best: Change[] | undefined;
+    for (const [key, variant] of alternatives) {
+      const start = ctx.out.length;
+      child(b ? variant : part, b ? part : variant, "oneOf", key);
+      const changes = ctx.out.splice(start);
+      if (!best || changes.filter((c) => c.breaking).length < best.filter((c) => c.breaking).length) best = changes;
+    }
+    covered.push(...(best ?? []));
   }
-  if (best && !best.some((c) => c.breaking)) {
+  if (!covered.some((c) => c.breaking)) {
     if (dir === "request") report("request-variant-added", false, "the schema became a union that still accepts the old values");
     else report("response-variant-removed", false, "the schema is now one of the old alternatives");
     return;
   }
-  ctx.out.push(...(best ?? []));
+  ctx.out.push(...covered);
 }
 
 // ---- security ---------------------------------------------------------------------------------

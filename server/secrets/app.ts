@@ -21,6 +21,7 @@ import { corsFromEnv } from "../shared/cors.ts";
 import { under, type Stage } from "../shared/stages.ts";
 import { SecretsCluster, type ClusterOptions } from "./cluster.ts";
 import { composeMounts, mountsOf, type Mount } from "./sys/mounts.ts";
+import { readFrameworkFields } from "./framework-fields.ts";
 import { InvalidRequestError, isSecretsError, NotFoundError, Refusal, UnsupportedOperationError } from "./errors.ts";
 import { goMultiErrorText, goParseBool } from "../shared/go-text.ts";
 import type { Capability } from "./sys/policy.ts";
@@ -163,6 +164,11 @@ export async function createSecretsApp(options: SecretsAppOptions = {}): Promise
         const { operation } = res.locals.resolution as Extract<Resolution, { operation: SecretsOperation }>;
         const take = (json: unknown) => {
           const body = withNullsRead(bodyOf(json, operation), operations.nullReadsAs.get(operation.operationId));
+          // The framework's typed fields, read as it reads them before a handler runs (400 in its words).
+          const fields = operations.frameworkFields.get(operation.operationId);
+          const members = fields && objectMembers(body);
+          const problem = members && readFrameworkFields(members, fields);
+          if (problem !== undefined) throw new InvalidRequestError(problem);
           // The body is JSON whatever its Content-Type; the validator checks it against the schema.
           // (No body: req.body is left unset, as it is; setting a property costs a request ~1.5 µs.)
           if (body !== undefined) {

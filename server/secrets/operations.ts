@@ -3,6 +3,7 @@
 import type { Capability } from "./sys/policy.ts";
 import { CAPABILITIES } from "./sys/policy.ts";
 import { followRefs, type OpenApiDocument } from "../shared/openapi.ts";
+import type { FrameworkFieldKind } from "./framework-fields.ts";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -82,6 +83,8 @@ export class OperationIndex {
       for (const { operationId } of operations.values()) {
         const zeros = nullableMembers(document, item, operationId);
         if (zeros.size > 0) this.nullReadsAs.set(operationId, zeros);
+        const fields = frameworkFieldsOf(document, item, operationId);
+        if (fields.size > 0) this.frameworkFields.set(operationId, fields);
       }
       const segments = template.split("/").slice(1);
       const parameters = segments.map((segment) => (isParameter(segment) ? segment.slice(1, -1) : undefined));
@@ -109,6 +112,12 @@ export class OperationIndex {
    * a typed field. By operationId; members not listed keep their null (and the validator refuses it).
    */
   readonly nullReadsAs = new Map<string, ReadonlyMap<string, unknown>>();
+
+  /**
+   * The top-level body members the framework reads weakly typed (framework-fields.ts), by operationId:
+   * those whose schema is LenientBoolean or LenientInteger, alone or beside null.
+   */
+  readonly frameworkFields = new Map<string, ReadonlyMap<string, FrameworkFieldKind>>();
 
   /**
    * The operation a request names. POST and PUT stand for each other, as they do for the real
@@ -177,13 +186,32 @@ function takesNull(document: OpenApiDocument, member: Schema | undefined): boole
   return (schema?.anyOf ?? schema?.oneOf ?? []).some((alternative) => resolveRef(document, alternative)?.type === "null");
 }
 
-function nullableMembers(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, unknown> {
-  const zeros = new Map<string, unknown>();
+/** The members of an operation's JSON request body, as described. */
+function bodyMembers(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): [string, Schema][] {
   const operation = Object.values(item).find((o) => (o as { operationId?: string } | undefined)?.operationId === operationId) as
     | { requestBody?: { content?: Record<string, { schema?: Schema }> } }
     | undefined;
   const schema = resolveRef(document, operation?.requestBody?.content?.["application/json"]?.schema);
-  for (const [name, member] of Object.entries(schema?.properties ?? {})) {
+  return Object.entries(schema?.properties ?? {});
+}
+
+const FRAMEWORK_FIELD_SCHEMAS: Readonly<Record<string, FrameworkFieldKind>> = {
+  "#/components/schemas/LenientBoolean": "bool",
+  "#/components/schemas/LenientInteger": "int",
+};
+
+function frameworkFieldsOf(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, FrameworkFieldKind> {
+  const fields = new Map<string, FrameworkFieldKind>();
+  for (const [name, member] of bodyMembers(document, item, operationId)) {
+    const kind = [member, ...(member.anyOf ?? [])].map((schema) => FRAMEWORK_FIELD_SCHEMAS[schema.$ref ?? ""]).find((k) => k !== undefined);
+    if (kind !== undefined) fields.set(name, kind);
+  }
+  return fields;
+}
+
+function nullableMembers(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, unknown> {
+  const zeros = new Map<string, unknown>();
+  for (const [name, member] of bodyMembers(document, item, operationId)) {
     if (!takesNull(document, member)) continue;
     const zero = zeroOf(document, member);
     if (zero !== undefined) zeros.set(name, zero);

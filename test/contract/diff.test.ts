@@ -242,6 +242,26 @@ describe("diffDocuments", () => {
     expect(only(diffDocuments(withShapes(circle, one), withShapes(both, one)), "request-variant-added").breaking).toBe(false);
   });
 
+  it("a list of types is a union: each type may be covered by another alternative", () => {
+    const flag = (schema: JsonObject) => input((s) => (props(s).Flag = schema));
+    const lenient = { anyOf: [{ $ref: "#/components/schemas/Lenient" }, { type: "null" }] };
+    const withLenient = (request: JsonObject) => {
+      const doc = api({ request });
+      (doc.components!.schemas as JsonObject).Lenient = { anyOf: [{ type: "boolean" }, { type: "string", enum: ["true", "false"] }] };
+      return doc;
+    };
+    const widened = diffDocuments(withLenient(flag({ type: ["boolean", "null"] })), withLenient(flag(lenient)));
+    expect(widened.map((c) => [c.kind, c.breaking])).toEqual([["request-variant-added", false]]);
+    // A type the union does not cover any more is still found.
+    const narrowed = diffDocuments(withLenient(flag({ type: ["boolean", "integer", "null"] })), withLenient(flag(lenient)));
+    expect(narrowed.filter((c) => c.breaking).map((c) => c.message)).toEqual(["type integer is now boolean"]);
+    // In a response, a new type list must fit the old alternatives, each type in one of them.
+    const answer = (schema: JsonObject) => output((s) => (props(s).Count = schema));
+    const before = api({ response: answer({ anyOf: [{ type: "integer" }, { type: "null" }] }) });
+    expect(diffDocuments(before, api({ response: answer({ type: ["integer", "null"] }) })).filter((c) => c.breaking)).toEqual([]);
+    expect(diffDocuments(before, api({ response: answer({ type: ["integer", "string"] }) })).some((c) => c.breaking)).toBe(true);
+  });
+
   it("follows $refs into shared schemas and stops on recursive ones", () => {
     const tree = (extra: JsonObject): OpenApiDoc => {
       const doc = api({ response: { $ref: "#/components/schemas/Node" } });

@@ -87,10 +87,28 @@ describe("config/root", () => {
     expect(ok(await readRoot()).data).toEqual({ access_key: "", region: "us-west-2", iam_endpoint: "", sts_endpoint: "", max_retries: -1 });
   });
 
+  it("reads max_retries as the framework reads an int: text in Go's integer syntax, booleans; null is 0", async () => {
+    for (const [sent, stored] of [["5", 5], ["0x10", 16], ["017", 15], ["0b11", 3], ["1_000", 1000], ["-5", -5], [-5, -5], ["", 0], [true, 1], [false, 0], [null, 0]] as const) {
+      expect((await writeRoot({ max_retries: sent })).response.status, String(sent)).toBe(204);
+      expect(ok(await readRoot()).data.max_retries, String(sent)).toBe(stored);
+    }
+    const index = server.secrets.cluster.storage.index();
+    for (const [sent, problem] of [
+      ["three", `error converting input three for field "max_retries": cannot parse '' as int: strconv.ParseInt: parsing "three": invalid syntax`],
+      [1.5, `error converting input 1.5 for field "max_retries": cannot parse '' as int: strconv.ParseInt: parsing "1.5": invalid syntax`],
+      ["9223372036854775808", `error converting input 9223372036854775808 for field "max_retries": cannot parse '' as int: strconv.ParseInt: parsing "9223372036854775808": value out of range`],
+    ] as const) {
+      const { response, error } = await writeRoot({ region: "eu-west-1", max_retries: sent });
+      expect(response.status, String(sent)).toBe(400);
+      expect(error).toEqual({ errors: [`Field validation failed: ${problem}`] });
+    }
+    expect(server.secrets.cluster.storage.index()).toBe(index);
+  });
+
   it("refuses a body that does not follow the schema, with 400 and nothing changed", async () => {
     await writeRoot({ ...STATIC_ROOT, region: "eu-west-1" });
     const index = server.secrets.cluster.storage.index();
-    for (const body of [{ max_retries: -2 }, { max_retries: "three" }, { region: 5 }, { access_key: ["a"] }]) {
+    for (const body of [{ max_retries: "three" }, { max_retries: 1.5 }, { max_retries: [3] }, { region: 5 }, { access_key: ["a"] }]) {
       const { response, error } = await writeRoot(body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((error as { errors: string[] }).errors.length).toBeGreaterThan(0);

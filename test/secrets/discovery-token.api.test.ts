@@ -225,7 +225,7 @@ describe("roles", () => {
     const base64 = await writeRole("kept", { policy: "not base64!" });
     expect(base64.error).toEqual({ errors: ["Error decoding policy base64: illegal base64 data at input byte 3"] });
     const duration = await writeRole("kept", { policies: "web-reader", ttl: "soon" });
-    expect(duration.error).toEqual({ errors: ['error converting input soon for field "ttl": time: invalid duration "soon"'] });
+    expect(duration.error).toEqual({ errors: ['Field validation failed: error converting input soon for field "ttl": time: invalid duration "soon"'] });
     const kept = await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "kept" } } });
     expect(kept.data!.data).toMatchObject({ policies: ["web-reader"], ttl: 600 });
   });
@@ -240,7 +240,12 @@ describe("roles", () => {
     expect((await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "typed" } } })).data!.data.local).toBe(true);
     const yes = await writeRole("typed", { policies: "web-reader", local: "yes" });
     expect(yes.response.status).toBe(400);
-    expect(yes.error).toEqual({ errors: [`error converting input yes for field "local": cannot parse '' as bool: strconv.ParseBool: parsing "yes": invalid syntax`] });
+    expect(yes.error).toEqual({ errors: [`Field validation failed: error converting input yes for field "local": cannot parse '' as bool: strconv.ParseBool: parsing "yes": invalid syntax`] });
+    // A JSON number reaches the framework as its text (json.Number): 1 and 0 are booleans, 2 is not.
+    expect((await writeRole("typed", { policies: "web-reader", local: 0 })).response.status).toBe(204);
+    expect((await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "typed" } } })).data!.data.local).toBe(false);
+    const two = await writeRole("typed", { policies: "web-reader", local: 2 });
+    expect(two.error).toEqual({ errors: [`Field validation failed: error converting input 2 for field "local": cannot parse '' as bool: strconv.ParseBool: parsing "2": invalid syntax`] });
     const badName = await writeRole("bad name!", { policies: "web-reader" });
     expect(badName.response.status).toBe(400);
     expect(badName.error!.errors[0]).toMatch(/^path parameter "name": must match pattern/);

@@ -151,6 +151,24 @@ describe("cloud credentials leases", () => {
     expect(leases().list()).toEqual([]);
   });
 
+  it("reads sync as the framework reads a bool: its spellings, 0 and 1; anything else 400 and the lease kept", async () => {
+    for (const [sync, status] of [["false", 202], ["f", 202], [0, 202], ["", 202], ["TRUE", 204], [1, 204]] as const) {
+      const issued = await issue();
+      const { response } = await server.client.PUT("/sys/leases/revoke", { body: { lease_id: issued.lease_id, sync } });
+      expect(response.status, String(sync)).toBe(status);
+      await leases().idle();
+    }
+    const prefix = await server.client.PUT("/sys/leases/revoke-prefix/{prefix}", { params: { path: { prefix: "aws/creds/app" } }, body: { sync: "false" } });
+    expect(prefix.response.status).toBe(202);
+    await leases().idle();
+    const issued = await issue();
+    const refused = await server.client.PUT("/sys/leases/revoke", { body: { lease_id: issued.lease_id, sync: "later" as "false" } });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error).toEqual({ errors: [`Field validation failed: error converting input later for field "sync": cannot parse '' as bool: strconv.ParseBool: parsing "later": invalid syntax`] });
+    expect(leases().list()).toEqual([issued.lease_id]);
+    expect((await revoke(issued.lease_id)).response.status).toBe(204);
+  });
+
   it("gives STS credentials a lease that cannot be renewed, and revoking it changes nothing at the provider", async () => {
     const issued = ok(await server.client.GET("/aws/creds/{name}", { params: { path: { name: "deploy" }, query: { ttl: "900" } } }));
     expect(issued).toMatchObject({ renewable: false, lease_duration: 900 });

@@ -130,8 +130,14 @@ describe("push-MFA methods", () => {
     expect(missing.error).toEqual({ errors: ["integration_key is empty"] });
     const missingAll = await create({});
     expect(missingAll.error).toEqual({ errors: ["secret_key is empty"] });
+    // use_passcode is a TypeBool of the real framework: read before the handler, refused in its words.
     const typed = await create({ ...body, use_passcode: "yes" });
-    expect(typed.error).toEqual({ errors: ["use_passcode: must be boolean"] });
+    expect(typed.response.status).toBe(400);
+    expect(typed.error).toEqual({ errors: [`Field validation failed: error converting input yes for field "use_passcode": cannot parse '' as bool: strconv.ParseBool: parsing "yes": invalid syntax`] });
+    const number = await create({ ...body, use_passcode: 2 } as unknown as typeof body);
+    expect(number.error).toEqual({ errors: [`Field validation failed: error converting input 2 for field "use_passcode": cannot parse '' as bool: strconv.ParseBool: parsing "2": invalid syntax`] });
+    const listed = await create({ ...body, use_passcode: ["true"] } as unknown as typeof body);
+    expect(listed.response.status).toBe(400);
     const raw = await fetch(`${secrets.baseUrl}/identity/mfa/method/pushmfa`, { method: "POST", headers: { "X-Secrets-Token": ROOT_TOKEN }, body: "{" });
     expect(raw.status).toBe(400);
     expect((await list()).data!.data.keys).toEqual(before);

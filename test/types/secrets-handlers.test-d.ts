@@ -16,7 +16,7 @@ expectTypeOf(secretsHandlers).toExtend<SecretsHandlerTable>();
 expectTypeOf<SecretsInput<"startRekey">["body"]["backup"]>().toEqualTypeOf<boolean | undefined>();
 expectTypeOf<SecretsInput<"renewLease">["body"]["increment"]>().toEqualTypeOf<number | string | undefined>();
 // A write whose body the description makes optional still gets one (dispatch reads none as {}).
-expectTypeOf<SecretsInput<"revokeLeasePrefix">["body"]>().toEqualTypeOf<{ sync?: boolean }>();
+expectTypeOf<SecretsInput<"revokeLeasePrefix">["body"]>().toEqualTypeOf<{ sync?: components["schemas"]["LenientBoolean"] }>();
 // An operation without a body gets none; header parameters are keyed in lower case, as Node gives them.
 expectTypeOf<SecretsInput<"readPushMfaMethod">["body"]>().toEqualTypeOf<undefined>();
 expectTypeOf<SecretsInput<"readPushMfaMethod">["headers"]["x-secrets-namespace"]>().toEqualTypeOf<string | undefined>();

@@ -7,6 +7,8 @@ import type { SecretsCluster } from "../cluster.ts";
 import { InvalidRequestError } from "../errors.ts";
 import { envelope, NO_CONTENT, nothing, type SecretsHandlerTable } from "../handlers/types.ts";
 import { leasesOf } from "./index.ts";
+import { lenientBoolean } from "../framework-fields.ts";
+import type { Schemas } from "../wire.ts";
 
 /** A list answer; none is the real server's 404 with no message. */
 function keysAnswer(cluster: SecretsCluster, keys: string[]) {
@@ -51,9 +53,9 @@ async function renew(cluster: SecretsCluster, leaseId: string, incrementRaw: num
   };
 }
 
-async function revoke(cluster: SecretsCluster, leaseId: string, sync: boolean | null | undefined) {
+async function revoke(cluster: SecretsCluster, leaseId: string, sync: Schemas["LenientBoolean"] | undefined) {
   const leases = leasesOf(cluster);
-  if (sync === false) {
+  if (!lenientBoolean(sync, true)) {
     leases.revoke(leaseId).catch((error: unknown) => console.error(`secrets: revoking lease ${leaseId}: ${String(error instanceof Error ? error.message : error)}`));
     return ACCEPTED;
   }
@@ -61,9 +63,9 @@ async function revoke(cluster: SecretsCluster, leaseId: string, sync: boolean | 
   return NO_CONTENT;
 }
 
-async function revokePrefix(cluster: SecretsCluster, prefix: string, sync: boolean | null | undefined) {
+async function revokePrefix(cluster: SecretsCluster, prefix: string, sync: Schemas["LenientBoolean"] | undefined) {
   const leases = leasesOf(cluster);
-  if (sync === false) {
+  if (!lenientBoolean(sync, true)) {
     leases.revokePrefix(prefix).catch((error: unknown) => console.error(`secrets: revoking leases under ${prefix}: ${String(error instanceof Error ? error.message : error)}`));
     return ACCEPTED;
   }

@@ -6,6 +6,7 @@ import { Refusal } from "../errors.ts";
 import { isStoredObject, storedWhere, StoredRecords } from "../store/records.ts";
 import type { Storage } from "../store/storage.ts";
 import type { BodyRead } from "../wire.ts";
+import { lenientBoolean } from "../framework-fields.ts";
 import { canonicalNamespace, isAncestor, withParents } from "./namespaces.ts";
 
 /** A create or update body (after the description's schema check). */
@@ -81,7 +82,7 @@ export function checkPushMfaInput(
       secret_key: input.secret_key,
       push_info: input.push_info ?? "",
       username_format: input.username_format ?? current?.username_format ?? "",
-      use_passcode: input.use_passcode ?? false,
+      use_passcode: lenientBoolean(input.use_passcode, false),
     },
   };
 }

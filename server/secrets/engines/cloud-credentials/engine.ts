@@ -10,6 +10,7 @@ import { InvalidRequestError } from "../../errors.ts";
 import { internalError, Refusal } from "../../errors.ts";
 import type { Storage } from "../../store/storage.ts";
 import type { BodyRead } from "../../wire.ts";
+import { lenientInteger } from "../../framework-fields.ts";
 import { combinePolicyDocuments } from "./arns.ts";
 import { localCredentials, NO_CREDENTIALS, regionOf, type ChainEnvironment, type CredentialSource } from "./credential-chain.ts";
 import { formatGoDuration, nsToSeconds, parseDurationSeconds, parseGoDuration, type Parsed } from "../../../shared/go-duration.ts";
@@ -115,7 +116,7 @@ export class CloudCredentialsMount {
       region: body.region ?? "",
       iam_endpoint: body.iam_endpoint ?? "",
       sts_endpoint: body.sts_endpoint ?? "",
-      max_retries: body.max_retries ?? -1,
+      max_retries: lenientInteger(body.max_retries, -1),
     };
     this.#store.rootConfig.put(config);
   }

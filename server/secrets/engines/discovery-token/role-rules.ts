@@ -3,7 +3,8 @@
 // backend version has are the backend's business: it refuses them when a token is issued, as in the
 // real system, where the engine checks no version (builtin/logical/consul/path_roles.go).
 import { DurationError, parseDuration } from "../../../shared/go-duration.ts";
-import { goParseBool } from "../../../shared/go-text.ts";
+import { goQuote } from "../../../shared/go-text.ts";
+import { lenientBoolean } from "../../framework-fields.ts";
 import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
@@ -77,12 +78,9 @@ export function checkRole(input: RoleInput): Checked<StoredRole> {
     const value = input[field];
     if (value === undefined || value === null) continue;
     const parsed = parseSeconds(value);
-    if (typeof parsed !== "number") return { problem: `error converting input ${value} for field ${JSON.stringify(field)}: ${parsed.error}` };
+    if (typeof parsed !== "number") return { problem: `Field validation failed: error converting input ${value} for field ${goQuote(field)}: ${parsed.error}` };
     durations[field] = parsed;
   }
-
-  const local = weakBool(input.local);
-  if (typeof local !== "boolean") return { problem: `error converting input ${input.local} for field "local": ${local.error}` };
 
   const tokenType: string = input.token_type ?? "client";
   const policyText = input.policy ?? "";
@@ -105,7 +103,7 @@ export function checkRole(input: RoleInput): Checked<StoredRole> {
       policy,
       policies,
       catalog_roles: catalogRoles,
-      local,
+      local: lenientBoolean(input.local, false),
       // ttl wins over its old name lease when both are sent (pathRolesWrite reads lease only without ttl).
       ttl: durations.ttl ?? durations.lease ?? 0,
       max_ttl: durations.max_ttl ?? 0,
@@ -169,19 +167,6 @@ export function parseSeconds(value: string | number): number | { error: string }
     if (error instanceof DurationError) return { error: error.message };
     throw error;
   }
-}
-
-/**
- * A bool field as the framework reads one (sdk/framework/field_data.go: mapstructure.WeakDecode):
- * a boolean, a strconv.ParseBool spelling or "" (false), a number (not 0: true).
- */
-export function weakBool(value: boolean | string | number | null | undefined): boolean | { error: string } {
-  if (value === undefined || value === null) return false;
-  if (typeof value === "boolean") return value;
-  if (typeof value === "number") return value !== 0;
-  const parsed = value === "" ? false : goParseBool(value);
-  if (parsed !== undefined) return parsed;
-  return { error: `cannot parse '' as bool: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax` };
 }
 
 /** Strict standard base64 (Go's StdEncoding): the decoded text, or where it fails. */
