@@ -38,12 +38,17 @@ export function readInt(value: boolean | string | number): FieldRead {
   const text = value === "" ? "0" : String(value);
   const syntaxError = { error: `cannot parse '' as int: strconv.ParseInt: parsing ${goQuote(text)}: invalid syntax` };
   if (!GO_INT_SYNTAX.test(text)) return syntaxError;
-  const negative = text.startsWith("-");
+  const rangeError = { error: `cannot parse '' as int: strconv.ParseInt: parsing ${goQuote(text)}: value out of range` };
   const unsigned = text.replace(/^[+-]/, "").replaceAll("_", "");
-  // A leading 0 alone is octal in base 0 ("017" is 15); BigInt reads the 0x, 0o and 0b prefixes itself.
-  const magnitude = BigInt(/^0[0-7]+$/.test(unsigned) ? `0o${unsigned.slice(1)}` : unsigned);
-  const whole = negative ? -magnitude : magnitude;
-  if (whole > INT_MAX || whole < INT_MIN) return { error: `cannot parse '' as int: strconv.ParseInt: parsing ${goQuote(text)}: value out of range` };
+  // The base from the prefix; a leading 0 alone is octal in base 0 ("017" is 15).
+  const prefix = /^0[xXbBoO]/.test(unsigned) ? unsigned.slice(0, 2).toLowerCase() : unsigned.length > 1 && unsigned.startsWith("0") ? "0o" : "";
+  const digits = unsigned.slice(prefix === "0o" && !/^0[oO]/.test(unsigned) ? 1 : prefix.length).replace(/^0+(?=.)/, "");
+  // No 64-bit int has more than 64 significant digits in any base: refused before BigInt, whose
+  // parse of a long text (a body may hold a MiB of digits) takes time that grows with its square.
+  if (digits.length > 64) return rangeError;
+  const magnitude = BigInt(`${prefix}${digits}`);
+  const whole = text.startsWith("-") ? -magnitude : magnitude;
+  if (whole > INT_MAX || whole < INT_MIN) return rangeError;
   return { value: Number(whole) };
 }
 

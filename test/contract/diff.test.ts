@@ -244,7 +244,7 @@ describe("diffDocuments", () => {
 
   it("a list of types is a union: each type may be covered by another alternative", () => {
     const flag = (schema: JsonObject) => input((s) => (props(s).Flag = schema));
-    const lenient = { anyOf: [{ $ref: "#/components/schemas/Lenient" }, { type: "null" }] };
+    const lenient: JsonObject = { anyOf: [{ $ref: "#/components/schemas/Lenient" }, { type: "null" }] };
     const withLenient = (request: JsonObject) => {
       const doc = api({ request });
       (doc.components!.schemas as JsonObject).Lenient = { anyOf: [{ type: "boolean" }, { type: "string", enum: ["true", "false"] }] };
