@@ -472,7 +472,11 @@ function decodeFailure(operationId: string | undefined, text: string): string {
  * mapstructure, whose words are `invalid config key "Foo"`, and list every problem.
  */
 function describeProblems(problems: ValidationProblem[], operationId: string | undefined): string {
-  if (operationId === "applyConfigEntry" && problems.every(isUnknownKey)) return unusedKeysError(problems.map((problem) => problem.field));
+  // Keys the decoder left unused are its answer whenever there are any: it takes every value the
+  // description's other checks could name (weak-input.ts refused the others first), and the
+  // alternatives of a weakly typed field (a list or a single value, `null`) would only repeat them.
+  const unknownKeys = problems.filter(isUnknownKey);
+  if (operationId === "applyConfigEntry" && unknownKeys.length > 0) return unusedKeysError([...new Set(unknownKeys.map((problem) => problem.field))]);
   if (operationId === undefined || !(operationId in DECODE_PREFIXES)) return problems.map((problem) => describeProblem(problem, false)).join("; ");
   return describeProblem(problems[0]!, true);
 }
