@@ -298,7 +298,12 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
       { Kind: "service-defaults", Name: "web", MeshGateway: { Bar: 2 } },
       exactly('Request decoding failed: 1 error occurred:\n\t* invalid config key "MeshGateway.Bar"\n\n'),
     ));
-  it("wrong type", () => expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: true }, /^Request decoding failed: ConnectTimeout must be string/));
+  // The duration's alternatives (text, nanoseconds, null) are named once, as the types that would do.
+  it("wrong type", () =>
+    expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: true }, exactly("Request decoding failed: ConnectTimeout must be string,number or null")));
+  // Only the alternative of the value's type speaks (a weight is also text, a boolean or null).
+  it("a weight above 100 written as a number", () =>
+    expectRefused({ Kind: "service-splitter", Name: "web", Splits: [{ Weight: 900 }] }, exactly("Request decoding failed: Splits[0].Weight must be <= 100")));
   it("bad duration", () =>
     expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, /ConnectTimeout.*time: invalid duration "soon"/));
   it("bad route duration", () =>
