@@ -970,6 +970,16 @@ export interface components {
         LenientStringMap: {
             [key: string]: components["schemas"]["LenientString"];
         } | null;
+        /**
+         * @description A duration as written, or `null` (the same as leaving the field out): a Go duration string (`5s`,
+         *     `1m30s`, `250ms`, `1.5h`, `0`), or a number of nanoseconds (`5000000000` is `5s`; a fraction of a
+         *     nanosecond is dropped), the form Go clients send when they encode a `time.Duration`. Units are
+         *     `ns`, `us` (or `µs`), `ms`, `s`, `m` and `h`; every number needs its unit but `0`. An empty string
+         *     is not a duration. A duration that does not parse, or that is beyond about 290 years, is refused
+         *     with `400` and the parser's words (`time: invalid duration ""`). Read back as a canonical duration
+         *     string.
+         */
+        NullableDurationInput: string | number | null;
         /** @description A boolean, as written in a request. A number is `true` unless it is `0`; the text `1`, `t`, `T`, `TRUE`, `true` and `True` is `true`, and `0`, `f`, `F`, `FALSE`, `false`, `False` and the empty text are `false`; `null` is the same as leaving the field out. Any other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as bool: strconv.ParseBool: parsing "<text>": invalid syntax`. */
         LenientBoolean: boolean | number | ("1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False" | "") | null;
         /** @description A subset, as written in a request. */
@@ -1016,7 +1026,7 @@ export interface components {
             /** @description Ignored on write (any value). */
             ModifyIndex?: unknown;
             /** @description Connect timeout of the service's resolvers; `5s` when unset or `null`. */
-            ConnectTimeout?: components["schemas"]["DurationInput"] | null;
+            ConnectTimeout?: components["schemas"]["NullableDurationInput"];
             /** @description Subset used when a request names none; must be one of `Subsets`. */
             DefaultSubset?: components["schemas"]["LenientString"];
             /** @description Named subsets of the service's instances; a `null` subset is an empty one. */
@@ -1175,7 +1185,7 @@ export interface components {
             QueryParam?: components["schemas"]["QueryParamMatchInput"][] | components["schemas"]["QueryParamMatchInput"] | Record<string, never> | null;
             Methods?: components["schemas"]["LenientStringList"];
         } | null;
-        /** @description A count from 0 to 4294967295, as written in a request. A number's fraction is dropped (`2.9` is `2`); `true` is `1` and `false` is `0`; text is an unsigned integer in decimal (`_` allowed between digits), hexadecimal (`0x1f`), octal (`017`, `0o17`) or binary (`0b11`); `null` is the same as leaving the field out. Other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as uint: strconv.ParseUint: parsing "<text>": invalid syntax` (`value out of range` above 4294967295). */
+        /** @description A count from 0 to 4294967295, as written in a request. A number's fraction is dropped (`2.9` is `2`), and of a larger number only its remainder modulo 4294967296 is kept (`4294967297` is `1`; `0` from 2^64 on); `true` is `1` and `false` is `0`; text is an unsigned integer in decimal (`_` allowed between digits), hexadecimal (`0x1f`), octal (`017`, `0o17`) or binary (`0b11`); `null` is the same as leaving the field out. Other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as uint: strconv.ParseUint: parsing "<text>": invalid syntax` (`value out of range` above 4294967295). */
         LenientUnsigned: number | boolean | string | null;
         /** @description An HTTP status code, as written in a request: a number from 100 to 599 (a fraction is dropped), or text as for a count (`"503"`, `"0x1f7"`). A count outside 100 to 599 written as text is refused by the entry's rules (`500`). Other text is refused with `400 ... cannot parse '<field>' as uint: ...`. */
         LenientStatusCode: number | boolean | string | null;
@@ -1187,7 +1197,7 @@ export interface components {
             Namespace?: components["schemas"]["LenientString"];
             /** @description Only with `PathExact` or `PathPrefix`. */
             PrefixRewrite?: components["schemas"]["LenientString"];
-            RequestTimeout?: components["schemas"]["DurationInput"] | null;
+            RequestTimeout?: components["schemas"]["NullableDurationInput"];
             NumRetries?: components["schemas"]["LenientUnsigned"];
             RetryOnConnectFailure?: components["schemas"]["LenientBoolean"];
             /** @description A single code not in a list is a list of it; an empty object is none; a `null` element is `0` (refused by the entry's rules). */

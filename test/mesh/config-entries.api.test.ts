@@ -671,6 +671,8 @@ describe("weakly typed values, as the agent's decoder reads them", () => {
         },
         { Match: { HTTP: { PathPrefix: "/b", Methods: {} } }, Destination: { NumRetries: 2.9, RetryOnStatusCodes: [502, "0o770", 504.5] } },
         { Match: { HTTP: { PathExact: "/c", QueryParam: [{ Name: "q", Exact: 1 }] } }, Destination: { NumRetries: "1_0", RetryOnConnectFailure: 0 } },
+        // uint64(f), then reflect's SetUint keeps a uint32's low 32 bits.
+        { Match: { HTTP: { PathExact: "/d" } }, Destination: { NumRetries: 4294967297 } },
       ],
     });
     expect(written.response.status).toBe(200);
@@ -682,6 +684,7 @@ describe("weakly typed values, as the agent's decoder reads them", () => {
         },
         { Match: { HTTP: { PathPrefix: "/b", Methods: [] } }, Destination: { NumRetries: 2, RetryOnStatusCodes: [502, 504, 504] } },
         { Match: { HTTP: { PathExact: "/c", QueryParam: [{ Name: "q", Exact: "1" }] } }, Destination: { NumRetries: 10, RetryOnConnectFailure: false } },
+        { Match: { HTTP: { PathExact: "/d" } }, Destination: { NumRetries: 1 } },
       ],
     });
   });

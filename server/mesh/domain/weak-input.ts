@@ -66,12 +66,16 @@ export function weakBool(value: unknown, name = ""): Weak<boolean> {
 }
 
 /**
- * decodeUint into a uint32. A negative number or one of 2^32 or more is left to the description's
- * check: the decoder converts it with Go's float-to-unsigned conversion, whose result the Go
- * specification leaves to the implementation (and then keeps the low 32 bits).
+ * decodeUint into a uint32: a number through uint64(f) (its fraction dropped), then reflect's
+ * SetUint keeps the low 32 bits (`4294967297` is 1). A negative number is left to the description's
+ * check, which refuses it: Go's float-to-unsigned conversion of a value it cannot represent is
+ * implementation-specific (so is 2^64 and beyond: 0 here, as on amd64).
  */
 export function weakUint32(value: unknown, name = ""): Weak<number> {
-  if (typeof value === "number") return value >= 0 && value < 2 ** 32 ? { value: Math.trunc(value) } : undefined;
+  if (typeof value === "number") {
+    if (!(value >= 0)) return undefined;
+    return { value: value < 2 ** 64 ? Number(BigInt(Math.trunc(value)) & 0xffffffffn) : 0 };
+  }
   if (typeof value === "boolean") return { value: value ? 1 : 0 };
   if (typeof value === "string") {
     const parsed = parseGoUnsigned(value, 32n);
@@ -80,9 +84,12 @@ export function weakUint32(value: unknown, name = ""): Weak<number> {
   return unconvertible(name, "uint32", value);
 }
 
-/** decodeInt into an int (64 bits). Numbers beyond an int64 are left to the description's check. */
+/**
+ * decodeInt into an int (64 bits): a number's fraction dropped. (Beyond an int64 Go's conversion is
+ * implementation-specific; the number is kept as it is here.)
+ */
 export function weakInt(value: unknown, name = ""): Weak<number> {
-  if (typeof value === "number") return Math.abs(value) < 2 ** 63 ? { value: Math.trunc(value) + 0 } : undefined;
+  if (typeof value === "number") return { value: Math.trunc(value) + 0 };
   if (typeof value === "boolean") return { value: value ? 1 : 0 };
   if (typeof value === "string") {
     const parsed = parseGoSigned(value);
