@@ -195,44 +195,45 @@ function goKindOf(value: unknown): string {
  * refused those of a request in the decoder's words, so here it only guards the types.
  */
 export function decodeEntryInput(input: ConfigEntryInput): ConfigEntry {
-  const common = {
-    Name: text(input.Name, "Name") ?? "",
-    ...optional("Namespace", input.Namespace ?? undefined),
-    ...optional("Meta", textMap(input.Meta, "Meta")),
-  };
+  // Fields in the order of the entry's Go struct (Kind, Name, the kind's own, Meta, the enterprise
+  // namespace), the order the agent's answers use.
+  const name = text(input.Name, "Name") ?? "";
+  const common = { ...optional("Meta", textMap(input.Meta, "Meta")), ...optional("Namespace", input.Namespace ?? undefined) };
   switch (input.Kind) {
     case "service-defaults":
       return {
         Kind: input.Kind,
-        ...common,
+        Name: name,
         ...optional("Protocol", text(input.Protocol, "Protocol")),
         ...optional("MeshGateway", meshGateway(input.MeshGateway, "MeshGateway")),
         ...optional("Expose", expose(input.Expose, "Expose")),
         ...optional("ExternalSNI", text(input.ExternalSNI, "ExternalSNI")),
+        ...common,
       };
     case "proxy-defaults":
       return {
         Kind: input.Kind,
-        ...common,
         Name: input.Name,
         ...optional("Config", input.Config ?? undefined),
         ...optional("MeshGateway", meshGateway(input.MeshGateway, "MeshGateway")),
         ...optional("Expose", expose(input.Expose, "Expose")),
+        ...common,
       };
     case "service-resolver":
       return {
         Kind: input.Kind,
-        ...common,
-        ...optional("ConnectTimeout", input.ConnectTimeout == null ? undefined : checkedDurationText("ConnectTimeout", input.ConnectTimeout)),
+        Name: name,
         ...optional("DefaultSubset", text(input.DefaultSubset, "DefaultSubset")),
         ...optional("Subsets", structMap(input.Subsets, "Subsets", subset)),
         ...optional("Redirect", input.Redirect == null ? undefined : target(input.Redirect, "Redirect", { ...optional("Datacenter", text(input.Redirect.Datacenter, "Redirect.Datacenter")) })),
         ...optional("Failover", structMap(input.Failover, "Failover", failover)),
+        ...optional("ConnectTimeout", input.ConnectTimeout == null ? undefined : checkedDurationText("ConnectTimeout", input.ConnectTimeout)),
+        ...common,
       };
     case "service-splitter":
-      return { Kind: input.Kind, ...common, ...optional("Splits", structList(input.Splits, "Splits", split)) };
+      return { Kind: input.Kind, Name: name, ...optional("Splits", structList(input.Splits, "Splits", split)), ...common };
     case "service-router":
-      return { Kind: input.Kind, ...common, ...optional("Routes", structList(input.Routes, "Routes", route)) };
+      return { Kind: input.Kind, Name: name, ...optional("Routes", structList(input.Routes, "Routes", route)), ...common };
   }
 }
 
