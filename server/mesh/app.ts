@@ -515,7 +515,7 @@ function describeError(error: unknown, requestPath: string, method: string, oper
   if ((error as { type?: string })?.type === "entity.parse.failed") {
     return { status: 400, message: decodeFailure(operationId, (error as Error).message) };
   }
-  const problems = validationProblems(error, requestPath);
+  const problems = validationProblems(error, requestPath, { keywords: true });
   if (problems && status === 400) {
     return { status, message: decodeFailure(operationId, describeProblems(problems, operationId)) };
   }

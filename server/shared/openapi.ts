@@ -167,7 +167,7 @@ export interface ValidationProblem {
   /** The field inside it, e.g. Splits[0].Weight (empty for the whole part). */
   field: string;
   message: string;
-  /** The schema keyword that failed (`type`, `anyOf`, `maximum`...), when the validator says. */
+  /** The schema keyword that failed (`type`, `anyOf`, `maximum`...), with `keywords: true`. */
   keyword?: string;
 }
 
@@ -218,11 +218,12 @@ const LOCATIONS: Record<string, string> = {
  * The validator is not consistent: body paths come with or without "/body", and a discriminator
  * error carries the request path (the field is then named in the message).
  */
-export function validationProblems(error: unknown, requestPath: string): ValidationProblem[] | undefined {
+export function validationProblems(error: unknown, requestPath: string, options: { keywords?: boolean } = {}): ValidationProblem[] | undefined {
   const errors = (error as { errors?: { path?: string; message?: string; errorCode?: string }[] })?.errors;
   if (!Array.isArray(errors)) return undefined;
   return errors.map(({ path: where = "", message = "is invalid", errorCode }: { path?: string; message?: string; errorCode?: string }) => {
-    const keyword = typeof errorCode === "string" ? errorCode.replace(/\.openapi\.validation$/, "") : undefined;
+    // The failed keyword, only for callers that ask (collapseAlternatives reads it).
+    const keyword = options.keywords && typeof errorCode === "string" ? errorCode.replace(/\.openapi\.validation$/, "") : undefined;
     const extra = keyword === undefined ? {} : { keyword };
     if (where === requestPath) return { location: "body", field: "", message, ...extra };
     const parts = where.replace(/^[./]/, "").split(/[./]/);
