@@ -1,7 +1,9 @@
 // Config entry bodies for PUT /v1/config, in the order the real system treats them:
-// 1. translateEntryKeys: any spelling of a known key (CamelCase, snake_case, any case) becomes the
-//    canonical CamelCase one, so the strict OpenAPI schema validator can run afterwards;
-// 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
+// 1. normalizeEntryInput (before the description's check): the kind first; translateEntryKeys: any
+//    spelling of a known key (CamelCase, snake_case, any case) becomes the canonical CamelCase one;
+//    then the values and keys the agent's decoder refuses (weak-input.ts), in its words;
+// 2. decodeEntryInput: the written entry (weakly typed values, ConfigEntryInput) as a typed ConfigEntry;
+// 3. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
 import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROXY_DEFAULTS_NAME } from "./entries.ts";
 import { DurationInputError, durationText } from "./durations.ts";
@@ -128,8 +130,9 @@ export function translateEntryKeys(raw: unknown): unknown {
 }
 
 /**
- * What the decoder does before schema validation: canonical keys, and the service-defaults protocol
- * lower-cased (the real system accepts `HTTP` and stores `http`; proxy-defaults `Config` stays as written).
+ * What the decoder does before schema validation: canonical keys, refusals of values and keys in
+ * the decoder's words, and the service-defaults protocol lower-cased (the real system accepts `HTTP`
+ * and stores `http`; proxy-defaults `Config` stays as written).
  */
 export function normalizeEntryInput(raw: unknown): unknown {
   const kind = checkEntryKind(raw);

@@ -42,17 +42,11 @@ export type ServiceRouterEntry = Omit<Schemas["ServiceRouterEntry"], "Routes"> &
  * config-entry.ts decodeEntryInput turns into a ConfigEntry.
  */
 export type ConfigEntryInput = Schemas["ConfigEntryInput"];
-export type ServiceDefaultsEntryInput = Schemas["ServiceDefaultsEntryInput"];
-export type ProxyDefaultsEntryInput = Schemas["ProxyDefaultsEntryInput"];
-export type ServiceResolverEntryInput = Schemas["ServiceResolverEntryInput"];
-export type ServiceSplitterEntryInput = Schemas["ServiceSplitterEntryInput"];
-export type ServiceRouterEntryInput = Schemas["ServiceRouterEntryInput"];
 // The nested structures of a written entry may be `null` (nothing set); these are the structures themselves.
 export type MeshGatewayConfigInput = NonNullable<Schemas["MeshGatewayConfigInput"]>;
 export type ExposeConfigInput = NonNullable<Schemas["ExposeConfigInput"]>;
 export type ExposePathInput = NonNullable<Schemas["ExposePathInput"]>;
 export type ServiceResolverSubsetInput = NonNullable<Schemas["ServiceResolverSubsetInput"]>;
-export type ServiceResolverRedirectInput = NonNullable<Schemas["ServiceResolverRedirectInput"]>;
 export type ServiceResolverFailoverInput = NonNullable<Schemas["ServiceResolverFailoverInput"]>;
 export type ServiceSplitInput = NonNullable<Schemas["ServiceSplitInput"]>;
 export type ServiceRouteInput = NonNullable<Schemas["ServiceRouteInput"]>;
