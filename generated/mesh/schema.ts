@@ -110,7 +110,12 @@ export interface paths {
         /**
          * Create or update a configuration entry
          * @description Writes the entry named by the body's `Kind` and `Name`. Keys may be PascalCase or snake_case.
-         *     Durations may be duration strings or numbers of nanoseconds.
+         *     Durations may be duration strings or numbers of nanoseconds. Other fields also take the forms
+         *     their `Lenient...` types describe (`"true"` or `1` for a boolean, `"3"` for a count, a number for
+         *     text, a single value for a list, `null` for a field left out); the entry is stored and read back
+         *     with the types of `ConfigEntry`. A value none of those forms covers is refused with `400 Request
+         *     decoding failed: N error(s) decoding:` and one line per value, e.g. `* cannot parse
+         *     'Subsets[v1].OnlyPassing' as bool: strconv.ParseBool: parsing "maybe": invalid syntax`.
          *
          *     The kind is read first, from `Kind`, or else `kind` (no other spelling). A body without either is
          *     refused with `400 Request decoding failed: Payload does not contain a kind/Kind key at the top
@@ -959,6 +964,277 @@ export interface components {
             OverrideProtocol?: string;
             OverrideMeshGateway?: components["schemas"]["MeshGatewayOverride"];
         };
+        /** @description Text, as written in a request. A number is read as its decimal text without an exponent (`5` is `"5"`, `1.5` is `"1.5"`, `1e21` is `"1000000000000000000000"`), `true` as `"1"` and `false` as `"0"`; `null` is the same as leaving the field out. An object or a list is refused with `400`. */
+        LenientString: string | number | boolean | null;
+        /** @description Free-form key/value text, as written in a request. Each value is read as `LenientString` describes (a `null` value is the empty text); `null` for the whole map is the same as leaving it out. */
+        LenientStringMap: {
+            [key: string]: components["schemas"]["LenientString"];
+        } | null;
+        /**
+         * @description A duration as written, or `null` (the same as leaving the field out): a Go duration string (`5s`,
+         *     `1m30s`, `250ms`, `1.5h`, `0`), or a number of nanoseconds (`5000000000` is `5s`; a fraction of a
+         *     nanosecond is dropped), the form Go clients send when they encode a `time.Duration`. Units are
+         *     `ns`, `us` (or `µs`), `ms`, `s`, `m` and `h`; every number needs its unit but `0`. An empty string
+         *     is not a duration. A duration that does not parse, or that is beyond about 290 years, is refused
+         *     with `400` and the parser's words (`time: invalid duration ""`). Read back as a canonical duration
+         *     string.
+         */
+        NullableDurationInput: string | number | null;
+        /** @description A boolean, as written in a request. A number is `true` unless it is `0`; the text `1`, `t`, `T`, `TRUE`, `true` and `True` is `true`, and `0`, `f`, `F`, `FALSE`, `false`, `False` and the empty text are `false`; `null` is the same as leaving the field out. Any other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as bool: strconv.ParseBool: parsing "<text>": invalid syntax`. */
+        LenientBoolean: boolean | number | ("1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False" | "") | null;
+        /** @description A subset, as written in a request. */
+        ServiceResolverSubsetInput: {
+            /** @description A filter expression over service instances, e.g. `Service.Meta.version == v1`. */
+            Filter?: components["schemas"]["LenientString"];
+            /** @description Only instances with passing health checks. */
+            OnlyPassing?: components["schemas"]["LenientBoolean"];
+        } | null;
+        /** @description Resolve another service, subset, namespace or datacenter instead, as written in a request. Not together with `Failover`. */
+        ServiceResolverRedirectInput: {
+            Service?: components["schemas"]["LenientString"];
+            ServiceSubset?: components["schemas"]["LenientString"];
+            Namespace?: components["schemas"]["LenientString"];
+            Datacenter?: components["schemas"]["LenientString"];
+        } | null;
+        /** @description A list of text, as written in a request. Each element is read as `LenientString` describes (a `null` element is the empty text); a single value that is not a list is a list of that one value (`"GET"` is `["GET"]`, `5` is `["5"]`); an empty object is an empty list; `null` is the same as leaving the field out. */
+        LenientStringList: components["schemas"]["LenientString"][] | string | number | boolean | Record<string, never> | null;
+        /** @description Where traffic goes when the target is unhealthy, as written in a request; one target per datacenter, in order. */
+        ServiceResolverFailoverInput: {
+            Service?: components["schemas"]["LenientString"];
+            ServiceSubset?: components["schemas"]["LenientString"];
+            Namespace?: components["schemas"]["LenientString"];
+            Datacenters?: components["schemas"]["LenientStringList"];
+        } | null;
+        /**
+         * service-resolver
+         * @description How a service's instances are resolved into targets, as written in a request (`ServiceResolverEntry` is how it is read back).
+         */
+        ServiceResolverEntryInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            Kind: "service-resolver";
+            /** @description The service name. */
+            Name: components["schemas"]["LenientString"];
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent, empty or `null`. Any other name is refused with `400 Invalid namespace name ...`. */
+            Namespace?: string | null;
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). Values are read as `LenientString` describes. */
+            Meta?: components["schemas"]["LenientStringMap"];
+            /** @description Ignored on write (any value). */
+            CreateIndex?: unknown;
+            /** @description Ignored on write (any value). */
+            ModifyIndex?: unknown;
+            /** @description Connect timeout of the service's resolvers; `5s` when unset or `null`. */
+            ConnectTimeout?: components["schemas"]["NullableDurationInput"];
+            /** @description Subset used when a request names none; must be one of `Subsets`. */
+            DefaultSubset?: components["schemas"]["LenientString"];
+            /** @description Named subsets of the service's instances; a `null` subset is an empty one. */
+            Subsets?: {
+                [key: string]: components["schemas"]["ServiceResolverSubsetInput"];
+            } | null;
+            Redirect?: components["schemas"]["ServiceResolverRedirectInput"];
+            /** @description Failover by subset name, or `*` for any subset. Not together with `Redirect`. A `null` member is an empty one. */
+            Failover?: {
+                [key: string]: components["schemas"]["ServiceResolverFailoverInput"];
+            } | null;
+        };
+        /** @description Mesh-gateway configuration, as written in a request; empty when the default applies. */
+        MeshGatewayConfigInput: {
+            /**
+             * @description `none`, `local` or `remote`; empty or `null` for the default.
+             * @enum {string|null}
+             */
+            Mode?: "" | "none" | "local" | "remote" | null;
+        } | null;
+        /** @description An integer, as written in a request. A number's fraction is dropped (`8080.5` is `8080`); `true` is `1` and `false` is `0`; text is an integer with an optional sign in decimal (`_` allowed between digits), hexadecimal (`0x1f90`), octal (`017`, `0o17`) or binary (`0b11`); `null` is the same as leaving the field out. Other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as int: strconv.ParseInt: parsing "<text>": invalid syntax`. */
+        LenientInteger: number | boolean | string | null;
+        /** @description One exposed path, as written in a request (also written `listener_port`, `local_path_port`, `parsed_from_check`). */
+        ExposePathInput: {
+            /** @description Port of the proxy's listener for the path. */
+            ListenerPort?: components["schemas"]["LenientInteger"];
+            /** @description The path, e.g. `/metrics`. */
+            Path?: components["schemas"]["LenientString"];
+            /** @description Port the service listens on for the path. */
+            LocalPathPort?: components["schemas"]["LenientInteger"];
+            /** @description The service's protocol for the path (`http` or `http2`). */
+            Protocol?: components["schemas"]["LenientString"];
+            /** @description Set when the path comes from a registered check. */
+            ParsedFromCheck?: components["schemas"]["LenientBoolean"];
+        } | null;
+        /** @description HTTP paths the service's sidecar proxy exposes outside the mesh, as written in a request. Stored and returned as read; the discovery chain does not use it. */
+        ExposeConfigInput: {
+            /** @description Expose the paths of the service's HTTP and gRPC health checks. */
+            Checks?: components["schemas"]["LenientBoolean"];
+            /** @description A single path not in a list is a list of it; an empty object is no paths. */
+            Paths?: components["schemas"]["ExposePathInput"][] | components["schemas"]["ExposePathInput"] | Record<string, never> | null;
+        } | null;
+        /**
+         * service-defaults
+         * @description Defaults for one service, as written in a request (`ServiceDefaultsEntry` is how it is read back).
+         */
+        ServiceDefaultsEntryInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            Kind: "service-defaults";
+            /** @description The service name. */
+            Name: components["schemas"]["LenientString"];
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent, empty or `null`. Any other name is refused with `400 Invalid namespace name ...`. */
+            Namespace?: string | null;
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). Values are read as `LenientString` describes. */
+            Meta?: components["schemas"]["LenientStringMap"];
+            /** @description Ignored on write (any value). */
+            CreateIndex?: unknown;
+            /** @description Ignored on write (any value). */
+            ModifyIndex?: unknown;
+            /** @description The service's protocol, any text, stored lower-cased (`HTTP` is stored as `http`). Routers and splitters need `http`, `http2` or `grpc`; any other protocol compiles as `tcp` does. When unset or empty the chain takes `tcp` (a `service-defaults` entry decides even without a protocol); with no `service-defaults` entry, `proxy-defaults` `Config.protocol`, else `tcp`. */
+            Protocol?: components["schemas"]["LenientString"];
+            MeshGateway?: components["schemas"]["MeshGatewayConfigInput"];
+            Expose?: components["schemas"]["ExposeConfigInput"];
+            ExternalSNI?: components["schemas"]["LenientString"];
+        };
+        /**
+         * proxy-defaults
+         * @description Defaults for every proxy, as written in a request (`ProxyDefaultsEntry` is how it is read back). There is one, named `global`, in the `default` namespace.
+         */
+        ProxyDefaultsEntryInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            Kind: "proxy-defaults";
+            /** @constant */
+            Name: "global";
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent, empty or `null`. Any other name is refused with `400 Invalid namespace name ...`. */
+            Namespace?: string | null;
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). Values are read as `LenientString` describes. */
+            Meta?: components["schemas"]["LenientStringMap"];
+            /** @description Ignored on write (any value). */
+            CreateIndex?: unknown;
+            /** @description Ignored on write (any value). */
+            ModifyIndex?: unknown;
+            /** @description Opaque proxy configuration, stored as written (`null`: none). `protocol` (the key in any case) is the protocol of every service without a `service-defaults` entry, compared lower-cased; a number or boolean is read as its text (`1`/`0` for booleans), any other value as no protocol (`tcp`). */
+            Config?: ({
+                /** @description Any text; see `Config`. */
+                protocol?: unknown;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            MeshGateway?: components["schemas"]["MeshGatewayConfigInput"];
+            Expose?: components["schemas"]["ExposeConfigInput"];
+        };
+        /** @description A split, as written in a request. */
+        ServiceSplitInput: {
+            /** @description Percentage of traffic. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100. Also written as decimal text (`"50"`, `"33.3"`, `"5e1"`), `true` (`1`) or `false` (`0`); `null` is `0`. A weight outside 0 to 100 written as text is refused by the entry's rules (`500`); other text with `400 ... cannot parse '<field>' as float: strconv.ParseFloat: parsing "<text>": invalid syntax`. */
+            Weight: number | string | boolean | null;
+            /** @description Defaults to the splitter's service. */
+            Service?: components["schemas"]["LenientString"];
+            ServiceSubset?: components["schemas"]["LenientString"];
+            Namespace?: components["schemas"]["LenientString"];
+        } | null;
+        /**
+         * service-splitter
+         * @description Splits a service's traffic by weight, as written in a request (`ServiceSplitterEntry` is how it is read back).
+         */
+        ServiceSplitterEntryInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            Kind: "service-splitter";
+            /** @description The service name. */
+            Name: components["schemas"]["LenientString"];
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent, empty or `null`. Any other name is refused with `400 Invalid namespace name ...`. */
+            Namespace?: string | null;
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). Values are read as `LenientString` describes. */
+            Meta?: components["schemas"]["LenientStringMap"];
+            /** @description Ignored on write (any value). */
+            CreateIndex?: unknown;
+            /** @description Ignored on write (any value). */
+            ModifyIndex?: unknown;
+            /** @description At least one split; an entry without any is refused with `500 no splits configured`. A single split not in a list is a list of it; an empty object is no splits; a `null` element is a split with every field unset. */
+            Splits?: components["schemas"]["ServiceSplitInput"][] | components["schemas"]["ServiceSplitInput"] | Record<string, never> | null;
+        };
+        /** @description A header match, as written in a request. Exactly one of `Present`, `Exact`, `Prefix`, `Suffix` and `Regex`. */
+        HeaderMatchInput: {
+            Name: components["schemas"]["LenientString"];
+            Present?: components["schemas"]["LenientBoolean"];
+            Exact?: components["schemas"]["LenientString"];
+            Prefix?: components["schemas"]["LenientString"];
+            Suffix?: components["schemas"]["LenientString"];
+            Regex?: components["schemas"]["LenientString"];
+            Invert?: components["schemas"]["LenientBoolean"];
+        } | null;
+        /** @description A query-parameter match, as written in a request. Exactly one of `Present`, `Exact` and `Regex`. */
+        QueryParamMatchInput: {
+            Name: components["schemas"]["LenientString"];
+            Present?: components["schemas"]["LenientBoolean"];
+            Exact?: components["schemas"]["LenientString"];
+            Regex?: components["schemas"]["LenientString"];
+        } | null;
+        /** @description An HTTP match, as written in a request. At most one of `PathExact`, `PathPrefix` and `PathRegex`. */
+        HttpRouteMatchInput: {
+            PathExact?: components["schemas"]["LenientString"];
+            PathPrefix?: components["schemas"]["LenientString"];
+            PathRegex?: components["schemas"]["LenientString"];
+            /** @description A single match not in a list is a list of it; an empty object is none. */
+            Header?: components["schemas"]["HeaderMatchInput"][] | components["schemas"]["HeaderMatchInput"] | Record<string, never> | null;
+            /** @description A single match not in a list is a list of it; an empty object is none. */
+            QueryParam?: components["schemas"]["QueryParamMatchInput"][] | components["schemas"]["QueryParamMatchInput"] | Record<string, never> | null;
+            Methods?: components["schemas"]["LenientStringList"];
+        } | null;
+        /** @description A count from 0 to 4294967295, as written in a request. A number's fraction is dropped (`2.9` is `2`), and of a larger number only its remainder modulo 4294967296 is kept (`4294967297` is `1`; `0` from 2^64 on); `true` is `1` and `false` is `0`; text is an unsigned integer in decimal (`_` allowed between digits), hexadecimal (`0x1f`), octal (`017`, `0o17`) or binary (`0b11`); `null` is the same as leaving the field out. Other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as uint: strconv.ParseUint: parsing "<text>": invalid syntax` (`value out of range` above 4294967295). */
+        LenientUnsigned: number | boolean | string | null;
+        /** @description An HTTP status code, as written in a request: a number from 100 to 599 (a fraction is dropped), or text as for a count (`"503"`, `"0x1f7"`). A count outside 100 to 599 written as text is refused by the entry's rules (`500`). Other text is refused with `400 ... cannot parse '<field>' as uint: ...`. */
+        LenientStatusCode: number | boolean | string | null;
+        /** @description Where a route sends traffic, as written in a request. */
+        RouteDestinationInput: {
+            /** @description Defaults to the router's service. */
+            Service?: components["schemas"]["LenientString"];
+            ServiceSubset?: components["schemas"]["LenientString"];
+            Namespace?: components["schemas"]["LenientString"];
+            /** @description Only with `PathExact` or `PathPrefix`. */
+            PrefixRewrite?: components["schemas"]["LenientString"];
+            RequestTimeout?: components["schemas"]["NullableDurationInput"];
+            NumRetries?: components["schemas"]["LenientUnsigned"];
+            RetryOnConnectFailure?: components["schemas"]["LenientBoolean"];
+            /** @description A single code not in a list is a list of it; an empty object is none; a `null` element is `0` (refused by the entry's rules). */
+            RetryOnStatusCodes?: components["schemas"]["LenientStatusCode"][] | components["schemas"]["LenientStatusCode"] | Record<string, never> | null;
+        } | null;
+        /** @description A route, as written in a request. */
+        ServiceRouteInput: {
+            Match?: {
+                HTTP?: components["schemas"]["HttpRouteMatchInput"];
+            } | null;
+            Destination?: components["schemas"]["RouteDestinationInput"];
+        } | null;
+        /**
+         * service-router
+         * @description Routes a service's L7 traffic, as written in a request (`ServiceRouterEntry` is how it is read back).
+         */
+        ServiceRouterEntryInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            Kind: "service-router";
+            /** @description The service name. */
+            Name: components["schemas"]["LenientString"];
+            /** @description The entry's namespace (enterprise), a DNS hostname label (letters, digits, `-`, at most 63); the request's namespace when absent, empty or `null`. Any other name is refused with `400 Invalid namespace name ...`. */
+            Namespace?: string | null;
+            /** @description Free-form key/value metadata; at most 64 pairs, keys at most 128 characters, values at most 512 (`400` otherwise). Values are read as `LenientString` describes. */
+            Meta?: components["schemas"]["LenientStringMap"];
+            /** @description Ignored on write (any value). */
+            CreateIndex?: unknown;
+            /** @description Ignored on write (any value). */
+            ModifyIndex?: unknown;
+            /** @description Routes in order; the first match wins. A single route not in a list is a list of it; an empty object is no routes; a `null` element is a route with every field unset. */
+            Routes?: components["schemas"]["ServiceRouteInput"][] | components["schemas"]["ServiceRouteInput"] | Record<string, never> | null;
+        };
+        /** @description A configuration entry as written, by `Kind`. Besides the types the entry is read back with, each field takes the forms its `Lenient...` type describes; `null` is the same as leaving a field out. */
+        ConfigEntryInput: components["schemas"]["ServiceResolverEntryInput"] | components["schemas"]["ServiceDefaultsEntryInput"] | components["schemas"]["ProxyDefaultsEntryInput"] | components["schemas"]["ServiceSplitterEntryInput"] | components["schemas"]["ServiceRouterEntryInput"];
         /** @description Resolve another service, subset, namespace or datacenter instead. Not together with `Failover`. */
         ServiceResolverRedirect: {
             Service?: string;
@@ -1805,7 +2081,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConfigEntry"];
+                "application/json": components["schemas"]["ConfigEntryInput"];
             };
         };
         responses: {

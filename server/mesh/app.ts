@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { goMultiErrorText } from "../shared/go-text.ts";
-import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
+import { collapseAlternatives, express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { requestPipeline } from "../shared/pipeline.ts";
 import type { DeclaredToken } from "./acl-service.ts";
 import { EntryDecodeError, normalizeEntryInput } from "./domain/config-entry.ts";
@@ -471,8 +471,14 @@ function decodeFailure(operationId: string | undefined, text: string): string {
  * `json: unknown field "Foo"`; configuration entries and the chain's overrides go through
  * mapstructure, whose words are `invalid config key "Foo"`, and list every problem.
  */
-function describeProblems(problems: ValidationProblem[], operationId: string | undefined): string {
-  if (operationId === "applyConfigEntry" && problems.every(isUnknownKey)) return unusedKeysError(problems.map((problem) => problem.field));
+function describeProblems(all: ValidationProblem[], operationId: string | undefined): string {
+  // A weakly typed field is a list of alternatives (a number, text, null...): name only the problems of the one of the value's type.
+  const problems = operationId === "applyConfigEntry" ? collapseAlternatives(all) : all;
+  // Keys the decoder left unused are its answer whenever there are any: it takes every value the
+  // description's other checks could name (weak-input.ts refused the others first), and the
+  // alternatives of a weakly typed field (a list or a single value, `null`) would only repeat them.
+  const unknownKeys = problems.filter(isUnknownKey);
+  if (operationId === "applyConfigEntry" && unknownKeys.length > 0) return unusedKeysError([...new Set(unknownKeys.map((problem) => problem.field))]);
   if (operationId === undefined || !(operationId in DECODE_PREFIXES)) return problems.map((problem) => describeProblem(problem, false)).join("; ");
   return describeProblem(problems[0]!, true);
 }
@@ -509,7 +515,7 @@ function describeError(error: unknown, requestPath: string, method: string, oper
   if ((error as { type?: string })?.type === "entity.parse.failed") {
     return { status: 400, message: decodeFailure(operationId, (error as Error).message) };
   }
-  const problems = validationProblems(error, requestPath);
+  const problems = validationProblems(error, requestPath, { keywords: true });
   if (problems && status === 400) {
     return { status, message: decodeFailure(operationId, describeProblems(problems, operationId)) };
   }

@@ -5,7 +5,7 @@ import { MeshAcl, type AclSettings } from "./acl-service.ts";
 import type { AclResource, Authorizer } from "./domain/acl.ts";
 import { ChainCompileError, type CompiledChain, type CompileRequest } from "./domain/chain.ts";
 import { compileDiscoveryChain } from "./domain/compiler.ts";
-import { decodeEntryDurations, EntryDecodeError, entryWireForm, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
+import { decodeEntryInput, EntryDecodeError, entryWireForm, EntryValidationError, sameEntryContent, validateEntry } from "./domain/config-entry.ts";
 import { DEFAULT_NAMESPACE, ENTRY_KINDS, type ConfigEntry, type ConfigEntryInput, type EntryKind } from "./domain/entries.ts";
 import { ChainReadIndex, chainsOf, compileChainsRecording } from "./domain/graph-check.ts";
 import { compareVersions } from "./domain/version.ts";
@@ -185,9 +185,10 @@ export class MeshService {
 
   /** Validates and writes an entry whose keys are already canonical. Returns false when `cas` did not match. */
   applyEntry(caller: Caller, input: ConfigEntryInput, cas: number | undefined): boolean {
+    const decoded = this.decode(input);
     const entry = this.validate({
-      ...input,
-      Namespace: entryNamespace(input.Kind, checkedNamespace(input.Namespace || caller.namespace)),
+      ...decoded,
+      Namespace: entryNamespace(decoded.Kind, checkedNamespace(decoded.Namespace || caller.namespace)),
     });
     const namespace = entry.Namespace!;
     this.authorize(caller, namespace, entryResource(entry.Kind, entry.Name), "write");
@@ -228,12 +229,21 @@ export class MeshService {
    * Validate()), after the HTTP layer decoded the body, and its HTTP layer answers any RPC error that
    * is not an ACL refusal with 500 and the error's text (agent/http.go, wrap/handleErr): so does this.
    */
-  private validate(entry: ConfigEntryInput): ConfigEntry {
+  /** The body as the HTTP layer decodes it (a bad duration or value is its 400: agent/config_endpoint.go ConfigApply). */
+  private decode(input: ConfigEntryInput): ConfigEntry {
     try {
-      return validateEntry(decodeEntryDurations(entry));
+      return decodeEntryInput(input);
+    } catch (error) {
+      if (error instanceof EntryDecodeError) throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private validate(entry: ConfigEntry): ConfigEntry {
+    try {
+      return validateEntry(entry);
     } catch (error) {
       if (error instanceof EntryValidationError) throw new MeshHttpError(500, error.message);
-      if (error instanceof EntryDecodeError) throw new MeshHttpError(400, `Request decoding failed: ${error.message}`);
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 // Texts as the Go services print and read them: a string quoted with %q (strconv.Quote), the message
-// of a go-multierror list, a boolean as strconv.ParseBool reads it. Pure.
+// of a go-multierror list, a boolean as strconv.ParseBool reads it, a number as strconv.FormatFloat
+// writes it. Pure.
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x07: "\\a", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x0b: "\\v" };
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
@@ -37,4 +38,20 @@ export function goParseBool(text: string): boolean | undefined {
   if (["1", "t", "T", "TRUE", "true", "True"].includes(text)) return true;
   if (["0", "f", "F", "FALSE", "false", "False"].includes(text)) return false;
   return undefined;
+}
+
+/** strconv.FormatFloat(f, 'f', -1, 64): the shortest digits that read back, never an exponent. */
+export function goFormatFloat(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "+Inf" : "-Inf";
+  if (Object.is(value, -0)) return "-0";
+  const text = String(value);
+  if (!text.includes("e")) return text;
+  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace(/^-/, "").replace(".", "");
+  const point = 1 + Number(exponentText);
+  const body =
+    point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return (negative ? "-" : "") + body;
 }

@@ -167,6 +167,39 @@ export interface ValidationProblem {
   /** The field inside it, e.g. Splits[0].Weight (empty for the whole part). */
   field: string;
   message: string;
+  /** The schema keyword that failed (`type`, `anyOf`, `maximum`...), with `keywords: true`. */
+  keyword?: string;
+}
+
+/**
+ * A value that matches none of the alternatives of an anyOf (or oneOf) keeps the problems of the
+ * alternatives of its own type only (`900` against a number up to 100, text or null is `must be <=
+ * 100`, not also `must be string` and `must be null`); when none has its type, one problem names
+ * the types that would do. The validator reports an alternative's problems just before the anyOf's
+ * own, at or under its field, in the order ajv found them (allErrors).
+ */
+export function collapseAlternatives(problems: readonly ValidationProblem[]): ValidationProblem[] {
+  const out: ValidationProblem[] = [];
+  for (const problem of problems) {
+    if (problem.keyword !== "anyOf" && !(problem.keyword === "oneOf" && problem.message === "must match exactly one schema in oneOf")) {
+      out.push(problem);
+      continue;
+    }
+    const { location, field } = problem;
+    const inside = (p: ValidationProblem) =>
+      p.location === location && (field === "" || p.field === field || p.field.startsWith(`${field}.`) || p.field.startsWith(`${field}[`));
+    let start = out.length;
+    while (start > 0 && inside(out[start - 1]!)) start--;
+    const branches = out.splice(start);
+    const ofItsType = branches.filter((p) => !(p.keyword === "type" && p.field === field));
+    if (ofItsType.length > 0) {
+      out.push(...ofItsType);
+      continue;
+    }
+    const types = [...new Set(branches.flatMap((p) => (/^must be ([a-z,]+(?: or [a-z]+)?)$/.exec(p.message)?.[1] ?? "").split(/,| or /)).filter(Boolean))];
+    out.push(types.length > 1 ? { ...problem, keyword: "type", message: `must be ${types.slice(0, -1).join(",")} or ${types.at(-1)}` } : problem);
+  }
+  return out;
 }
 
 /** The validator's path prefixes, by the name of the request part they stand for. */
@@ -185,15 +218,18 @@ const LOCATIONS: Record<string, string> = {
  * The validator is not consistent: body paths come with or without "/body", and a discriminator
  * error carries the request path (the field is then named in the message).
  */
-export function validationProblems(error: unknown, requestPath: string): ValidationProblem[] | undefined {
-  const errors = (error as { errors?: { path?: string; message?: string }[] })?.errors;
+export function validationProblems(error: unknown, requestPath: string, options: { keywords?: boolean } = {}): ValidationProblem[] | undefined {
+  const errors = (error as { errors?: { path?: string; message?: string; errorCode?: string }[] })?.errors;
   if (!Array.isArray(errors)) return undefined;
-  return errors.map(({ path: where = "", message = "is invalid" }) => {
-    if (where === requestPath) return { location: "body", field: "", message };
+  return errors.map(({ path: where = "", message = "is invalid", errorCode }: { path?: string; message?: string; errorCode?: string }) => {
+    // The failed keyword, only for callers that ask (collapseAlternatives reads it).
+    const keyword = options.keywords && typeof errorCode === "string" ? errorCode.replace(/\.openapi\.validation$/, "") : undefined;
+    const extra = keyword === undefined ? {} : { keyword };
+    if (where === requestPath) return { location: "body", field: "", message, ...extra };
     const parts = where.replace(/^[./]/, "").split(/[./]/);
     const location = LOCATIONS[parts[0] ?? ""] ? LOCATIONS[parts.shift()!]! : "body";
     const field = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
-    return { location, field, message };
+    return { location, field, message, ...extra };
   });
 }
 

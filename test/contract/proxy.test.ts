@@ -59,7 +59,7 @@ describe("validating proxy", () => {
 
   it("reports a request that breaks the description, with the implementation's answer", async () => {
     const { url, seen } = await proxyTo(server.baseUrl);
-    const response = await fetch(`${url}/config?bogus=1`, { method: "PUT", headers: { ...mesh.headers, "Content-Type": "application/json" }, body: '{"Kind":"service-defaults","Name":"web","Protocol":5}' });
+    const response = await fetch(`${url}/config?bogus=1`, { method: "PUT", headers: { ...mesh.headers, "Content-Type": "application/json" }, body: '{"Kind":"service-defaults","Name":"web","Protocol":["http"]}' });
     expect(response.status).toBe(400);
     const [exchange] = seen;
     expect(exchange!.violations.map((v) => [v.kind, v.pointer])).toEqual([
@@ -97,7 +97,7 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
     try {
       const base = `http://127.0.0.1:${port}/v1`;
       expect((await fetch(`${base}/discovery-chain/web`, { headers: { "X-Mesh-Token": "contract-tests-management-token" } })).status).toBe(200);
-      const put = await fetch(`${base}/config`, { method: "PUT", headers: { "Content-Type": "application/json", "X-Mesh-Token": "contract-tests-management-token" }, body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: 5 }) });
+      const put = await fetch(`${base}/config`, { method: "PUT", headers: { "Content-Type": "application/json", "X-Mesh-Token": "contract-tests-management-token" }, body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: ["http"] }) });
       expect(put.status).toBe(400);
       // Kept up to date as exchanges come (each just after its answer went out): readable before the proxy stops.
       const read = () => JSON.parse(readFileSync(file, "utf8")) as Har;
@@ -107,7 +107,7 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
         ["GET", `${base}/discovery-chain/web`, 200],
         ["PUT", `${base}/config`, 400],
       ]);
-      expect(har.log.entries[1]!.request.postData?.text).toContain('"Protocol":5');
+      expect(har.log.entries[1]!.request.postData?.text).toContain('"Protocol":["http"]');
       expect(JSON.parse(har.log.entries[0]!.response.content.text!).Chain.ServiceName).toBe("web");
       // The proxy saw the bad PUT; validate, reading the file back, sees it too.
       const report = validateHar(loadBundle("mesh") as OpenApiDoc, har, {});

@@ -2,8 +2,8 @@
 // documented entries, and each entry example is accepted by the entry validation.
 import { describe, expect, it } from "vitest";
 import { compileDiscoveryChain } from "../../server/mesh/domain/compiler.ts";
-import { normalizeEntryInput, validateEntry } from "../../server/mesh/domain/config-entry.ts";
-import type { ConfigEntry } from "../../server/mesh/domain/entries.ts";
+import { decodeEntryInput, normalizeEntryInput, validateEntry } from "../../server/mesh/domain/config-entry.ts";
+import type { ConfigEntryInput } from "../../server/mesh/domain/entries.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { lookupOf, MemoryConfigEntryStore } from "../../server/mesh/store/config-entry-store.ts";
 import { CHAIN_EXAMPLES, EXAMPLE_TRUST_DOMAIN } from "./fixtures/chain-examples.ts";
@@ -35,7 +35,8 @@ describe("discovery-chain examples", () => {
 describe("configuration-entry examples", () => {
   for (const name of Object.keys(examples).filter((n) => n.startsWith("Entry") || n.startsWith("Stored"))) {
     it(`${name} is a valid entry`, () => {
-      const entry = normalizeEntryInput(examples[name]!.value) as ConfigEntry;
+      // Decoded as a written entry is (weakly typed values read as the agent reads them), then checked.
+      const entry = decodeEntryInput(normalizeEntryInput(examples[name]!.value) as ConfigEntryInput);
       expect(() => validateEntry(entry)).not.toThrow();
     });
   }

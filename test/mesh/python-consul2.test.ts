@@ -194,6 +194,22 @@ describe("python-consul2 0.1.5 against a server reporting 1.10.12 (token API and
     expect(valueOf(out, "config.delete")).toBe(true);
     expect(valueOf(out, "config.delete missing")).toBe(true);
     expect(errorOf(out, "config.delete anonymous")).toEqual(["ACLPermissionDenied", "Permission denied"]);
+    // Weakly typed values (mapstructure WeaklyTypedInput in agent/structs/config_entry.go
+    // DecodeConfigEntry): None is unset, numbers are text, "true"/0 are booleans; read back typed.
+    expect(valueOf(out, "config.put weak")).toBe(true);
+    expect(valueOf(out, "config.get weak")).toEqual({
+      Kind: "service-resolver",
+      Name: "db",
+      Subsets: { v1: { OnlyPassing: true }, v2: { OnlyPassing: false } },
+      Meta: { owner: "7", gen: "1.5" },
+      Namespace: "default",
+      CreateIndex: 6,
+      ModifyIndex: 6,
+    });
+    expect(errorOf(out, "config.put weak refused")).toEqual([
+      "BadRequest",
+      `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse 'Subsets[v1].OnlyPassing' as bool: strconv.ParseBool: parsing "maybe": invalid syntax`,
+    ]);
 
     // What the module did is on the server: the stored entry carries the cas write.
     const stored = await mesh!.clientWithToken(MANAGEMENT).GET("/config/{kind}/{name}", { params: { path: { kind: "service-defaults", name: "web" } } });

@@ -30,7 +30,7 @@ const CORPUS: Record<string, Case[]> = {
     { name: "a write", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-defaults","Name":"web","Protocol":"http"}', status: 200 },
     { name: "a write sent as text/plain (decoded as JSON)", method: "PUT", path: "/config", headers: { "Content-Type": "text/plain" }, body: '{"Kind":"service-defaults","Name":"api","Protocol":"http"}', status: 200 },
     { name: "a write without Content-Type", method: "PUT", path: "/config", body: '{"Kind":"service-defaults","Name":"db","Protocol":"tcp"}', status: 200 },
-    { name: "a protocol that is not text", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-defaults","Name":"web","Protocol":5}', status: 400, mentions: ["Protocol"] },
+    { name: "a protocol that is not text (a number would be its text)", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-defaults","Name":"web","Protocol":["http"]}', status: 400, mentions: ["Protocol"] },
     { name: "a weight that is not a number", method: "PUT", path: "/config", headers: JSON_CT, body: '{"Kind":"service-splitter","Name":"web","Splits":[{"Weight":"all"}]}', status: 400, mentions: ["Weight"] },
     { name: "an unknown query parameter (ignored)", method: "GET", path: "/discovery-chain/web?bogus=1", status: 200 },
     { name: "a write without a body", method: "PUT", path: "/config", status: 400 },

@@ -119,7 +119,7 @@ describe("the packed toolkit", { timeout: 120_000 }, () => {
     running.push(mock);
     expect(mock.output()).toContain(`Ready: mesh http://127.0.0.1:${port} (Ctrl-C stops)`);
     expect((await fetch(`http://127.0.0.1:${port}/discovery-chain/web`)).status).toBe(200);
-    const bad = await fetch(`http://127.0.0.1:${port}/config`, { method: "PUT", body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: 5 }) });
+    const bad = await fetch(`http://127.0.0.1:${port}/config`, { method: "PUT", body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: ["http"] }) });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/^Request decoding failed: Protocol must be string/);
   });

@@ -20,6 +20,7 @@ import {
   type NodeType,
 } from "./chain.ts";
 import { formatDuration, parseDuration } from "../../shared/go-duration.ts";
+import { goFormatFloat } from "../../shared/go-text.ts";
 
 const DEFAULT_CONNECT_TIMEOUT_NS = 5e9;
 /** Protocols that allow routers and splitters (Consul's IsProtocolHTTPLike). */
@@ -597,19 +598,6 @@ function proxyConfigProtocol(config: Record<string, unknown> | undefined): strin
   if (typeof value === "boolean") return value ? "1" : "0";
   if (typeof value === "number") return goFormatFloat(value);
   return "";
-}
-
-/** strconv.FormatFloat(f, 'f', -1, 64): the shortest digits, never an exponent. */
-function goFormatFloat(value: number): string {
-  const text = String(value);
-  if (!text.includes("e")) return text;
-  const [mantissa, exponentText] = value.toExponential().split("e") as [string, string];
-  const negative = mantissa.startsWith("-");
-  const digits = mantissa.replace(/^-/, "").replace(".", "");
-  const point = 1 + Number(exponentText);
-  const body =
-    point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
-  return (negative ? "-" : "") + body;
 }
 
 function defaultRoute(service: string, namespace: string): ServiceRoute {

@@ -1,32 +1,53 @@
 // Config entry bodies for PUT /v1/config, in the order the real system treats them:
-// 1. translateEntryKeys: any spelling of a known key (CamelCase, snake_case, any case) becomes the
-//    canonical CamelCase one, so the strict OpenAPI schema validator can run afterwards;
-// 2. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
+// 1. normalizeEntryInput (before the description's check): the kind first; translateEntryKeys: any
+//    spelling of a known key (CamelCase, snake_case, any case) becomes the canonical CamelCase one;
+//    then the values and keys the agent's decoder refuses (weak-input.ts), in its words;
+// 2. decodeEntryInput: the written entry (weakly typed values, ConfigEntryInput) as a typed ConfigEntry;
+// 3. validateEntry: the semantic rules of Consul's Normalize()/Validate() methods, on a well-typed entry.
 import { DurationError, formatDuration, parseDuration } from "../../shared/go-duration.ts";
 import { DEFAULT_NAMESPACE, ENTRY_KINDS, PROXY_DEFAULTS_NAME } from "./entries.ts";
 import { DurationInputError, durationText } from "./durations.ts";
 import type {
   ConfigEntry,
   ConfigEntryInput,
-  ConfigEntryRoute,
   ExposeConfig,
+  ExposeConfigInput,
   ExposePath,
+  ExposePathInput,
   HeaderMatch,
+  HeaderMatchInput,
   HttpRouteMatch,
+  HttpRouteMatchInput,
+  LenientBoolean,
+  LenientInteger,
+  LenientStatusCode,
+  LenientString,
+  LenientStringList,
+  LenientStringMap,
+  LenientUnsigned,
   MeshGatewayConfig,
+  MeshGatewayConfigInput,
   ProxyDefaultsEntry,
   QueryParamMatch,
+  QueryParamMatchInput,
   RouteDestination,
+  RouteDestinationInput,
   ServiceDefaultsEntry,
   ServiceResolverEntry,
   ServiceResolverFailover,
+  ServiceResolverFailoverInput,
   ServiceResolverRedirect,
   ServiceResolverSubset,
+  ServiceResolverSubsetInput,
   ServiceRoute,
+  ServiceRouteInput,
   ServiceRouterEntry,
   ServiceSplit,
+  ServiceSplitInput,
   ServiceSplitterEntry,
 } from "./entries.ts";
+import { goMultiErrorText, goQuote } from "../../shared/go-text.ts";
+import { mapstructureErrorText, weakBool, weakFloat32, weakInputProblems, weakInt, weakString, weakUint32, type Weak } from "./weak-input.ts";
 
 /** A rule of the entry's kind is broken (its Validate() method refuses it). */
 export class EntryValidationError extends Error {
@@ -109,13 +130,23 @@ export function translateEntryKeys(raw: unknown): unknown {
 }
 
 /**
- * What the decoder does before schema validation: canonical keys, and the service-defaults protocol
- * lower-cased (the real system accepts `HTTP` and stores `http`; proxy-defaults `Config` stays as written).
+ * What the decoder does before schema validation: canonical keys, refusals of values and keys in
+ * the decoder's words, and the service-defaults protocol lower-cased (the real system accepts `HTTP`
+ * and stores `http`; proxy-defaults `Config` stays as written).
  */
 export function normalizeEntryInput(raw: unknown): unknown {
-  checkEntryKind(raw);
+  const kind = checkEntryKind(raw);
   const entry = translateEntryKeys(raw);
   if (!isPlainObject(entry)) return entry;
+  // Values of another type are read as the decoder reads them (decodeEntryInput); the ones it
+  // refuses are refused here, in its words, before the description's check.
+  // Unknown keys are DecodeConfigEntry's validateUnusedKeys, each an `invalid config key` error in a
+  // go-multierror list, once decoding succeeded.
+  if (kind !== undefined) {
+    const problems = weakInputProblems(kind, entry);
+    if (problems.values.length > 0) throw new EntryDecodeError(mapstructureErrorText(problems.values));
+    if (problems.unusedKeys.length > 0) throw new EntryDecodeError(goMultiErrorText(problems.unusedKeys.map((key) => `invalid config key ${goQuote(key)}`)));
+  }
   if (typeof entry.Protocol === "string") entry.Protocol = entry.Protocol.toLowerCase();
   // Durations may come as numbers of nanoseconds; from here on they are Go duration strings.
   entry.ConnectTimeout = checkedDurationText("ConnectTimeout", entry.ConnectTimeout);
@@ -136,7 +167,7 @@ export function normalizeEntryInput(raw: unknown): unknown {
  * DecodeConfigEntry): from `Kind`, or else `kind` (no other spelling), a string, naming a kind
  * (MakeConfigEntry's words). Everything else about the body is only looked at once the kind is known.
  */
-function checkEntryKind(raw: unknown): void {
+function checkEntryKind(raw: unknown): string | undefined {
   // The body is first decoded into a map (agent/http.go decodeBodyDeprecated, through mapstructure,
   // whose decodeMap names the Go kind of anything else; JSON null sets nothing: an empty map).
   if (raw === undefined) return; // no body at all: the decoder's EOF, answered by the app
@@ -146,6 +177,7 @@ function checkEntryKind(raw: unknown): void {
   if (kind === MISSING) throw new EntryDecodeError("Payload does not contain a kind/Kind key at the top level");
   if (typeof kind !== "string") throw new EntryDecodeError("Kind value in payload is not a string");
   if (!(ENTRY_KINDS as readonly string[]).includes(kind)) throw new EntryDecodeError(`invalid config entry kind: ${kind}`);
+  return kind;
 }
 
 const MISSING = Symbol("missing");
@@ -158,31 +190,211 @@ function goKindOf(value: unknown): string {
 }
 
 /**
- * An entry in its described wire form (a duration may be a number of nanoseconds) with its durations
- * as Go duration strings, keys in their order; a bad duration is a decode error, as in
- * normalizeEntryInput (which has already decoded a request's entry: this is then a typed copy).
+ * An entry as written (ConfigEntryInput: weakly typed values, durations as text or nanoseconds) as
+ * the typed entry the rest of the server works on: each value read as weak-input.ts describes
+ * (mapstructure's weak decoding, agent/structs/config_entry.go DecodeConfigEntry), `null` and
+ * absent fields left out, durations as Go duration strings, the indexes dropped (the store sets
+ * them). A value the decoder refuses is an EntryDecodeError; normalizeEntryInput has already
+ * refused those of a request in the decoder's words, so here it only guards the types.
  */
-export function decodeEntryDurations(entry: ConfigEntryInput): ConfigEntry {
-  switch (entry.Kind) {
-    case "service-resolver": {
-      const { ConnectTimeout, ...rest } = entry;
-      return ConnectTimeout === undefined ? rest : { ...entry, ConnectTimeout: checkedDurationText("ConnectTimeout", ConnectTimeout) };
-    }
-    case "service-router": {
-      const { Routes, ...rest } = entry;
-      return Routes === undefined ? rest : { ...entry, Routes: Routes.map(decodeRouteDurations) };
-    }
-    default:
-      return entry;
+export function decodeEntryInput(input: ConfigEntryInput): ConfigEntry {
+  // Fields in the order of the entry's Go struct (Kind, Name, the kind's own, Meta, the enterprise
+  // namespace), the order the agent's answers use.
+  const name = text(input.Name, "Name") ?? "";
+  const common = { ...optional("Meta", textMap(input.Meta, "Meta")), ...optional("Namespace", input.Namespace ?? undefined) };
+  switch (input.Kind) {
+    case "service-defaults":
+      return {
+        Kind: input.Kind,
+        Name: name,
+        ...optional("Protocol", text(input.Protocol, "Protocol")),
+        ...optional("MeshGateway", meshGateway(input.MeshGateway, "MeshGateway")),
+        ...optional("Expose", expose(input.Expose, "Expose")),
+        ...optional("ExternalSNI", text(input.ExternalSNI, "ExternalSNI")),
+        ...common,
+      };
+    case "proxy-defaults":
+      return {
+        Kind: input.Kind,
+        Name: input.Name,
+        ...optional("Config", input.Config ?? undefined),
+        ...optional("MeshGateway", meshGateway(input.MeshGateway, "MeshGateway")),
+        ...optional("Expose", expose(input.Expose, "Expose")),
+        ...common,
+      };
+    case "service-resolver":
+      return {
+        Kind: input.Kind,
+        Name: name,
+        ...optional("DefaultSubset", text(input.DefaultSubset, "DefaultSubset")),
+        ...optional("Subsets", structMap(input.Subsets, "Subsets", subset)),
+        ...optional("Redirect", input.Redirect == null ? undefined : target(input.Redirect, "Redirect", { ...optional("Datacenter", text(input.Redirect.Datacenter, "Redirect.Datacenter")) })),
+        ...optional("Failover", structMap(input.Failover, "Failover", failover)),
+        ...optional("ConnectTimeout", input.ConnectTimeout == null ? undefined : checkedDurationText("ConnectTimeout", input.ConnectTimeout)),
+        ...common,
+      };
+    case "service-splitter":
+      return { Kind: input.Kind, Name: name, ...optional("Splits", structList(input.Splits, "Splits", split)), ...common };
+    case "service-router":
+      return { Kind: input.Kind, Name: name, ...optional("Routes", structList(input.Routes, "Routes", route)), ...common };
   }
 }
 
-function decodeRouteDurations(route: ConfigEntryRoute, i: number): ServiceRoute {
-  const { Destination, ...rest } = route;
-  if (Destination === undefined) return rest;
-  const { RequestTimeout, ...destination } = Destination;
-  if (RequestTimeout === undefined) return { ...route, Destination: destination };
-  return { ...route, Destination: { ...Destination, RequestTimeout: checkedDurationText(`Routes[${i}].Destination.RequestTimeout`, RequestTimeout) } };
+/** `{ [key]: value }`, or nothing when the value is unset: a stored entry has no undefined members. */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  const out: { [P in K]?: V } = {};
+  if (value !== undefined) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** A weak rule's value; a refusal (or a form the description should have refused) is a decode error. */
+function must<T>(result: Weak<T>, name: string): T {
+  if (result && "value" in result) return result.value;
+  throw new EntryDecodeError(mapstructureErrorText([result?.problem ?? `'${name}' has a value the decoder does not take`]));
+}
+
+const join = (name: string, key: string): string => (name === "" ? key : `${name}.${key}`);
+
+function text(value: LenientString | undefined, name: string): string | undefined {
+  return value == null ? undefined : must(weakString(value, name), name);
+}
+
+function flag(value: LenientBoolean | undefined, name: string): boolean | undefined {
+  return value == null ? undefined : must(weakBool(value, name), name);
+}
+
+function count(value: LenientUnsigned | LenientStatusCode | undefined, name: string): number | undefined {
+  return value == null ? undefined : must(weakUint32(value, name), name);
+}
+
+function integer(value: LenientInteger | undefined, name: string): number | undefined {
+  return value == null ? undefined : must(weakInt(value, name), name);
+}
+
+/** decodeSlice: a list element by element (`null` the element's zero value); a single value lifted into a list; `{}` an empty list. */
+function list<I, O>(value: I[] | I | Record<string, never> | null | undefined, name: string, element: (item: NonNullable<I>, name: string) => O, zero: O): O[] | undefined {
+  if (value == null) return undefined;
+  if (Array.isArray(value)) return value.map((item, i) => (item == null ? zero : element(item, `${name}[${i}]`)));
+  if (isEmptyObject(value)) return [];
+  return [element(value, `${name}[0]`)];
+}
+
+function isEmptyObject(value: unknown): value is Record<string, never> {
+  return isPlainObject(value) && Object.keys(value).length === 0;
+}
+
+function textList(value: LenientStringList | undefined, name: string): string[] | undefined {
+  return list<LenientString, string>(value, name, (item, at) => must(weakString(item, at), at), "");
+}
+
+/** A list of structs; a `null` element is the zero struct (every field unset). */
+function structList<I extends object, O>(value: (I | null)[] | I | Record<string, never> | null | undefined, name: string, decode: (item: Partial<I>, name: string) => O): O[] | undefined {
+  const empty: Partial<I> = {};
+  return list<I | null, O>(value, name, decode, decode(empty, name));
+}
+
+function textMap(value: LenientStringMap | undefined, name: string): Record<string, string> | undefined {
+  if (value == null) return undefined;
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, member == null ? "" : must(weakString(member, `${name}[${key}]`), `${name}[${key}]`)]));
+}
+
+/** A map of structs; a `null` member is the zero struct (decodeMapFromMap decodes nil into a new zero value). */
+function structMap<I extends object, O>(value: Record<string, I | null> | null | undefined, name: string, decode: (item: Partial<I>, name: string) => O): Record<string, O> | undefined {
+  if (value == null) return undefined;
+  const empty: Partial<I> = {};
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, decode(member ?? empty, `${name}[${key}]`)]));
+}
+
+function meshGateway(value: MeshGatewayConfigInput | null | undefined, name: string): MeshGatewayConfig | undefined {
+  return value == null ? undefined : { ...optional("Mode", value.Mode ?? undefined) };
+}
+
+function expose(value: ExposeConfigInput | null | undefined, name: string): ExposeConfig | undefined {
+  if (value == null) return undefined;
+  return { ...optional("Checks", flag(value.Checks, join(name, "Checks"))), ...optional("Paths", structList(value.Paths, join(name, "Paths"), exposePath)) };
+}
+
+function exposePath(value: Partial<ExposePathInput>, name: string): ExposePath {
+  return {
+    ...optional("ListenerPort", integer(value.ListenerPort, join(name, "ListenerPort"))),
+    ...optional("Path", text(value.Path, join(name, "Path"))),
+    ...optional("LocalPathPort", integer(value.LocalPathPort, join(name, "LocalPathPort"))),
+    ...optional("Protocol", text(value.Protocol, join(name, "Protocol"))),
+    ...optional("ParsedFromCheck", flag(value.ParsedFromCheck, join(name, "ParsedFromCheck"))),
+  };
+}
+
+function subset(value: Partial<ServiceResolverSubsetInput>, name: string): ServiceResolverSubset {
+  return { ...optional("Filter", text(value.Filter, join(name, "Filter"))), ...optional("OnlyPassing", flag(value.OnlyPassing, join(name, "OnlyPassing"))) };
+}
+
+/** Service, ServiceSubset and Namespace, shared by redirects, failovers, splits and destinations. */
+function target<R extends object>(value: { Service?: LenientString; ServiceSubset?: LenientString; Namespace?: LenientString }, name: string, rest: R) {
+  return {
+    ...optional("Service", text(value.Service, join(name, "Service"))),
+    ...optional("ServiceSubset", text(value.ServiceSubset, join(name, "ServiceSubset"))),
+    ...optional("Namespace", text(value.Namespace, join(name, "Namespace"))),
+    ...rest,
+  };
+}
+
+function failover(value: Partial<ServiceResolverFailoverInput>, name: string): ServiceResolverFailover {
+  return target(value, name, { ...optional("Datacenters", textList(value.Datacenters, join(name, "Datacenters"))) });
+}
+
+function split(value: Partial<ServiceSplitInput>, name: string): ServiceSplit {
+  const weight = value.Weight == null ? 0 : must(weakFloat32(value.Weight, join(name, "Weight")), join(name, "Weight"));
+  return { Weight: weight, ...target(value, name, {}) };
+}
+
+function route(value: Partial<ServiceRouteInput>, name: string): ServiceRoute {
+  const http = value.Match?.HTTP;
+  return {
+    ...optional("Match", value.Match == null ? undefined : { ...optional("HTTP", http == null ? undefined : httpMatch(http, join(name, "Match.HTTP"))) }),
+    ...optional("Destination", value.Destination == null ? undefined : destination(value.Destination, join(name, "Destination"))),
+  };
+}
+
+function httpMatch(value: HttpRouteMatchInput, name: string): HttpRouteMatch {
+  return {
+    ...optional("PathExact", text(value.PathExact, join(name, "PathExact"))),
+    ...optional("PathPrefix", text(value.PathPrefix, join(name, "PathPrefix"))),
+    ...optional("PathRegex", text(value.PathRegex, join(name, "PathRegex"))),
+    ...optional("Header", structList(value.Header, join(name, "Header"), headerMatch)),
+    ...optional("QueryParam", structList(value.QueryParam, join(name, "QueryParam"), queryParamMatch)),
+    ...optional("Methods", textList(value.Methods, join(name, "Methods"))),
+  };
+}
+
+function headerMatch(value: Partial<HeaderMatchInput>, name: string): HeaderMatch {
+  return {
+    Name: text(value.Name, join(name, "Name")) ?? "",
+    ...optional("Present", flag(value.Present, join(name, "Present"))),
+    ...optional("Exact", text(value.Exact, join(name, "Exact"))),
+    ...optional("Prefix", text(value.Prefix, join(name, "Prefix"))),
+    ...optional("Suffix", text(value.Suffix, join(name, "Suffix"))),
+    ...optional("Regex", text(value.Regex, join(name, "Regex"))),
+    ...optional("Invert", flag(value.Invert, join(name, "Invert"))),
+  };
+}
+
+function queryParamMatch(value: Partial<QueryParamMatchInput>, name: string): QueryParamMatch {
+  return {
+    Name: text(value.Name, join(name, "Name")) ?? "",
+    ...optional("Present", flag(value.Present, join(name, "Present"))),
+    ...optional("Exact", text(value.Exact, join(name, "Exact"))),
+    ...optional("Regex", text(value.Regex, join(name, "Regex"))),
+  };
+}
+
+function destination(value: RouteDestinationInput, name: string): RouteDestination {
+  return target(value, name, {
+    ...optional("PrefixRewrite", text(value.PrefixRewrite, join(name, "PrefixRewrite"))),
+    ...optional("RequestTimeout", value.RequestTimeout == null ? undefined : checkedDurationText(join(name, "RequestTimeout"), value.RequestTimeout)),
+    ...optional("NumRetries", count(value.NumRetries, join(name, "NumRetries"))),
+    ...optional("RetryOnConnectFailure", flag(value.RetryOnConnectFailure, join(name, "RetryOnConnectFailure"))),
+    ...optional("RetryOnStatusCodes", list<LenientStatusCode, number>(value.RetryOnStatusCodes, join(name, "RetryOnStatusCodes"), (code, at) => must(weakUint32(code, at), at), 0)),
+  });
 }
 
 /**

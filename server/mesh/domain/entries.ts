@@ -36,10 +36,31 @@ export type RouteDestination = Decoded<Schemas["RouteDestination"], "RequestTime
 export type ServiceRoute = Omit<Schemas["ServiceRoute"], "Destination"> & { Destination?: RouteDestination };
 export type ServiceRouterEntry = Omit<Schemas["ServiceRouterEntry"], "Routes"> & { Routes?: ServiceRoute[] };
 
-/** An entry as a request writes it (durations as strings or numbers of nanoseconds). */
-export type ConfigEntryInput = Schemas["ConfigEntry"];
-/** A route as a request writes it. */
-export type ConfigEntryRoute = Schemas["ServiceRoute"];
+/**
+ * An entry as a request writes it: durations as strings or numbers of nanoseconds, and the weakly
+ * typed forms of the other fields (`null`, numbers for text, text for booleans...), which
+ * config-entry.ts decodeEntryInput turns into a ConfigEntry.
+ */
+export type ConfigEntryInput = Schemas["ConfigEntryInput"];
+// The nested structures of a written entry may be `null` (nothing set); these are the structures themselves.
+export type MeshGatewayConfigInput = NonNullable<Schemas["MeshGatewayConfigInput"]>;
+export type ExposeConfigInput = NonNullable<Schemas["ExposeConfigInput"]>;
+export type ExposePathInput = NonNullable<Schemas["ExposePathInput"]>;
+export type ServiceResolverSubsetInput = NonNullable<Schemas["ServiceResolverSubsetInput"]>;
+export type ServiceResolverFailoverInput = NonNullable<Schemas["ServiceResolverFailoverInput"]>;
+export type ServiceSplitInput = NonNullable<Schemas["ServiceSplitInput"]>;
+export type ServiceRouteInput = NonNullable<Schemas["ServiceRouteInput"]>;
+export type HttpRouteMatchInput = NonNullable<Schemas["HttpRouteMatchInput"]>;
+export type HeaderMatchInput = NonNullable<Schemas["HeaderMatchInput"]>;
+export type QueryParamMatchInput = NonNullable<Schemas["QueryParamMatchInput"]>;
+export type RouteDestinationInput = NonNullable<Schemas["RouteDestinationInput"]>;
+export type LenientString = Schemas["LenientString"];
+export type LenientBoolean = Schemas["LenientBoolean"];
+export type LenientUnsigned = Schemas["LenientUnsigned"];
+export type LenientStatusCode = Schemas["LenientStatusCode"];
+export type LenientInteger = Schemas["LenientInteger"];
+export type LenientStringList = Schemas["LenientStringList"];
+export type LenientStringMap = Schemas["LenientStringMap"];
 
 /** An entry as decoded and stored: durations as Go duration strings. */
 export type ConfigEntry =

@@ -1,0 +1,318 @@
+// Weakly typed values of a written configuration entry, read as the agent reads them. Pure.
+//
+// The agent decodes an entry with mapstructure and WeaklyTypedInput, on the body as encoding/json
+// decoded it into interface{} values, so every JSON number is a float64 (agent/structs/
+// config_entry.go DecodeConfigEntry; mitchellh/mapstructure mapstructure.go, v1.1.2-v1.3.3, the
+// releases of that era). What that decoder does, and this module with it:
+// - null sets nothing (decode: `if input == nil { return nil }`): the field stays unset, a list
+//   element or a map member its zero value;
+// - text from a number (strconv.FormatFloat(f, 'f', -1, 64)) or a boolean ("1"/"0") (decodeString);
+// - a boolean from a number (not zero) or from text (strconv.ParseBool, "" being false) (decodeBool);
+// - an unsigned or signed count from a number (its fraction dropped), a boolean (1/0) or text
+//   (strconv.ParseUint/ParseInt with base 0, so `0x1f`, `0o17`, `0b11`, `017`, `1_000`) (decodeUint,
+//   decodeInt);
+// - a weight from a boolean (1/0) or text (strconv.ParseFloat) (decodeFloat);
+// - a single value where a list is expected is a list of it, an empty object an empty list
+//   (decodeSlice).
+// Values the decoder refuses are refused in its words (`cannot parse 'X' as bool: ...`, `'X' expected
+// type 'string', got unconvertible type '[]interface {}'`), gathered as mapstructure gathers them
+// (error.go Error: `N error(s) decoding:` and the sorted list). A few forms the decoder would take
+// but this server does not (noted at each rule) are left to the description's check.
+import { goFormatFloat, goParseBool, goQuote } from "../../shared/go-text.ts";
+
+/** A converted value; a refusal in the decoder's words; or undefined: not a form this rule takes, the description's check decides. */
+export type Weak<T> = { value: T } | { problem: string } | undefined;
+
+/** The Go type of a JSON value decoded into interface{}, as reflect prints it. */
+function goTypeOf(value: unknown): string {
+  if (Array.isArray(value)) return "[]interface {}";
+  if (typeof value === "object" && value !== null) return "map[string]interface {}";
+  if (typeof value === "number") return "float64";
+  return typeof value === "boolean" ? "bool" : "string";
+}
+
+/** The reflect.Kind of a JSON value decoded into interface{}. */
+function goKindOf(value: unknown): string {
+  if (Array.isArray(value)) return "slice";
+  if (typeof value === "object" && value !== null) return "map";
+  if (typeof value === "number") return "float64";
+  return typeof value === "boolean" ? "bool" : "string";
+}
+
+const unconvertible = (name: string, goType: string, value: unknown): { problem: string } => ({
+  problem: `'${name}' expected type '${goType}', got unconvertible type '${goTypeOf(value)}'`,
+});
+
+const numError = (fn: string, text: string, error: "invalid syntax" | "value out of range"): string =>
+  `strconv.${fn}: parsing ${goQuote(text)}: ${error}`;
+
+/** decodeString. `goType` is the field's Go type, as the message names it. */
+export function weakString(value: unknown, name = "", goType = "string"): Weak<string> {
+  if (typeof value === "string") return { value };
+  if (typeof value === "boolean") return { value: value ? "1" : "0" };
+  if (typeof value === "number") return { value: goFormatFloat(value) };
+  return unconvertible(name, goType, value);
+}
+
+/** decodeBool. */
+export function weakBool(value: unknown, name = ""): Weak<boolean> {
+  if (typeof value === "boolean") return { value };
+  if (typeof value === "number") return { value: value !== 0 };
+  if (typeof value === "string") {
+    const parsed = value === "" ? false : goParseBool(value);
+    return parsed === undefined ? { problem: `cannot parse '${name}' as bool: ${numError("ParseBool", value, "invalid syntax")}` } : { value: parsed };
+  }
+  return unconvertible(name, "bool", value);
+}
+
+/**
+ * decodeUint into a uint32: a number through uint64(f) (its fraction dropped), then reflect's
+ * SetUint keeps the low 32 bits (`4294967297` is 1). A negative number is left to the description's
+ * check, which refuses it: Go's float-to-unsigned conversion of a value it cannot represent is
+ * implementation-specific (so is 2^64 and beyond: 0 here, as on amd64).
+ */
+export function weakUint32(value: unknown, name = ""): Weak<number> {
+  if (typeof value === "number") {
+    if (!(value >= 0)) return undefined;
+    return { value: value < 2 ** 64 ? Number(BigInt(Math.trunc(value)) & 0xffffffffn) : 0 };
+  }
+  if (typeof value === "boolean") return { value: value ? 1 : 0 };
+  if (typeof value === "string") {
+    const parsed = parseGoUnsigned(value, 32n);
+    return typeof parsed === "bigint" ? { value: Number(parsed) } : { problem: `cannot parse '${name}' as uint: ${numError("ParseUint", value, parsed)}` };
+  }
+  return unconvertible(name, "uint32", value);
+}
+
+/**
+ * decodeInt into an int (64 bits): a number's fraction dropped. (Beyond an int64 Go's conversion is
+ * implementation-specific; the number is kept as it is here.)
+ */
+export function weakInt(value: unknown, name = ""): Weak<number> {
+  if (typeof value === "number") return { value: Math.trunc(value) + 0 };
+  if (typeof value === "boolean") return { value: value ? 1 : 0 };
+  if (typeof value === "string") {
+    const parsed = parseGoSigned(value);
+    return typeof parsed === "bigint" ? { value: Number(parsed) } : { problem: `cannot parse '${name}' as int: ${numError("ParseInt", value, parsed)}` };
+  }
+  return unconvertible(name, "int", value);
+}
+
+/** The decimal forms of strconv.ParseFloat (no `_`, hexadecimal, `inf` or `nan`: those are left to the description's check). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** Forms ParseFloat also takes that this server does not. */
+const OTHER_FLOAT_FORMS = /^[+-]?(inf|infinity|nan|0x.*|.*_.*)$/i;
+
+/** decodeFloat into a float32 (ParseFloat with 32 bits: beyond a float32's range is out of range). */
+export function weakFloat32(value: unknown, name = ""): Weak<number> {
+  if (typeof value === "number") return { value };
+  if (typeof value === "boolean") return { value: value ? 1 : 0 };
+  if (typeof value === "string") {
+    if (DECIMAL.test(value)) {
+      const parsed = Number(value);
+      return Number.isFinite(Math.fround(parsed)) ? { value: parsed } : { problem: `cannot parse '${name}' as float: ${numError("ParseFloat", value, "value out of range")}` };
+    }
+    return OTHER_FLOAT_FORMS.test(value) ? undefined : { problem: `cannot parse '${name}' as float: ${numError("ParseFloat", value, "invalid syntax")}` };
+  }
+  return unconvertible(name, "float32", value);
+}
+
+/**
+ * strconv.ParseUint(text, 0, bits): a `0x`/`0o`/`0b` prefix (at least one character after it), a
+ * leading `0` for octal, else decimal; `_` between digits (underscoreOK); no sign.
+ */
+export function parseGoUnsigned(text: string, bits: bigint): bigint | "invalid syntax" | "value out of range" {
+  if (text === "") return "invalid syntax";
+  let base = 10n;
+  let digits = text;
+  if (text[0] === "0") {
+    const prefix = text.length >= 3 ? text[1]!.toLowerCase() : "";
+    base = prefix === "b" ? 2n : prefix === "o" ? 8n : prefix === "x" ? 16n : 8n;
+    digits = text.slice(base === 8n && prefix !== "o" ? 1 : 2);
+  }
+  const max = (1n << bits) - 1n;
+  let n = 0n;
+  let underscores = false;
+  for (const char of digits) {
+    if (char === "_") {
+      underscores = true;
+      continue;
+    }
+    const d = digitValue(char);
+    if (d === undefined || d >= base) return "invalid syntax";
+    n = n * base + d;
+    if (n > max) return "value out of range";
+  }
+  return underscores && !underscoreOK(text) ? "invalid syntax" : n;
+}
+
+/** strconv.ParseInt(text, 0, 64): an optional sign, then ParseUint's digits. */
+function parseGoSigned(text: string): bigint | "invalid syntax" | "value out of range" {
+  const negative = text.startsWith("-");
+  const unsigned = parseGoUnsigned(text.startsWith("+") || negative ? text.slice(1) : text, 64n);
+  if (text === "" || typeof unsigned !== "bigint") return text === "" ? "invalid syntax" : unsigned;
+  const cutoff = 1n << 63n;
+  if (negative ? unsigned > cutoff : unsigned >= cutoff) return "value out of range";
+  return negative ? -unsigned : unsigned;
+}
+
+function digitValue(char: string): bigint | undefined {
+  if (char >= "0" && char <= "9") return BigInt(char.charCodeAt(0) - 48);
+  const lower = char.toLowerCase();
+  if (lower.length === 1 && lower >= "a" && lower <= "z") return BigInt(lower.charCodeAt(0) - 87);
+  return undefined;
+}
+
+/** strconv's underscoreOK: every `_` between digits (or after a base prefix). */
+function underscoreOK(text: string): boolean {
+  let saw = "^";
+  let s = text;
+  if (s.startsWith("-") || s.startsWith("+")) s = s.slice(1);
+  let i = 0;
+  let hex = false;
+  if (s.length >= 2 && s[0] === "0" && "box".includes(s[1]!.toLowerCase())) {
+    i = 2;
+    saw = "0";
+    hex = s[1]!.toLowerCase() === "x";
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if ((c >= "0" && c <= "9") || (hex && c.toLowerCase() >= "a" && c.toLowerCase() <= "f")) {
+      saw = "0";
+      continue;
+    }
+    if (c === "_") {
+      if (saw !== "0") return false;
+      saw = "_";
+      continue;
+    }
+    if (saw === "_") return false;
+    saw = "!";
+  }
+  return saw !== "_";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shapes of the five kinds (agent/structs/config_entry.go, config_entry_discoverychain.go)
+// ---------------------------------------------------------------------------------------------
+
+type Scalar = (value: unknown, name: string) => Weak<unknown>;
+/** How a field decodes: a scalar rule; `keep` (null sets nothing, anything else is the description's to judge); a list, map or struct of shapes. */
+type Shape = Scalar | "keep" | { list: Shape } | { map: Shape } | { struct: Readonly<Record<string, Shape>> };
+
+const text: Scalar = (value, name) => weakString(value, name);
+const flag: Scalar = weakBool;
+const gatewayMode: Scalar = (value, name) => weakString(value, name, "structs.MeshGatewayMode");
+
+const MESH_GATEWAY: Shape = { struct: { Mode: gatewayMode } };
+const EXPOSE: Shape = {
+  struct: {
+    Checks: flag,
+    Paths: { list: { struct: { ListenerPort: weakInt, Path: text, LocalPathPort: weakInt, Protocol: text, ParsedFromCheck: flag } } },
+  },
+};
+// Namespace is checked as a name before the description; Kind is read first (checkEntryKind).
+const COMMON = { Kind: "keep", Name: text, Namespace: "keep", Meta: { map: text }, CreateIndex: "keep", ModifyIndex: "keep" } as const;
+const TARGET = { Service: text, ServiceSubset: text, Namespace: text } as const;
+
+/** Each kind's fields. Durations are `keep`: their own decoding (durations.ts) reads them. */
+export const ENTRY_SHAPES: Readonly<Record<string, Readonly<Record<string, Shape>>>> = {
+  "service-defaults": { ...COMMON, Protocol: text, MeshGateway: MESH_GATEWAY, Expose: EXPOSE, ExternalSNI: text },
+  "proxy-defaults": { ...COMMON, Config: "keep", MeshGateway: MESH_GATEWAY, Expose: EXPOSE },
+  "service-resolver": {
+    ...COMMON,
+    ConnectTimeout: "keep",
+    DefaultSubset: text,
+    Subsets: { map: { struct: { Filter: text, OnlyPassing: flag } } },
+    Redirect: { struct: { ...TARGET, Datacenter: text } },
+    Failover: { map: { struct: { ...TARGET, Datacenters: { list: text } } } },
+  },
+  "service-splitter": { ...COMMON, Splits: { list: { struct: { Weight: weakFloat32, ...TARGET } } } },
+  "service-router": {
+    ...COMMON,
+    Routes: {
+      list: {
+        struct: {
+          Match: {
+            struct: {
+              HTTP: {
+                struct: {
+                  PathExact: text,
+                  PathPrefix: text,
+                  PathRegex: text,
+                  Header: { list: { struct: { Name: text, Present: flag, Exact: text, Prefix: text, Suffix: text, Regex: text, Invert: flag } } },
+                  QueryParam: { list: { struct: { Name: text, Present: flag, Exact: text, Regex: text } } },
+                  Methods: { list: text },
+                },
+              },
+            },
+          },
+          Destination: {
+            struct: { ...TARGET, PrefixRewrite: text, RequestTimeout: "keep", NumRetries: weakUint32, RetryOnConnectFailure: flag, RetryOnStatusCodes: { list: weakUint32 } },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** What the decoder says of an entry body: the values it refuses, else the keys it left unused. */
+export interface InputProblems {
+  /** Values it cannot decode, in its words (decode errors come first: DecodeConfigEntry returns them before it looks at unused keys). */
+  values: string[];
+  /** Keys no field of the entry has, named by their path as mapstructure's Metadata.Unused names them (`Splits[0].Foo`). */
+  unusedKeys: string[];
+}
+
+/**
+ * The values of an entry body (keys already canonical, kind already checked) that the decoder
+ * refuses, and the keys it does not use. Values are not changed: the description then checks the
+ * body as written, and config-entry.ts decodeEntryInput converts it.
+ */
+export function weakInputProblems(kind: string, body: Readonly<Record<string, unknown>>): InputProblems {
+  const problems: InputProblems = { values: [], unusedKeys: [] };
+  const fields = ENTRY_SHAPES[kind];
+  if (fields) walkStruct(fields, body, "", problems);
+  return problems;
+}
+
+/** mapstructure's Error: `N error(s) decoding:` and the sorted list of problems. */
+export function mapstructureErrorText(problems: readonly string[]): string {
+  const points = problems.map((problem) => `* ${problem}`).sort();
+  return `${problems.length} error(s) decoding:\n\n${points.join("\n")}`;
+}
+
+const join = (name: string, key: string): string => (name === "" ? key : `${name}.${key}`);
+
+function walk(shape: Shape, value: unknown, name: string, problems: InputProblems): void {
+  if (value === null || shape === "keep") return;
+  if (typeof shape === "function") {
+    const result = shape(value, name);
+    if (result && "problem" in result) problems.values.push(result.problem);
+  } else if ("list" in shape) {
+    if (Array.isArray(value)) value.forEach((element, i) => walk(shape.list, element, `${name}[${i}]`, problems));
+    else if (!(isPlainObject(value) && Object.keys(value).length === 0)) walk(shape.list, value, `${name}[0]`, problems); // lifted into a list
+  } else if (Array.isArray(value)) {
+    // A list where a map or struct is expected: merged (decodeMapFromSlice) or unwrapped by the
+    // agent's hooks depending on the release; not taken here, the description refuses it.
+  } else if (!isPlainObject(value)) {
+    problems.values.push(`'${name}' expected a map, got '${goKindOf(value)}'`);
+  } else if ("map" in shape) {
+    for (const [key, member] of Object.entries(value)) walk(shape.map, member, `${name}[${key}]`, problems);
+  } else {
+    walkStruct(shape.struct, value, name, problems);
+  }
+}
+
+function walkStruct(fields: Readonly<Record<string, Shape>>, value: Readonly<Record<string, unknown>>, name: string, problems: InputProblems): void {
+  for (const [key, member] of Object.entries(value)) {
+    const shape = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    // A key no field has is unused whatever its value, null included (decodeStructFromMap).
+    if (shape === undefined) problems.unusedKeys.push(join(name, key));
+    else walk(shape, member, join(name, key), problems);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
