@@ -4,6 +4,7 @@
 // Used by traffic validation (HAR), the property-based test and the mock test.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { collapseAlternatives as collapseProblems } from "../../server/shared/collapse-alternatives.ts";
 import {
   deref,
   escapePointer,
@@ -442,37 +443,16 @@ function describeErrors(errors: ErrorObject[]): { at: string; reason: string }[]
     });
 }
 
-/**
- * A value that matches none of the alternatives of an anyOf (or oneOf) gets the errors of the
- * alternatives of its own type only: `900` for `anyOf: [{type: number, maximum: 100}, {type:
- * string}, {type: "null"}]` is `must be <= 100`, not that and `must be string` and `must be null`.
- * Ajv (allErrors) writes an alternative's errors just before the anyOf's own, all at or under its
- * instance path; an alternative of another type fails with a `type` error at that path. When no
- * alternative has the value's type, one error names the types that would do.
- */
+/** Ajv's errors with a union's failure said by the alternatives of the value's own type (server/shared/collapse-alternatives.ts). */
 export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
-  const out: ErrorObject[] = [];
-  for (const error of errors) {
+  return collapseProblems(errors, {
     // A oneOf that more than one alternative matched names them itself.
-    if ((error.keyword !== "anyOf" && error.keyword !== "oneOf") || (error.params as { passingSchemas?: unknown }).passingSchemas != null) {
-      out.push(error);
-      continue;
-    }
-    const at = error.instancePath;
-    const inside = (e: ErrorObject) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
-    let start = out.length;
-    while (start > 0 && inside(out[start - 1]!)) start--;
-    const branches = out.splice(start);
-    const ofItsType = branches.filter((e) => !(e.keyword === "type" && e.instancePath === at));
-    if (ofItsType.length > 0) {
-      out.push(...ofItsType);
-      continue;
-    }
-    // None has its type: say which types would do (`must be string,number,boolean or null`).
-    const types = [...new Set(branches.flatMap((e) => String((e.params as { type?: unknown }).type ?? "").split(",")).filter(Boolean))];
-    out.push(types.length > 1 ? { ...error, keyword: "type", params: { type: types.join(",") }, message: `must be ${types.slice(0, -1).join(",")} or ${types.at(-1)}` } : error);
-  }
-  return out;
+    isUnion: (e) => (e.keyword === "anyOf" || e.keyword === "oneOf") && (e.params as { passingSchemas?: unknown }).passingSchemas == null,
+    inside: (e, union) => e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`),
+    isTypeMismatchOf: (e, union) => e.keyword === "type" && e.instancePath === union.instancePath,
+    typesAskedBy: (e) => String((e.params as { type?: unknown }).type ?? "").split(",").filter(Boolean),
+    asTypes: (union, types, message) => ({ ...union, keyword: "type", params: { type: types.join(",") }, message }),
+  });
 }
 
 /**

@@ -7,16 +7,9 @@
 // description's: a body member whose schema is LenientBoolean or LenientInteger (operations.ts).
 // Pure: no storage, no express.
 import type { Schemas } from "./wire.ts";
-import { goParseBool, goQuote } from "../shared/go-text.ts";
+import { goNumError, goParseBool, goParseInt, goQuote } from "../shared/go-text.ts";
 
 export type FrameworkFieldKind = "bool" | "int";
-
-/** The largest and smallest values of the framework's TypeInt (a Go int, 64 bits on the real server's platforms). */
-const INT_MAX = 2n ** 63n - 1n;
-const INT_MIN = -(2n ** 63n);
-
-/** strconv.ParseInt's base-0 syntax: a sign, then a prefixed or decimal number; `_` only between digits or after a prefix. */
-const GO_INT_SYNTAX = /^[+-]?(0[xX](_?[0-9a-fA-F])+|0[bB](_?[01])+|0[oO](_?[0-7])+|0(_?[0-7])*|[1-9](_?[0-9])*)$/;
 
 /** A body member's value as the framework reads it: the converted value, or the error it fails with. */
 export type FieldRead = { value: boolean | number } | { error: string };
@@ -29,27 +22,17 @@ export function readBool(value: boolean | string | number): FieldRead {
   const parsed = goParseBool(text);
   if (parsed !== undefined) return { value: parsed };
   if (text === "") return { value: false };
-  return { error: `cannot parse '' as bool: strconv.ParseBool: parsing ${goQuote(text)}: invalid syntax` };
+  return { error: `cannot parse '' as bool: ${goNumError("ParseBool", text, "invalid syntax")}` };
 }
 
-/** A TypeInt field's value (mapstructure decodeInt, weakly typed: strconv.ParseInt(text, 0, 64)). */
+/** A TypeInt field's value (mapstructure decodeInt, weakly typed: strconv.ParseInt(text, 0, 64); "" is 0). */
 export function readInt(value: boolean | string | number): FieldRead {
   if (typeof value === "boolean") return { value: value ? 1 : 0 };
+  // A JSON number reaches mapstructure as json.Number, whose kind is string: its text is parsed.
   const text = value === "" ? "0" : String(value);
-  const syntaxError = { error: `cannot parse '' as int: strconv.ParseInt: parsing ${goQuote(text)}: invalid syntax` };
-  if (!GO_INT_SYNTAX.test(text)) return syntaxError;
-  const rangeError = { error: `cannot parse '' as int: strconv.ParseInt: parsing ${goQuote(text)}: value out of range` };
-  const unsigned = text.replace(/^[+-]/, "").replaceAll("_", "");
-  // The base from the prefix; a leading 0 alone is octal in base 0 ("017" is 15).
-  const prefix = /^0[xXbBoO]/.test(unsigned) ? unsigned.slice(0, 2).toLowerCase() : unsigned.length > 1 && unsigned.startsWith("0") ? "0o" : "";
-  const digits = unsigned.slice(prefix === "0o" && !/^0[oO]/.test(unsigned) ? 1 : prefix.length).replace(/^0+(?=.)/, "");
-  // No 64-bit int has more than 64 significant digits in any base: refused before BigInt, whose
-  // parse of a long text (a body may hold a MiB of digits) takes time that grows with its square.
-  if (digits.length > 64) return rangeError;
-  const magnitude = BigInt(`${prefix}${digits}`);
-  const whole = text.startsWith("-") ? -magnitude : magnitude;
-  if (whole > INT_MAX || whole < INT_MIN) return rangeError;
-  return { value: Number(whole) };
+  const parsed = goParseInt(text, 64n);
+  if (typeof parsed !== "bigint") return { error: `cannot parse '' as int: ${goNumError("ParseInt", text, parsed)}` };
+  return { value: Number(parsed) };
 }
 
 /**

@@ -1,6 +1,6 @@
 // Texts as the Go services print and read them: a string quoted with %q (strconv.Quote), the message
-// of a go-multierror list, a boolean as strconv.ParseBool reads it, a number as strconv.FormatFloat
-// writes it. Pure.
+// of a go-multierror list, a boolean as strconv.ParseBool reads it, whole numbers as strconv.ParseUint
+// and ParseInt read them with base 0 (and their errors), a number as strconv.FormatFloat writes it. Pure.
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x07: "\\a", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x0b: "\\v" };
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
@@ -54,4 +54,94 @@ export function goFormatFloat(value: number): string {
   const body =
     point <= 0 ? `0.${"0".repeat(-point)}${digits}` : point >= digits.length ? digits + "0".repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
   return (negative ? "-" : "") + body;
+}
+
+/** What strconv.ParseUint and ParseInt refuse a text for. */
+export type GoNumErrorKind = "invalid syntax" | "value out of range";
+
+/** A strconv.NumError's text: `strconv.ParseInt: parsing "x": invalid syntax`. */
+export function goNumError(fn: "ParseBool" | "ParseInt" | "ParseUint" | "ParseFloat", text: string, error: GoNumErrorKind): string {
+  return `strconv.${fn}: parsing ${goQuote(text)}: ${error}`;
+}
+
+/**
+ * strconv.ParseUint(text, 0, bits): a `0x`/`0o`/`0b` prefix (at least one character after it), a
+ * leading `0` for octal, else decimal; `_` between digits (underscoreOK); no sign. As Go's loop, the
+ * first digit that overflows is `value out of range`, even before a later invalid character. Zeros
+ * before the first significant digit cost no arithmetic, so a long text (a body may hold a MiB) is
+ * read in time that grows with its length alone.
+ */
+export function goParseUint(text: string, bits: bigint): bigint | GoNumErrorKind {
+  if (text === "") return "invalid syntax";
+  let base = 10;
+  let digits = text;
+  if (text[0] === "0") {
+    const prefix = text.length >= 3 ? text[1]!.toLowerCase() : "";
+    base = prefix === "b" ? 2 : prefix === "o" ? 8 : prefix === "x" ? 16 : 8;
+    digits = text.slice(base === 8 && prefix !== "o" ? 1 : 2);
+  }
+  const max = (1n << bits) - 1n;
+  const bigBase = BigInt(base);
+  let n = 0n;
+  let underscores = false;
+  for (const char of digits) {
+    if (char === "_") {
+      underscores = true;
+      continue;
+    }
+    const d = digitValue(char);
+    if (d === undefined || d >= base) return "invalid syntax";
+    if (n === 0n && d === 0) continue;
+    n = n * bigBase + BigInt(d);
+    if (n > max) return "value out of range";
+  }
+  return underscores && !underscoreOK(text) ? "invalid syntax" : n;
+}
+
+/** strconv.ParseInt(text, 0, bits): an optional sign, then ParseUint's digits. */
+export function goParseInt(text: string, bits: bigint): bigint | GoNumErrorKind {
+  if (text === "") return "invalid syntax";
+  const negative = text.startsWith("-");
+  const unsigned = goParseUint(text.startsWith("+") || negative ? text.slice(1) : text, bits);
+  if (typeof unsigned !== "bigint") return unsigned;
+  const cutoff = 1n << (bits - 1n);
+  if (negative ? unsigned > cutoff : unsigned >= cutoff) return "value out of range";
+  return negative ? -unsigned : unsigned;
+}
+
+function digitValue(char: string): number | undefined {
+  const code = char.charCodeAt(0);
+  if (char.length !== 1) return undefined;
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x7a ? lower - 0x61 + 10 : undefined;
+}
+
+/** strconv's underscoreOK: every `_` between digits (or after a base prefix). */
+function underscoreOK(text: string): boolean {
+  let saw = "^";
+  let s = text;
+  if (s.startsWith("-") || s.startsWith("+")) s = s.slice(1);
+  let i = 0;
+  let hex = false;
+  if (s.length >= 2 && s[0] === "0" && "box".includes(s[1]!.toLowerCase())) {
+    i = 2;
+    saw = "0";
+    hex = s[1]!.toLowerCase() === "x";
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if ((c >= "0" && c <= "9") || (hex && c.toLowerCase() >= "a" && c.toLowerCase() <= "f")) {
+      saw = "0";
+      continue;
+    }
+    if (c === "_") {
+      if (saw !== "0") return false;
+      saw = "_";
+      continue;
+    }
+    if (saw === "_") return false;
+    saw = "!";
+  }
+  return saw !== "_";
 }

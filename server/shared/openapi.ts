@@ -1,6 +1,7 @@
 // Shared wiring between an OpenAPI bundle and an express app: routes by operationId and
 // express-openapi-validator through its public middleware. Every service uses this; only its
 // stages and envelope differ.
+import { collapseAlternatives as collapseProblems } from "./collapse-alternatives.ts";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -172,34 +173,18 @@ export interface ValidationProblem {
 }
 
 /**
- * A value that matches none of the alternatives of an anyOf (or oneOf) keeps the problems of the
- * alternatives of its own type only (`900` against a number up to 100, text or null is `must be <=
- * 100`, not also `must be string` and `must be null`); when none has its type, one problem names
- * the types that would do. The validator reports an alternative's problems just before the anyOf's
- * own, at or under its field, in the order ajv found them (allErrors).
+ * The validator's problems with a union's failure said by the alternatives of the value's own type
+ * (server/shared/collapse-alternatives.ts); needs the problems made with `keywords: true`.
  */
 export function collapseAlternatives(problems: readonly ValidationProblem[]): ValidationProblem[] {
-  const out: ValidationProblem[] = [];
-  for (const problem of problems) {
-    if (problem.keyword !== "anyOf" && !(problem.keyword === "oneOf" && problem.message === "must match exactly one schema in oneOf")) {
-      out.push(problem);
-      continue;
-    }
-    const { location, field } = problem;
-    const inside = (p: ValidationProblem) =>
-      p.location === location && (field === "" || p.field === field || p.field.startsWith(`${field}.`) || p.field.startsWith(`${field}[`));
-    let start = out.length;
-    while (start > 0 && inside(out[start - 1]!)) start--;
-    const branches = out.splice(start);
-    const ofItsType = branches.filter((p) => !(p.keyword === "type" && p.field === field));
-    if (ofItsType.length > 0) {
-      out.push(...ofItsType);
-      continue;
-    }
-    const types = [...new Set(branches.flatMap((p) => (/^must be ([a-z,]+(?: or [a-z]+)?)$/.exec(p.message)?.[1] ?? "").split(/,| or /)).filter(Boolean))];
-    out.push(types.length > 1 ? { ...problem, keyword: "type", message: `must be ${types.slice(0, -1).join(",")} or ${types.at(-1)}` } : problem);
-  }
-  return out;
+  return collapseProblems(problems, {
+    isUnion: (p) => p.keyword === "anyOf" || (p.keyword === "oneOf" && p.message === "must match exactly one schema in oneOf"),
+    inside: (p, union) =>
+      p.location === union.location && (union.field === "" || p.field === union.field || p.field.startsWith(`${union.field}.`) || p.field.startsWith(`${union.field}[`)),
+    isTypeMismatchOf: (p, union) => p.keyword === "type" && p.field === union.field,
+    typesAskedBy: (p) => (/^must be ([a-z,]+(?: or [a-z]+)?)$/.exec(p.message)?.[1] ?? "").split(/,| or /).filter(Boolean),
+    asTypes: (union, _types, message) => ({ ...union, keyword: "type", message }),
+  });
 }
 
 /** The validator's path prefixes, by the name of the request part they stand for. */

@@ -3,16 +3,17 @@
 // FormatFloat(f, 'f', -1, 64); mapstructure's decodeString/decodeBool/decodeUint/decodeInt/decodeFloat.
 import { describe, expect, it } from "vitest";
 import { goFormatFloat } from "../../server/shared/go-text.ts";
-import { parseGoUnsigned, weakBool, weakFloat32, weakInt, weakString, weakUint32, weakInputProblems, mapstructureErrorText } from "../../server/mesh/domain/weak-input.ts";
+import { goParseUint } from "../../server/shared/go-text.ts";
+import { weakBool, weakFloat32, weakInt, weakString, weakUint32, weakInputProblems, mapstructureErrorText } from "../../server/mesh/domain/weak-input.ts";
 
 describe("strconv.ParseUint(s, 0, 32)", () => {
   it.each([
     ["0", 0n], ["00", 0n], ["017", 15n], ["0o17", 15n], ["0O17", 15n], ["0x1f", 31n], ["0X1F", 31n], ["0b101", 5n], ["1_000", 1000n], ["0x_1f", 31n], ["0_7", 7n], ["4294967295", 4294967295n],
-  ])("%s is %s", (text, value) => expect(parseGoUnsigned(text, 32n)).toBe(value));
+  ])("%s is %s", (text, value) => expect(goParseUint(text, 32n)).toBe(value));
   it.each([
     ["", "invalid syntax"], ["-1", "invalid syntax"], ["+1", "invalid syntax"], ["08", "invalid syntax"], ["0x", "invalid syntax"], ["0b", "invalid syntax"], ["1_", "invalid syntax"], ["_1", "invalid syntax"],
     ["1__0", "invalid syntax"], ["0x1_", "invalid syntax"], [" 1", "invalid syntax"], ["1.0", "invalid syntax"], ["4294967296", "value out of range"], ["0x100000000", "value out of range"],
-  ])("%j is refused: %s", (text, error) => expect(parseGoUnsigned(text, 32n)).toBe(error));
+  ])("%j is refused: %s", (text, error) => expect(goParseUint(text, 32n)).toBe(error));
 });
 
 describe("mapstructure's weak scalars", () => {

@@ -35,6 +35,8 @@ describe("readInt (mapstructure decodeInt, weakly typed: strconv.ParseInt(text, 
     expect(readInt(1.5)).toEqual(syntax("1.5"));
     expect(readInt("9223372036854775808")).toEqual({ error: `cannot parse '' as int: strconv.ParseInt: parsing "9223372036854775808": value out of range` });
     expect(readInt("-0x8000000000000001")).toEqual({ error: `cannot parse '' as int: strconv.ParseInt: parsing "-0x8000000000000001": value out of range` });
+    // As Go's loop: the digit that overflows decides, before a later character that is no digit.
+    expect(readInt("99999999999999999999x")).toEqual({ error: `cannot parse '' as int: strconv.ParseInt: parsing "99999999999999999999x": value out of range` });
     // A body may hold a MiB of digits: out of range, as ParseInt says, however long.
     const long = `1${"0".repeat(1 << 20)}`;
     expect(readInt(long)).toEqual({ error: `cannot parse '' as int: strconv.ParseInt: parsing "${long}": value out of range` });

@@ -1,7 +1,7 @@
 // Go's %q and go-multierror's message, byte for byte (strconv.Quote; go-multierror ListFormatFunc),
-// and strconv.ParseBool's spellings.
+// strconv.ParseBool's spellings, ParseUint and ParseInt with base 0.
 import { describe, expect, it } from "vitest";
-import { goMultiErrorText, goParseBool, goQuote } from "../../server/shared/go-text.ts";
+import { goMultiErrorText, goParseBool, goQuote, goNumError, goParseInt, goParseUint } from "../../server/shared/go-text.ts";
 
 describe("goQuote", () => {
   it("quotes as strconv.Quote does", () => {
@@ -30,5 +30,31 @@ describe("goParseBool", () => {
     for (const text of ["1", "t", "T", "TRUE", "true", "True"]) expect(goParseBool(text), text).toBe(true);
     for (const text of ["0", "f", "F", "FALSE", "false", "False"]) expect(goParseBool(text), text).toBe(false);
     for (const text of ["", "yes", "tRUE", "2", " true"]) expect(goParseBool(text), text).toBeUndefined();
+  });
+});
+
+describe("goParseUint and goParseInt (strconv with base 0)", () => {
+  it("read the prefixes, a leading 0 as octal, and _ between digits", () => {
+    expect(goParseUint("0x1F", 32n)).toBe(31n);
+    expect(goParseUint("0b101", 8n)).toBe(5n);
+    expect(goParseUint("0o17", 8n)).toBe(15n);
+    expect(goParseUint("017", 8n)).toBe(15n);
+    expect(goParseUint("1_000", 32n)).toBe(1000n);
+    expect(goParseInt("-0x8000000000000000", 64n)).toBe(-(2n ** 63n));
+    expect(goParseInt("+7", 8n)).toBe(7n);
+  });
+
+  it("refuse in strconv's words: the overflowing digit first, then syntax and misplaced _", () => {
+    expect(goParseUint("256", 8n)).toBe("value out of range");
+    expect(goParseInt("128", 8n)).toBe("value out of range");
+    expect(goParseInt("-129", 8n)).toBe("value out of range");
+    expect(goParseInt("-128", 8n)).toBe(-128n);
+    expect(goParseUint("99999999999999999999x", 64n)).toBe("value out of range");
+    for (const text of ["", "-", "0x", "08", "1_", "_1", "1__0", "0b2", "1.0", "-1"]) expect(goParseUint(text, 64n), text).toBe("invalid syntax");
+    expect(goNumError("ParseInt", 'a"b', "invalid syntax")).toBe('strconv.ParseInt: parsing "a\\"b": invalid syntax');
+  });
+
+  it("read a long run of leading zeros without arithmetic on each", () => {
+    expect(goParseUint(`${"0".repeat(1 << 20)}7`, 64n)).toBe(7n);
   });
 });

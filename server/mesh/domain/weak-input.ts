@@ -18,7 +18,7 @@
 // type 'string', got unconvertible type '[]interface {}'`), gathered as mapstructure gathers them
 // (error.go Error: `N error(s) decoding:` and the sorted list). A few forms the decoder would take
 // but this server does not (noted at each rule) are left to the description's check.
-import { goFormatFloat, goParseBool, goQuote } from "../../shared/go-text.ts";
+import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint } from "../../shared/go-text.ts";
 
 /** A converted value; a refusal in the decoder's words; or undefined: not a form this rule takes, the description's check decides. */
 export type Weak<T> = { value: T } | { problem: string } | undefined;
@@ -43,9 +43,6 @@ const unconvertible = (name: string, goType: string, value: unknown): { problem:
   problem: `'${name}' expected type '${goType}', got unconvertible type '${goTypeOf(value)}'`,
 });
 
-const numError = (fn: string, text: string, error: "invalid syntax" | "value out of range"): string =>
-  `strconv.${fn}: parsing ${goQuote(text)}: ${error}`;
-
 /** decodeString. `goType` is the field's Go type, as the message names it. */
 export function weakString(value: unknown, name = "", goType = "string"): Weak<string> {
   if (typeof value === "string") return { value };
@@ -60,7 +57,7 @@ export function weakBool(value: unknown, name = ""): Weak<boolean> {
   if (typeof value === "number") return { value: value !== 0 };
   if (typeof value === "string") {
     const parsed = value === "" ? false : goParseBool(value);
-    return parsed === undefined ? { problem: `cannot parse '${name}' as bool: ${numError("ParseBool", value, "invalid syntax")}` } : { value: parsed };
+    return parsed === undefined ? { problem: `cannot parse '${name}' as bool: ${goNumError("ParseBool", value, "invalid syntax")}` } : { value: parsed };
   }
   return unconvertible(name, "bool", value);
 }
@@ -78,8 +75,8 @@ export function weakUint32(value: unknown, name = ""): Weak<number> {
   }
   if (typeof value === "boolean") return { value: value ? 1 : 0 };
   if (typeof value === "string") {
-    const parsed = parseGoUnsigned(value, 32n);
-    return typeof parsed === "bigint" ? { value: Number(parsed) } : { problem: `cannot parse '${name}' as uint: ${numError("ParseUint", value, parsed)}` };
+    const parsed = goParseUint(value, 32n);
+    return typeof parsed === "bigint" ? { value: Number(parsed) } : { problem: `cannot parse '${name}' as uint: ${goNumError("ParseUint", value, parsed)}` };
   }
   return unconvertible(name, "uint32", value);
 }
@@ -92,8 +89,8 @@ export function weakInt(value: unknown, name = ""): Weak<number> {
   if (typeof value === "number") return { value: Math.trunc(value) + 0 };
   if (typeof value === "boolean") return { value: value ? 1 : 0 };
   if (typeof value === "string") {
-    const parsed = parseGoSigned(value);
-    return typeof parsed === "bigint" ? { value: Number(parsed) } : { problem: `cannot parse '${name}' as int: ${numError("ParseInt", value, parsed)}` };
+    const parsed = goParseInt(value, 64n);
+    return typeof parsed === "bigint" ? { value: Number(parsed) } : { problem: `cannot parse '${name}' as int: ${goNumError("ParseInt", value, parsed)}` };
   }
   return unconvertible(name, "int", value);
 }
@@ -110,86 +107,11 @@ export function weakFloat32(value: unknown, name = ""): Weak<number> {
   if (typeof value === "string") {
     if (DECIMAL.test(value)) {
       const parsed = Number(value);
-      return Number.isFinite(Math.fround(parsed)) ? { value: parsed } : { problem: `cannot parse '${name}' as float: ${numError("ParseFloat", value, "value out of range")}` };
+      return Number.isFinite(Math.fround(parsed)) ? { value: parsed } : { problem: `cannot parse '${name}' as float: ${goNumError("ParseFloat", value, "value out of range")}` };
     }
-    return OTHER_FLOAT_FORMS.test(value) ? undefined : { problem: `cannot parse '${name}' as float: ${numError("ParseFloat", value, "invalid syntax")}` };
+    return OTHER_FLOAT_FORMS.test(value) ? undefined : { problem: `cannot parse '${name}' as float: ${goNumError("ParseFloat", value, "invalid syntax")}` };
   }
   return unconvertible(name, "float32", value);
-}
-
-/**
- * strconv.ParseUint(text, 0, bits): a `0x`/`0o`/`0b` prefix (at least one character after it), a
- * leading `0` for octal, else decimal; `_` between digits (underscoreOK); no sign.
- */
-export function parseGoUnsigned(text: string, bits: bigint): bigint | "invalid syntax" | "value out of range" {
-  if (text === "") return "invalid syntax";
-  let base = 10n;
-  let digits = text;
-  if (text[0] === "0") {
-    const prefix = text.length >= 3 ? text[1]!.toLowerCase() : "";
-    base = prefix === "b" ? 2n : prefix === "o" ? 8n : prefix === "x" ? 16n : 8n;
-    digits = text.slice(base === 8n && prefix !== "o" ? 1 : 2);
-  }
-  const max = (1n << bits) - 1n;
-  let n = 0n;
-  let underscores = false;
-  for (const char of digits) {
-    if (char === "_") {
-      underscores = true;
-      continue;
-    }
-    const d = digitValue(char);
-    if (d === undefined || d >= base) return "invalid syntax";
-    n = n * base + d;
-    if (n > max) return "value out of range";
-  }
-  return underscores && !underscoreOK(text) ? "invalid syntax" : n;
-}
-
-/** strconv.ParseInt(text, 0, 64): an optional sign, then ParseUint's digits. */
-function parseGoSigned(text: string): bigint | "invalid syntax" | "value out of range" {
-  const negative = text.startsWith("-");
-  const unsigned = parseGoUnsigned(text.startsWith("+") || negative ? text.slice(1) : text, 64n);
-  if (text === "" || typeof unsigned !== "bigint") return text === "" ? "invalid syntax" : unsigned;
-  const cutoff = 1n << 63n;
-  if (negative ? unsigned > cutoff : unsigned >= cutoff) return "value out of range";
-  return negative ? -unsigned : unsigned;
-}
-
-function digitValue(char: string): bigint | undefined {
-  if (char >= "0" && char <= "9") return BigInt(char.charCodeAt(0) - 48);
-  const lower = char.toLowerCase();
-  if (lower.length === 1 && lower >= "a" && lower <= "z") return BigInt(lower.charCodeAt(0) - 87);
-  return undefined;
-}
-
-/** strconv's underscoreOK: every `_` between digits (or after a base prefix). */
-function underscoreOK(text: string): boolean {
-  let saw = "^";
-  let s = text;
-  if (s.startsWith("-") || s.startsWith("+")) s = s.slice(1);
-  let i = 0;
-  let hex = false;
-  if (s.length >= 2 && s[0] === "0" && "box".includes(s[1]!.toLowerCase())) {
-    i = 2;
-    saw = "0";
-    hex = s[1]!.toLowerCase() === "x";
-  }
-  for (; i < s.length; i++) {
-    const c = s[i]!;
-    if ((c >= "0" && c <= "9") || (hex && c.toLowerCase() >= "a" && c.toLowerCase() <= "f")) {
-      saw = "0";
-      continue;
-    }
-    if (c === "_") {
-      if (saw !== "0") return false;
-      saw = "_";
-      continue;
-    }
-    if (saw === "_") return false;
-    saw = "!";
-  }
-  return saw !== "_";
 }
 
 // ---------------------------------------------------------------------------------------------
