@@ -1,5 +1,6 @@
 // Configuration-entry endpoints through the generated client: writes in either key style,
 // reads, lists, deletes, check-and-set, and every refusal (which must leave the state unchanged).
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
@@ -745,6 +746,19 @@ describe("weakly typed values the decoder refuses", () => {
         `cannot parse 'Splits[1].Weight' as float: strconv.ParseFloat: parsing "1e39": value out of range`,
       ),
     ));
+  it("a weight of a long run of digits that is no number: refused after one scan of it (the pattern is unambiguous)", async () => {
+    // 200,000 digits and a letter: the ambiguous pattern `\d+\.?\d*` took minutes on this.
+    const digits = `${"1".repeat(200_000)}x`;
+    await expectRefused(
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: digits }] },
+      // (the text as a string: a regular expression of 200,000 characters is too large to build)
+      `Request decoding failed: 1 error(s) decoding:\n\n* cannot parse 'Splits[0].Weight' as float: strconv.ParseFloat: parsing "${digits}": invalid syntax`,
+    );
+    // The description's pattern (the check a contract tool runs) is the same unambiguous one.
+    const pattern = /pattern: (.*)$/m.exec(readFileSync("openapi/mesh/components/schemas/ServiceSplitInput.yaml", "utf8"))![1]!;
+    expect(new RegExp(pattern, "u").test(digits)).toBe(false);
+    expect(new RegExp(pattern, "u").test("12.5e1")).toBe(true);
+  });
   it("a port that strconv.ParseInt does not read", () =>
     expectRefused(
       { Kind: "proxy-defaults", Name: "global", Expose: { Paths: [{ ListenerPort: "port" }] } },
