@@ -754,6 +754,12 @@ describe("weakly typed values the decoder refuses", () => {
       // (the text as a string: a regular expression of 200,000 characters is too large to build)
       `Request decoding failed: 1 error(s) decoding:\n\n* cannot parse 'Splits[0].Weight' as float: strconv.ParseFloat: parsing "${digits}": invalid syntax`,
     );
+    // `_`s and a line break: no form of ParseFloat this server leaves to the description (`.*_.*` tried every split).
+    const underscores = `${"1_".repeat(100_000)}\n`;
+    await expectRefused(
+      { Kind: "service-splitter", Name: "web", Splits: [{ Weight: underscores }] },
+      `Request decoding failed: 1 error(s) decoding:\n\n* cannot parse 'Splits[0].Weight' as float: strconv.ParseFloat: parsing ${JSON.stringify(underscores)}: invalid syntax`,
+    );
     // The description's pattern (the check a contract tool runs) is the same unambiguous one.
     const pattern = /pattern: (.*)$/m.exec(readFileSync("openapi/mesh/components/schemas/ServiceSplitInput.yaml", "utf8"))![1]!;
     expect(new RegExp(pattern, "u").test(digits)).toBe(false);

@@ -101,8 +101,15 @@ export function weakInt(value: unknown, name = ""): Weak<number> {
  * the engine try every split of a run of digits, and a text of 20,000 digits took over a second.
  */
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-/** Forms ParseFloat also takes that this server does not. */
-const OTHER_FLOAT_FORMS = /^[+-]?(inf|infinity|nan|0x.*|.*_.*)$/i;
+/**
+ * Forms ParseFloat also takes that this server does not: `inf`, `infinity`, `nan`, hexadecimal, `_`
+ * between digits (a text without a line break). Separate tests rather than `.*_.*`, which tried
+ * every split of a long text without `_` (seconds for a few ten thousand characters).
+ */
+function otherFloatForm(text: string): boolean {
+  if (/[\n\r\u2028\u2029]/.test(text)) return false;
+  return /^[+-]?(inf|infinity|nan)$/i.test(text) || /^[+-]?0x/i.test(text) || text.includes("_");
+}
 
 /** decodeFloat into a float32 (ParseFloat with 32 bits: beyond a float32's range is out of range). */
 export function weakFloat32(value: unknown, name = ""): Weak<number> {
@@ -113,7 +120,7 @@ export function weakFloat32(value: unknown, name = ""): Weak<number> {
       const parsed = Number(value);
       return Number.isFinite(Math.fround(parsed)) ? { value: parsed } : { problem: `cannot parse '${name}' as float: ${goNumError("ParseFloat", value, "value out of range")}` };
     }
-    return OTHER_FLOAT_FORMS.test(value) ? undefined : { problem: `cannot parse '${name}' as float: ${goNumError("ParseFloat", value, "invalid syntax")}` };
+    return otherFloatForm(value) ? undefined : { problem: `cannot parse '${name}' as float: ${goNumError("ParseFloat", value, "invalid syntax")}` };
   }
   return unconvertible(name, "float32", value);
 }

@@ -1,13 +1,15 @@
 // Namespaces of the identity store: paths of names (`team-a/`, `team-a/dev/`), the root namespace
 // being "". A namespace's parents are the paths it starts with. Pure functions.
 
+import { trimEndOf, trimStartOf } from "../../shared/trim.ts";
+
 export const ROOT_NAMESPACE = "";
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
 /** The canonical form of a namespace path ("team-a" and "/team-a/" are "team-a/"; "" and "/" the root). */
 export function canonicalNamespace(text: string | undefined): string | { error: string } {
-  const trimmed = (text ?? "").trim().replace(/^\/+/, "").replace(/\/+$/, "");
+  const trimmed = trimEndOf(trimStartOf((text ?? "").trim(), "/"), "/");
   if (trimmed === "") return ROOT_NAMESPACE;
   const segments = trimmed.split("/");
   const bad = segments.find((segment) => !SEGMENT.test(segment) || segment === "." || segment === "..");

@@ -14,6 +14,7 @@
 // Secrets are never part of an error message or of the call log.
 import { randomBytes, randomInt } from "node:crypto";
 import { arnResourceName, parseArn } from "./arns.ts";
+import { trimEndOf } from "../../../shared/trim.ts";
 import { DEFAULT_CLOUD_WORLD, PROVIDER_MANAGED_POLICIES, type CloudWorld } from "./cloud-world.ts";
 import {
   CloudProviderError,
@@ -611,6 +612,6 @@ function stsCredentialsOf(session: SimSession): StsCredentials {
 }
 
 function normalizeEndpoint(endpoint: string): string {
-  return endpoint.replace(/\/+$/, "").toLowerCase();
+  return trimEndOf(endpoint, "/").toLowerCase();
 }
 
