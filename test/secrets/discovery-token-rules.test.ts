@@ -196,6 +196,13 @@ describe("access settings", () => {
       ],
     });
     expect(checkAccess({ address: "h:1", token: "secret-token", scheme: "https", ca_cert: "junk" })).toEqual({ problems: ["ca_cert must hold one or more PEM certificates"] });
+    // A MiB of BEGIN lines without an END: found to hold no block in one scan (a lazy regular expression rescanned from each).
+    const begins = "-----BEGIN CERTIFICATE-----\n".repeat(38_000);
+    expect(checkAccess({ address: "h:1", token: "t", scheme: "https", ca_cert: begins })).toEqual({ problems: ["ca_cert must hold one or more PEM certificates"] });
+    // Each block runs from its BEGIN to the first END after it; text around and between blocks is not read.
+    const block = "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----";
+    const two = checkAccess({ address: "h:1", token: "t", scheme: "https", ca_cert: `junk ${block} junk -----BEGIN CERTIFICATE----- ${block}` });
+    expect("problems" in two && two.problems).toEqual([expect.stringMatching(/^ca_cert \(certificate 1\): /), expect.stringMatching(/^ca_cert \(certificate 2\): /)]);
     const bad = checkAccess({ address: "h:1", token: "secret-token", scheme: "https", client_cert: "junk", client_key: "junk" });
     expect(JSON.stringify(bad)).not.toContain("secret-token");
     expect(bad).toEqual({ problems: ["client_cert must be a parsable x509 PEM certificate"] });

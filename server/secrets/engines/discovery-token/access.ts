@@ -68,9 +68,22 @@ export function checkAccess(input: AccessInput): { value: AccessConfig } | { pro
   return { value: { address, scheme, token: input.token, ca_cert: caCert, client_cert: clientCert, client_key: clientKey } };
 }
 
+/**
+ * The PEM blocks of a label, each from its BEGIN line to the first END line after it. Found with
+ * indexOf: a lazy `[\s\S]*?` scanned the rest of the text again from every BEGIN line that has no
+ * END after it (a MiB of BEGIN lines took seconds).
+ */
 function pemBlocks(text: string, label: string): string[] {
-  const pattern = new RegExp(`-----BEGIN ${label}-----[\\s\\S]*?-----END ${label}-----`, "g");
-  return text.match(pattern) ?? [];
+  const begin = `-----BEGIN ${label}-----`;
+  const end = `-----END ${label}-----`;
+  const blocks: string[] = [];
+  for (let at = text.indexOf(begin); at !== -1; ) {
+    const close = text.indexOf(end, at + begin.length);
+    if (close === -1) break;
+    blocks.push(text.slice(at, close + end.length));
+    at = text.indexOf(begin, close + end.length);
+  }
+  return blocks;
 }
 
 function certificateProblem(pem: string): string | undefined {
