@@ -355,7 +355,8 @@ function canonicalConfigPath(req: Request): void {
 const BODY_DURATIONS: Record<string, { field: string; prefix: string }> = {
   createAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
   updateAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
-  readDiscoveryChainWithOverrides: { field: "OverrideConnectTimeout", prefix: "Request decoding failed: OverrideConnectTimeout: " },
+  // The request's mapstructure decode wraps its duration hook's error (decode: `error decoding '%s': %s`) in its Error list.
+  readDiscoveryChainWithOverrides: { field: "OverrideConnectTimeout", prefix: "Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'OverrideConnectTimeout': " },
 };
 
 function checkBodyDurations(operationId: string, body: unknown): void {

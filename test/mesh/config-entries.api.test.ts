@@ -306,11 +306,14 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
   it("a weight above 100 written as a number", () =>
     expectRefused({ Kind: "service-splitter", Name: "web", Splits: [{ Weight: 900 }] }, exactly("Request decoding failed: Splits[0].Weight must be <= 100")));
   it("bad duration", () =>
-    expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, /ConnectTimeout.*time: invalid duration "soon"/));
+    expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, exactly(`Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'ConnectTimeout': time: invalid duration "soon"`)));
   it("bad route duration", () =>
     expectRefused(
-      { Kind: "service-router", Name: "web", Routes: [{ Destination: { RequestTimeout: "1x" } }] },
-      /Routes\[0\]\.Destination\.RequestTimeout/,
+      { Kind: "service-router", Name: "web", Routes: [{ Destination: { RequestTimeout: "1x" } }, { Destination: { NumRetries: "x" } }] },
+      // Gathered and sorted with the decoder's other refusals (mapstructure's Error).
+      exactly(
+        `Request decoding failed: 2 error(s) decoding:\n\n* cannot parse 'Routes[1].Destination.NumRetries' as uint: strconv.ParseUint: parsing "x": invalid syntax\n* error decoding 'Routes[0].Destination.RequestTimeout': time: unknown unit "x" in duration "1x"`,
+      ),
     ));
   // Texts of ServiceSplitterConfigEntry.Validate (structs/config_entry_discoverychain.go), which
   // carry no field prefix.

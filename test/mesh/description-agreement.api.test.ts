@@ -32,7 +32,7 @@ describe("durations: the pattern of the description is the server's parser", () 
     expect(answer.status === 200, `${answer.status} ${answer.text}`).toBe(pattern.test(duration));
     if (answer.status !== 200) {
       expect(answer.status).toBe(400);
-      expect(answer.text).toMatch(/^Request decoding failed: OverrideConnectTimeout: time: /);
+      expect(answer.text).toMatch(/^Request decoding failed: 1 error\(s\) decoding:\n\n\* error decoding 'OverrideConnectTimeout': time: /);
     }
   });
 
@@ -41,11 +41,11 @@ describe("durations: the pattern of the description is the server's parser", () 
     const headers = { "X-Mesh-Token": "root" };
     expect(await send("/config", { method: "PUT", headers, body: JSON.stringify({ Kind: "service-resolver", Name: "web", ConnectTimeout: "" }) })).toMatchObject({
       status: 400,
-      text: 'Request decoding failed: ConnectTimeout: time: invalid duration ""',
+      text: `Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'ConnectTimeout': time: invalid duration ""`,
     });
     expect(await send("/discovery-chain/web", { method: "POST", headers, body: JSON.stringify({ OverrideConnectTimeout: "" }) })).toMatchObject({
       status: 400,
-      text: 'Request decoding failed: OverrideConnectTimeout: time: invalid duration ""',
+      text: `Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'OverrideConnectTimeout': time: invalid duration ""`,
     });
     expect(await send("/acl/token", { method: "PUT", headers, body: JSON.stringify({ ExpirationTTL: "" }) })).toMatchObject({
       status: 400,
@@ -57,7 +57,7 @@ describe("durations: the pattern of the description is the server's parser", () 
     mesh = await startMesh();
     expect(pattern.test("99999999999999999h")).toBe(true);
     const answer = await send("/discovery-chain/web", { method: "POST", body: JSON.stringify({ OverrideConnectTimeout: "99999999999999999h" }) });
-    expect(answer).toMatchObject({ status: 400, text: 'Request decoding failed: OverrideConnectTimeout: time: invalid duration "99999999999999999h"' });
+    expect(answer).toMatchObject({ status: 400, text: `Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'OverrideConnectTimeout': time: invalid duration "99999999999999999h"` });
   });
 });
 

@@ -321,8 +321,9 @@ describe("POST /discovery-chain/{service_name} overrides", () => {
 
   it("refuses a bad override with 400 in the endpoint's words", async () => {
     for (const [body, message] of [
-      [{ OverrideConnectTimeout: "soon" }, /OverrideConnectTimeout: time: invalid duration "soon"/],
-      [{ override_connect_timeout: "soon" }, /OverrideConnectTimeout: time: invalid duration "soon"/],
+      // The request's mapstructure decode wraps its duration hook's error (decode: "error decoding '%s': %s").
+      [{ OverrideConnectTimeout: "soon" }, /^Request decoding failed: 1 error\(s\) decoding:\n\n\* error decoding 'OverrideConnectTimeout': time: invalid duration "soon"$/],
+      [{ override_connect_timeout: "soon" }, /^Request decoding failed: 1 error\(s\) decoding:\n\n\* error decoding 'OverrideConnectTimeout': time: invalid duration "soon"$/],
       // DiscoveryChainRead checks the mode after decoding and writes this text itself
       // (agent/discovery_chain_endpoint.go); modes are exact (structs.ValidateMeshGatewayMode).
       [{ OverrideMeshGateway: { Mode: "sideways" } }, /^Invalid OverrideMeshGateway\.Mode parameter$/],

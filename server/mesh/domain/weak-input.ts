@@ -18,6 +18,7 @@
 // type 'string', got unconvertible type '[]interface {}'`), gathered as mapstructure gathers them
 // (error.go Error: `N error(s) decoding:` and the sorted list). A few forms the decoder would take
 // but this server does not (noted at each rule) are left to the description's check.
+import { DurationError, parseDuration } from "../../shared/go-duration.ts";
 import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint } from "../../shared/go-text.ts";
 
 /** A converted value; a refusal in the decoder's words; or undefined: not a form this rule takes, the description's check decides. */
@@ -136,6 +137,21 @@ type Shape = Scalar | "keep" | { list: Shape } | { map: Shape } | { struct: Read
 const text: Scalar = (value, name) => weakString(value, name);
 const flag: Scalar = weakBool;
 const gatewayMode: Scalar = (value, name) => weakString(value, name, "structs.MeshGatewayMode");
+/**
+ * A time.Duration: text goes through the decoder's hook (mapstructure StringToTimeDurationHookFunc,
+ * time.ParseDuration), whose error mapstructure's decode wraps as `error decoding 'X': ...`. A number
+ * (nanoseconds) or another type is left to the description's check and the typed conversion.
+ */
+const duration: Scalar = (value, name) => {
+  if (typeof value !== "string") return undefined;
+  try {
+    parseDuration(value);
+    return { value };
+  } catch (error) {
+    if (error instanceof DurationError) return { problem: `error decoding '${name}': ${error.message}` };
+    throw error;
+  }
+};
 
 const MESH_GATEWAY: Shape = { struct: { Mode: gatewayMode } };
 const EXPOSE: Shape = {
@@ -154,7 +170,7 @@ export const ENTRY_SHAPES: Readonly<Record<string, Readonly<Record<string, Shape
   "proxy-defaults": { ...COMMON, Config: "keep", MeshGateway: MESH_GATEWAY, Expose: EXPOSE },
   "service-resolver": {
     ...COMMON,
-    ConnectTimeout: "keep",
+    ConnectTimeout: duration,
     DefaultSubset: text,
     Subsets: { map: { struct: { Filter: text, OnlyPassing: flag } } },
     Redirect: { struct: { ...TARGET, Datacenter: text } },
@@ -181,7 +197,7 @@ export const ENTRY_SHAPES: Readonly<Record<string, Readonly<Record<string, Shape
             },
           },
           Destination: {
-            struct: { ...TARGET, PrefixRewrite: text, RequestTimeout: "keep", NumRetries: weakUint32, RetryOnConnectFailure: flag, RetryOnStatusCodes: { list: weakUint32 } },
+            struct: { ...TARGET, PrefixRewrite: text, RequestTimeout: duration, NumRetries: weakUint32, RetryOnConnectFailure: flag, RetryOnStatusCodes: { list: weakUint32 } },
           },
         },
       },
