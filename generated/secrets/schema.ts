@@ -2575,6 +2575,11 @@ export interface components {
              */
             ca_path?: string | null;
         };
+        /**
+         * LenientBoolean
+         * @description A boolean, also taken as text or as a number: `true`, `True`, `TRUE`, `t`, `T`, `1` and the number 1 are true; `false`, `False`, `FALSE`, `f`, `F`, `0`, the number 0 and the empty text are false. Any other text or number is refused with `400` and `Field validation failed: error converting input <value> for field "<name>": cannot parse '' as bool: strconv.ParseBool: parsing "<value>": invalid syntax`, and nothing is changed.
+         */
+        LenientBoolean: boolean | ("1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False" | "") | (0 | 1);
         /** @description Parameters of a DR promotion. */
         DrPromoteRequest: {
             /** @description A DR operation token of this secondary. */
@@ -2588,7 +2593,7 @@ export interface components {
              * @description Promote even if the safety checks fail (the primary still active, writes not all applied); data may be lost.
              * @default false
              */
-            force?: boolean | null;
+            force?: components["schemas"]["LenientBoolean"] | null;
         };
         /**
          * @description The promotion's outcome: `complete`, `progress` and `required` at the
@@ -2704,7 +2709,7 @@ export interface components {
              * @description Promote even if the safety checks fail (the primary still active, writes not all applied); data may be lost.
              * @default false
              */
-            force?: boolean | null;
+            force?: components["schemas"]["LenientBoolean"] | null;
         } | null;
         /** @description A new activation token (blank to forget the primary), and how to reach the primary's API. */
         PerformanceUpdatePrimaryRequest: {
@@ -3110,11 +3115,6 @@ export interface components {
          *     empty names are dropped and a name given twice is kept once.
          */
         DiscoveryTokenNameList: string | string[];
-        /**
-         * LenientBoolean
-         * @description A boolean, also taken as text or as a number: `true`, `True`, `TRUE`, `t`, `T`, `1` and the number 1 are true; `false`, `False`, `FALSE`, `f`, `F`, `0`, the number 0 and the empty text are false. Any other text or number is refused with `400` and `Field validation failed: error converting input <value> for field "<name>": cannot parse '' as bool: strconv.ParseBool: parsing "<value>": invalid syntax`, and nothing is changed.
-         */
-        LenientBoolean: boolean | ("1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False" | "") | (0 | 1);
         /**
          * @description A duration: a string with unit suffixes (`30s`, `15m`, `1h30m`; `h` is the largest unit), or a
          *     whole number of seconds (as a number or a string of digits). Fractions of a second are dropped.

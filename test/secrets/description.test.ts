@@ -44,6 +44,25 @@ describe("the secrets description", () => {
     }
   });
 
+  it("marks the framework's typed fields with LenientBoolean and LenientInteger: read before the handler, in the framework's words", () => {
+    const index = new OperationIndex(bundle);
+    const fields = Object.fromEntries([...index.frameworkFields].map(([operationId, members]) => [operationId, Object.fromEntries(members)]));
+    expect(fields).toEqual({
+      createPushMfaMethod: { use_passcode: "bool" },
+      updatePushMfaMethod: { use_passcode: "bool" },
+      revokeLease: { sync: "bool" },
+      revokeLeaseLegacy: { sync: "bool" },
+      revokeLeaseById: { sync: "bool" },
+      revokeLeaseByIdLegacy: { sync: "bool" },
+      revokeLeasePrefix: { sync: "bool" },
+      revokeLeasePrefixLegacy: { sync: "bool" },
+      writeDiscoveryTokenRole: { local: "bool" },
+      writeCloudCredentialsRootConfig: { max_retries: "int" },
+      promoteDrSecondary: { force: "bool" },
+      promotePerformanceSecondary: { force: "bool" },
+    });
+  });
+
   it("serves an operation described with security: [] without a token and without capabilities, and refuses one that names capabilities", () => {
     const index = new OperationIndex(bundle);
     expect(index.resolve("post", "/sys/replication/dr/secondary/promote")).toMatchObject({ operation: { unauthenticated: true, capabilities: [] } });

@@ -282,6 +282,23 @@ describe("DR failover", () => {
     expect((await primaryStatus(p.client, "dr")).mode).toBe("primary");
   });
 
+  it("reads force as the framework reads a bool, as the CLI sends it (text): \"false\" keeps the safety checks, \"true\" skips them", async () => {
+    const [p, s] = await Promise.all([cluster(), cluster()]);
+    await replicate(p, s, "dr", "dr-text");
+    const token = await drOperationToken(s.client, p.keys.slice(0, 3));
+    const promote = (force: unknown) => s.client.POST("/sys/replication/dr/secondary/promote", { body: { dr_operation_token: token, force: force as boolean } });
+    const unsure = await promote("maybe");
+    expect(unsure.response.status).toBe(400);
+    expect(unsure.error).toEqual({ errors: [`Field validation failed: error converting input maybe for field "force": cannot parse '' as bool: strconv.ParseBool: parsing "maybe": invalid syntax`] });
+    // "false" is false: the primary is still active, so the checks refuse.
+    const checked = await promote("false");
+    expect(checked.response.status).toBe(400);
+    expect(checked.error!.errors[0]).toMatch(/is still the active primary .* or promote with force$/);
+    expect((await secondaryStatus(s.client, "dr")).mode).toBe("secondary");
+    expect((await promote("true")).response.status).toBe(200);
+    expect((await primaryStatus(s.client, "dr")).mode).toBe("primary");
+  });
+
   it("promotes without force once the primary is gone, and update-primary with a blank token forgets the primary", async () => {
     const [p, s, t] = await Promise.all([cluster(), cluster(), cluster()]);
     await replicate(p, s, "dr", "dr-s");

@@ -5,6 +5,7 @@ import type { SecretsCluster } from "../cluster.ts";
 import { envelope, NO_CONTENT, type RequestBody, type SecretsHandlerTable } from "../handlers/types.ts";
 import { mountFilterModeToPaths, pathsFilterModeToMount } from "./domain/filter.ts";
 import type { ReplicationMode } from "./domain/states.ts";
+import { lenientBoolean } from "../framework-fields.ts";
 
 const replication = (cluster: SecretsCluster, mode: ReplicationMode) => cluster.replication.mode(mode);
 
@@ -35,7 +36,7 @@ async function publicKey(cluster: SecretsCluster, mode: ReplicationMode) {
 }
 
 async function promote(cluster: SecretsCluster, mode: ReplicationMode, body: RequestBody<"promoteDrSecondary" | "promotePerformanceSecondary">) {
-  await cluster.replication.serialized(() => replication(cluster, mode).promote(body));
+  await cluster.replication.serialized(() => replication(cluster, mode).promote({ ...body, force: lenientBoolean(body.force, false) }));
   const progress = { complete: true, progress: 0, required: 0 };
   return { status: 200 as const, body: { ...progress, ...envelope(cluster, progress) } };
 }
