@@ -224,11 +224,6 @@ export class MeshService {
     return true;
   }
 
-  /**
-   * The entry's own rules. The real server checks them in its RPC endpoint (ConfigEntry.Apply calls
-   * Validate()), after the HTTP layer decoded the body, and its HTTP layer answers any RPC error that
-   * is not an ACL refusal with 500 and the error's text (agent/http.go, wrap/handleErr): so does this.
-   */
   /** The body as the HTTP layer decodes it (a bad duration or value is its 400: agent/config_endpoint.go ConfigApply). */
   private decode(input: ConfigEntryInput): ConfigEntry {
     try {
@@ -239,6 +234,11 @@ export class MeshService {
     }
   }
 
+  /**
+   * The entry's own rules. The real server checks them in its RPC endpoint (ConfigEntry.Apply calls
+   * Validate()), after the HTTP layer decoded the body, and its HTTP layer answers any RPC error that
+   * is not an ACL refusal with 500 and the error's text (agent/http.go, wrap/handleErr): so does this.
+   */
   private validate(entry: ConfigEntry): ConfigEntry {
     try {
       return validateEntry(entry);

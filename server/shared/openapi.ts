@@ -1,7 +1,6 @@
 // Shared wiring between an OpenAPI bundle and an express app: routes by operationId and
 // express-openapi-validator through its public middleware. Every service uses this; only its
 // stages and envelope differ.
-import { collapseAlternatives as collapseProblems } from "./collapse-alternatives.ts";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -9,6 +8,7 @@ import express, { type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { BoundedCache } from "./bounded-cache.ts";
 import type { Stage } from "./stages.ts";
+import { collapseAlternatives as collapseProblems } from "./collapse-alternatives.ts";
 
 
 const root = path.resolve(import.meta.dirname, "..", "..");
