@@ -952,24 +952,6 @@ export interface components {
         DiscoveryChainResponse: {
             Chain: components["schemas"]["CompiledChain"];
         };
-        /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. `Mode` is matched in any case; other keys are ignored. A mode other than those listed is refused with `400 Invalid OverrideMeshGateway.Mode parameter`. */
-        MeshGatewayOverride: {
-            Mode?: components["schemas"]["MeshGatewayMode"];
-        };
-        /** @description Overrides of the compiled chain. Keys are matched in any case, the exact spelling first. The snake_case keys `override_connect_timeout`, `override_protocol` and `override_mesh_gateway` are read as the PascalCase ones when no spelling of those is given (and then take the same values), and are ignored otherwise. Other keys are ignored. */
-        DiscoveryChainOverrides: {
-            /** @description Replaces the connect timeout of every resolver. `0s` (default) means no override. */
-            OverrideConnectTimeout?: components["schemas"]["DurationInput"];
-            /** @description Replaces the chain's protocol with this text, as given (not lower-cased). Empty means no override. Only `http`, `http2` and `grpc` keep routers and splitters; any other protocol drops them, as `tcp` does. */
-            OverrideProtocol?: string;
-            OverrideMeshGateway?: components["schemas"]["MeshGatewayOverride"];
-        };
-        /** @description Text, as written in a request. A number is read as its decimal text without an exponent (`5` is `"5"`, `1.5` is `"1.5"`, `1e21` is `"1000000000000000000000"`), `true` as `"1"` and `false` as `"0"`; `null` is the same as leaving the field out. An object or a list is refused with `400`. */
-        LenientString: string | number | boolean | null;
-        /** @description Free-form key/value text, as written in a request. Each value is read as `LenientString` describes (a `null` value is the empty text); `null` for the whole map is the same as leaving it out. */
-        LenientStringMap: {
-            [key: string]: components["schemas"]["LenientString"];
-        } | null;
         /**
          * @description A duration as written, or `null` (the same as leaving the field out): a Go duration string (`5s`,
          *     `1m30s`, `250ms`, `1.5h`, `0`), or a number of nanoseconds (`5000000000` is `5s`; a fraction of a
@@ -980,6 +962,24 @@ export interface components {
          *     string.
          */
         NullableDurationInput: string | number | null;
+        /** @description Text, as written in a request. A number is read as its decimal text without an exponent (`5` is `"5"`, `1.5` is `"1.5"`, `1e21` is `"1000000000000000000000"`), `true` as `"1"` and `false` as `"0"`; `null` is the same as leaving the field out. An object or a list is refused with `400`. */
+        LenientString: string | number | boolean | null;
+        /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. `Mode` is matched in any case; other keys are ignored. A mode other than those listed is refused with `400 Invalid OverrideMeshGateway.Mode parameter` (a number or a boolean is read as its text first, so it is refused so too); `null` is the same as leaving it out. */
+        MeshGatewayOverride: {
+            Mode?: components["schemas"]["MeshGatewayMode"] | null;
+        };
+        /** @description Overrides of the compiled chain. Keys are matched in any case, the exact spelling first. The snake_case keys `override_connect_timeout`, `override_protocol` and `override_mesh_gateway` are read as the PascalCase ones when no spelling of those is given (and then take the same values), and are ignored otherwise. Other keys are ignored. Each override may be `null`, the same as leaving it out. */
+        DiscoveryChainOverrides: {
+            /** @description Replaces the connect timeout of every resolver. `0s` (default) means no override. */
+            OverrideConnectTimeout?: components["schemas"]["NullableDurationInput"];
+            /** @description Replaces the chain's protocol with this text, as given (not lower-cased). Empty means no override. Only `http`, `http2` and `grpc` keep routers and splitters; any other protocol drops them, as `tcp` does. */
+            OverrideProtocol?: components["schemas"]["LenientString"];
+            OverrideMeshGateway?: components["schemas"]["MeshGatewayOverride"] | null;
+        };
+        /** @description Free-form key/value text, as written in a request. Each value is read as `LenientString` describes (a `null` value is the empty text); `null` for the whole map is the same as leaving it out. */
+        LenientStringMap: {
+            [key: string]: components["schemas"]["LenientString"];
+        } | null;
         /** @description A boolean, as written in a request. A number is `true` unless it is `0`; the text `1`, `t`, `T`, `TRUE`, `true` and `True` is `true`, and `0`, `f`, `F`, `FALSE`, `false`, `False` and the empty text are `false`; `null` is the same as leaving the field out. Any other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as bool: strconv.ParseBool: parsing "<text>": invalid syntax`. */
         LenientBoolean: boolean | number | ("1" | "t" | "T" | "TRUE" | "true" | "True" | "0" | "f" | "F" | "FALSE" | "false" | "False" | "") | null;
         /** @description A subset, as written in a request. */

@@ -14,6 +14,7 @@ import { DurationError, parseDuration } from "../shared/go-duration.ts";
 import { authenticate, boundMeshHandlers, checkBlockingParams, isBlocking, meshContext } from "./handlers/index.ts";
 import { checkBodyShape, MAX_BODY_DEPTH } from "./domain/body-limits.ts";
 import { decodeChainOverrides, meshGatewayModeProblem } from "./domain/chain-overrides.ts";
+import { mapstructureErrorText, overrideInputProblems } from "./domain/weak-input.ts";
 import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimits } from "../shared/json-body.ts";
 import { checkNamespaceName, checkPartitionName } from "./domain/names.ts";
 import { MeshService } from "./service.ts";
@@ -202,7 +203,12 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
       decode: (req, res, next) => {
         const route = matchedRoute<Route>(res)!;
         if (route.operationId === "applyConfigEntry") req.body = decodedEntry(req.body);
-        if (route.operationId === "readDiscoveryChainWithOverrides") req.body = decodeChainOverrides(req.body);
+        if (route.operationId === "readDiscoveryChainWithOverrides") {
+          req.body = decodeChainOverrides(req.body);
+          // Values the request's mapstructure decode refuses (a bad duration, an object for text), in its words.
+          const problems = overrideInputProblems(objectMembers(req.body) ?? {});
+          if (problems.length > 0) throw new MeshHttpError(400, `Request decoding failed: ${mapstructureErrorText(problems)}`);
+        }
         checkBodyDurations(route.operationId, req.body);
         // Checked after decoding, in the handler's words (agent/discovery_chain_endpoint.go DiscoveryChainRead).
         if (route.operationId === "readDiscoveryChainWithOverrides") {
@@ -348,15 +354,13 @@ function canonicalConfigPath(req: Request): void {
 }
 
 /**
- * Durations outside configuration entries, parsed as the agent's decoders parse them, before the
- * validator: a bad one is the decoder's 400 and words (the token's UnmarshalJSON, the discovery-chain
- * request's mapstructure hook), not a pattern mismatch.
+ * Durations of tokens, parsed as the agent's decoder parses them (the token's UnmarshalJSON), before
+ * the validator: a bad one is the decoder's 400 and words, not a pattern mismatch. (Entries and the
+ * chain request's overrides go through mapstructure: weak-input.ts.)
  */
 const BODY_DURATIONS: Record<string, { field: string; prefix: string }> = {
   createAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
   updateAclToken: { field: "ExpirationTTL", prefix: "Token decoding failed: " },
-  // The request's mapstructure decode wraps its duration hook's error (decode: `error decoding '%s': %s`) in its Error list.
-  readDiscoveryChainWithOverrides: { field: "OverrideConnectTimeout", prefix: "Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'OverrideConnectTimeout': " },
 };
 
 function checkBodyDurations(operationId: string, body: unknown): void {

@@ -367,12 +367,29 @@ describe("POST /discovery-chain/{service_name} overrides", () => {
     expect(both.Protocol).toBe("tcp");
     // An alias beside its field is dropped unread, whatever its value (mapstructure leaves it unused).
     expect(await chainWith("web", { OverrideProtocol: "", override_protocol: 42 } as unknown as Overrides)).toEqual(await chain("web"));
-    const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", {
-      params: { path: { service_name: "web" } },
-      body: { override_protocol: 42 } as unknown as Overrides,
-    });
-    expect(response.status).toBe(400);
-    expect(error).toBe("Request decoding failed: OverrideProtocol must be string");
+    // The decoder is weakly typed (WeaklyTypedInput): a number is read as its text.
+    expect((await chainWith("web", { override_protocol: 42 } as unknown as Overrides)).Protocol).toBe("42");
+  });
+
+  it("reads overrides weakly typed, as the decoder does: null unset, numbers and booleans as text; refuses in its words", async () => {
+    const plain = await chain("web");
+    expect(await chainWith("web", { OverrideProtocol: null, OverrideConnectTimeout: null, OverrideMeshGateway: null })).toEqual(plain);
+    expect(await chainWith("web", { OverrideMeshGateway: { Mode: null } })).toEqual(plain);
+    expect((await chainWith("web", { OverrideProtocol: 5 })).Protocol).toBe("5");
+    expect((await chainWith("web", { OverrideProtocol: true })).Protocol).toBe("1");
+    expect((await chainWith("web", { OverrideProtocol: 1.5 })).Protocol).toBe("1.5");
+    const refused = async (body: unknown, text: string) => {
+      const { response, error } = await mesh.client.POST("/discovery-chain/{service_name}", { params: { path: { service_name: "web" } }, body: body as Overrides });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(error).toBe(text);
+    };
+    await refused({ OverrideProtocol: { a: 1 } }, "Request decoding failed: 1 error(s) decoding:\n\n* 'OverrideProtocol' expected type 'string', got unconvertible type 'map[string]interface {}'");
+    // Every value the decoder refuses, in one sorted list.
+    await refused(
+      { OverrideProtocol: { a: 1 }, OverrideConnectTimeout: "soon" },
+      `Request decoding failed: 2 error(s) decoding:\n\n* 'OverrideProtocol' expected type 'string', got unconvertible type 'map[string]interface {}'\n* error decoding 'OverrideConnectTimeout': time: invalid duration "soon"`,
+    );
+    await refused({ OverrideMeshGateway: "local" }, "Request decoding failed: 1 error(s) decoding:\n\n* 'OverrideMeshGateway' expected a map, got 'string'");
   });
 
   it("refuses a request without a body, as the decoder meets EOF", async () => {

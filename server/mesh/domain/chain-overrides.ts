@@ -3,7 +3,9 @@
 // snake_case spellings into the field names, then mapstructure fills the three override fields,
 // matching keys in any case and ignoring every key it has no field for.
 
+import type { components } from "../../../generated/mesh/schema.ts";
 import { objectMembers } from "../../shared/json-body.ts";
+import { weakString } from "./weak-input.ts";
 
 const FIELDS = [
   { name: "OverrideMeshGateway", alias: "override_mesh_gateway" },
@@ -57,4 +59,22 @@ export function meshGatewayModeProblem(decoded: unknown): string | undefined {
   const mode = gateway.Mode;
   if (mode === undefined || mode === null) return undefined;
   return typeof mode === "string" && MESH_GATEWAY_MODES.has(mode) ? undefined : BAD_MESH_GATEWAY_MODE;
+}
+
+type Overrides = NonNullable<components["schemas"]["DiscoveryChainOverrides"]>;
+
+/**
+ * OverrideProtocol as the decoder leaves it in its string field (mapstructure decodeString): text as
+ * written, a number or a boolean as its text; `null` is no override. (Anything else was refused.)
+ */
+export function overrideProtocol(value: Overrides["OverrideProtocol"]): string | undefined {
+  if (value == null) return undefined;
+  const read = weakString(value, "OverrideProtocol");
+  return read && "value" in read ? read.value : undefined;
+}
+
+/** OverrideMeshGateway with its `null`s read as unset (the mode was checked by meshGatewayModeProblem). */
+export function overrideMeshGateway(value: Overrides["OverrideMeshGateway"]): { Mode?: NonNullable<NonNullable<Overrides["OverrideMeshGateway"]>["Mode"]> } | undefined {
+  if (value == null) return undefined;
+  return value.Mode == null ? {} : { Mode: value.Mode };
 }

@@ -154,6 +154,8 @@ const duration: Scalar = (value, name) => {
 };
 
 const MESH_GATEWAY: Shape = { struct: { Mode: gatewayMode } };
+/** discoveryChainReadRequest's fields. */
+const OVERRIDE_FIELDS: Readonly<Record<string, Shape>> = { OverrideMeshGateway: MESH_GATEWAY, OverrideProtocol: text, OverrideConnectTimeout: duration };
 const EXPOSE: Shape = {
   struct: {
     Checks: flag,
@@ -223,6 +225,18 @@ export function weakInputProblems(kind: string, body: Readonly<Record<string, un
   const fields = ENTRY_SHAPES[kind];
   if (fields) walkStruct(fields, body, "", problems);
   return problems;
+}
+
+/**
+ * The chain request's overrides (agent/discovery_chain_endpoint.go decodeDiscoveryChainReadRequest:
+ * the same decoder, WeaklyTypedInput, the duration hook): the values it refuses, in its words. Keys
+ * it has no field for are ignored (no validateUnusedKeys there). The body's keys are already the
+ * field names (chain-overrides.ts).
+ */
+export function overrideInputProblems(body: Readonly<Record<string, unknown>>): string[] {
+  const problems: InputProblems = { values: [], unusedKeys: [] };
+  walkStruct(OVERRIDE_FIELDS, body, "", problems);
+  return problems.values;
 }
 
 /** mapstructure's Error: `N error(s) decoding:` and the sorted list of problems. */

@@ -9,6 +9,7 @@ import type { AclTableName } from "../store/acl-store.ts";
 import { parseDuration } from "../../shared/go-duration.ts";
 import { MeshHttpError } from "../errors.ts";
 import { durationText } from "../domain/durations.ts";
+import { overrideMeshGateway, overrideProtocol } from "../domain/chain-overrides.ts";
 import type { ChainOverrides, Indexed } from "../service.ts";
 import { checkedWait, type MeshContext } from "./context.ts";
 
@@ -24,9 +25,9 @@ export const chainHandlers = {
   readDiscoveryChain: ({ params, query }, context) => readChain(context, params.service_name, query, {}),
   readDiscoveryChainWithOverrides: ({ params, query, body }, context) =>
     readChain(context, params.service_name, query, {
-      overrideConnectTimeout: checkedDuration("OverrideConnectTimeout", body?.OverrideConnectTimeout),
-      overrideProtocol: body?.OverrideProtocol,
-      overrideMeshGateway: body?.OverrideMeshGateway,
+      overrideConnectTimeout: checkedDuration("OverrideConnectTimeout", body?.OverrideConnectTimeout ?? undefined),
+      overrideProtocol: overrideProtocol(body?.OverrideProtocol),
+      overrideMeshGateway: overrideMeshGateway(body?.OverrideMeshGateway),
     }),
 } satisfies Slice;
 
