@@ -146,6 +146,7 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
         corsFromEnv(), // CORS_ORIGINS (server/shared/cors.ts): preflights answered before authentication
         (req, _res, next) => {
           canonicalConfigPath(req);
+          canonicalAclPath(req);
           next();
         },
       ],
@@ -351,6 +352,22 @@ function loadEntries(service: MeshService, entries: ConfigEntry[]): void {
 function canonicalConfigPath(req: Request): void {
   const match = /^(\/v1\/config\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/.exec(req.url);
   if (match) req.url = req.originalUrl = `${match[1]}${match[2]!.replaceAll("/", "%2F")}${match[3] ?? ""}`;
+}
+
+/**
+ * The agent's mux serves `/v1/acl/token/`, `/v1/acl/policy/`, `/v1/acl/role/` (and the `name/` ones)
+ * as prefixes and its CRUD handlers take the rest of the path as the ID or name, a trailing `/`
+ * included: `/v1/acl/token/self/` reads the accessor `self/` (ACLTokenCRUD, then ACLTokenGet: `403 ACL
+ * not found`), not the caller's token. Express would drop that `/`; it is encoded so that the router
+ * keeps it in the parameter.
+ */
+function canonicalAclPath(req: Request): void {
+  const match = /^(\/v1\/acl\/(token|policy|role)\/(?:name\/)?)([^/?]+)\/(\?.*)?$/.exec(req.url);
+  if (!match) return;
+  const [, prefix, kind, id, query] = match;
+  // `/v1/acl/policy/name/` and `/v1/acl/role/name/` are registered patterns of their own (a missing name).
+  if (id === "name" && kind !== "token" && !prefix!.endsWith("/name/")) return;
+  req.url = req.originalUrl = `${prefix}${id}%2F${query ?? ""}`;
 }
 
 /**

@@ -44,6 +44,20 @@ describe("the request's own token (GET /acl/token/self)", () => {
     expect([response.status, error]).toEqual([403, "ACL not found"]);
   });
 
+  it("with a trailing slash is the accessor `self/`, as the agent's prefix handler reads it: 403 ACL not found", async () => {
+    // ACLTokenCRUD takes the rest of the path as the ID ("self/"); ACLTokenGet finds no such accessor.
+    const send = (path: string) => fetch(`${mesh.baseUrl}${path}`, { headers: { "X-Mesh-Token": MANAGEMENT } });
+    const self = await send("/acl/token/self/");
+    expect([self.status, await self.text()]).toEqual([403, "ACL not found"]);
+    // So is any ID or name of the ACL API with a trailing slash: it is part of the ID.
+    const reader = await send(`/acl/token/${READER_ACCESSOR}/`);
+    expect([reader.status, await reader.text()]).toEqual([403, "ACL not found"]);
+    expect((await send(`/acl/token/${READER_ACCESSOR}`)).status).toBe(200);
+    const byName = await send("/acl/policy/name/global-management/");
+    expect([byName.status, await byName.text()]).toEqual([403, "ACL not found"]);
+    expect((await send("/acl/policy/name/global-management")).status).toBe(200);
+  });
+
   it("is 401 with ACLs off and 404 before 1.4", async () => {
     await mesh.close();
     mesh = await startMesh();
