@@ -67,6 +67,13 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // Push-MFA namespaces: the canonical path of a namespace header (what a caller addresses) and
+    // which namespaces are a namespace's parents (whose methods it sees and may not delete).
+    name: "secrets-mfa-namespaces",
+    mutate: "server/secrets/push-mfa/namespaces.ts",
+    tests: ["test/secrets/mfa-rules.test.ts", "test/shared/trim.test.ts"],
+  },
+  {
     // The secrets service's token table: who a token is, and whether it may act on a path.
     name: "secrets-auth",
     mutate: "server/secrets/sys/auth.ts",

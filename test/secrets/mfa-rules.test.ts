@@ -17,6 +17,12 @@ describe("namespaces", () => {
     expect(canonicalNamespace("team a")).toEqual({ error: expect.stringContaining("a namespace path is names") });
     expect(canonicalNamespace("a//b")).toEqual({ error: expect.any(String) });
     expect(canonicalNamespace("a/../b")).toEqual({ error: expect.any(String) });
+    // `.` alone is no name either, while a name may hold dots; whitespace around the path is not part of it
+    // (Go's and Node's header parsers drop it; a world file's value is read the same way).
+    expect(canonicalNamespace("a/./b")).toEqual({ error: expect.stringContaining("a namespace path is names") });
+    expect(canonicalNamespace(".")).toEqual({ error: expect.any(String) });
+    expect(canonicalNamespace("team.a/.dev")).toBe("team.a/.dev/");
+    expect(canonicalNamespace(" team-a/ \t")).toBe("team-a/");
   });
 
   it("knows parents", () => {
