@@ -48,11 +48,16 @@ export function readFrameworkFields(body: Record<string, unknown>, fields: Reado
     const raw = body[name];
     if (typeof raw !== "boolean" && typeof raw !== "string" && typeof raw !== "number") continue;
     const result = kind === "bool" ? readBool(raw) : readInt(raw);
-    if ("error" in result) return `Field validation failed: error converting input ${String(raw)} for field ${goQuote(name)}: ${result.error}`;
+    if ("error" in result) return fieldValidationFailure(name, raw, result.error);
     read.push([name, result.value]);
   }
   for (const [name, value] of read) body[name] = value;
   return undefined;
+}
+
+/** The framework's refusal of a field it cannot convert (FieldData.Validate, prefixed by HandleRequest). */
+export function fieldValidationFailure(name: string, raw: unknown, error: string): string {
+  return `Field validation failed: error converting input ${String(raw)} for field ${goQuote(name)}: ${error}`;
 }
 
 /** A LenientBoolean member as a handler takes it (already read by readFrameworkFields; `fallback` when absent). */

@@ -223,5 +223,10 @@ export function withJsonBody<T>(req: IncomingMessage, limits: JsonLimits, use: (
  * checks that run before the description's (a body not validated yet is only known to be JSON).
  */
 export function objectMembers(body: unknown): Record<string, unknown> | undefined {
-  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  return isJsonObject(body) ? body : undefined;
+}
+
+/** Whether a parsed JSON value is an object (not null, not a list). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

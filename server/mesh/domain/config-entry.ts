@@ -48,6 +48,7 @@ import type {
 } from "./entries.ts";
 import { goMultiErrorText, goQuote } from "../../shared/go-text.ts";
 import { mapstructureErrorText, weakBool, weakFloat32, weakInputProblems, weakInt, weakString, weakUint32, type Weak } from "./weak-input.ts";
+import { isJsonObject } from "../../shared/json-body.ts";
 
 /** A rule of the entry's kind is broken (its Validate() method refuses it). */
 export class EntryValidationError extends Error {
@@ -126,7 +127,7 @@ const NAMED_MAPS: ReadonlySet<CanonicalKey> = new Set(["Subsets", "Failover"]);
 
 /** Deep copy of a request body with every known key in canonical spelling; non-objects unchanged. */
 export function translateEntryKeys(raw: unknown): unknown {
-  return isPlainObject(raw) ? translateObject(raw) : raw;
+  return isJsonObject(raw) ? translateObject(raw) : raw;
 }
 
 /**
@@ -137,7 +138,7 @@ export function translateEntryKeys(raw: unknown): unknown {
 export function normalizeEntryInput(raw: unknown): unknown {
   const kind = checkEntryKind(raw);
   const entry = translateEntryKeys(raw);
-  if (!isPlainObject(entry)) return entry;
+  if (!isJsonObject(entry)) return entry;
   // Values of another type are read as the decoder reads them (decodeEntryInput); the ones it
   // refuses are refused here, in its words, before the description's check.
   // Unknown keys are DecodeConfigEntry's validateUnusedKeys, each an `invalid config key` error in a
@@ -152,8 +153,8 @@ export function normalizeEntryInput(raw: unknown): unknown {
   entry.ConnectTimeout = checkedDurationText("ConnectTimeout", entry.ConnectTimeout);
   if (Array.isArray(entry.Routes)) {
     entry.Routes.forEach((route: unknown, i) => {
-      const destination = isPlainObject(route) ? route.Destination : undefined;
-      if (isPlainObject(destination) && destination.RequestTimeout !== undefined) {
+      const destination = isJsonObject(route) ? route.Destination : undefined;
+      if (isJsonObject(destination) && destination.RequestTimeout !== undefined) {
         destination.RequestTimeout = checkedDurationText(`Routes[${i}].Destination.RequestTimeout`, destination.RequestTimeout);
       }
     });
@@ -172,7 +173,7 @@ function checkEntryKind(raw: unknown): string | undefined {
   // whose decodeMap names the Go kind of anything else; JSON null sets nothing: an empty map).
   if (raw === undefined) return; // no body at all: the decoder's EOF, answered by the app
   if (raw === null) throw new EntryDecodeError("Payload does not contain a kind/Kind key at the top level");
-  if (!isPlainObject(raw)) throw new EntryDecodeError(`'' expected a map, got '${goKindOf(raw)}'`);
+  if (!isJsonObject(raw)) throw new EntryDecodeError(`'' expected a map, got '${goKindOf(raw)}'`);
   const kind = Object.hasOwn(raw, "Kind") ? raw.Kind : Object.hasOwn(raw, "kind") ? raw.kind : MISSING;
   if (kind === MISSING) throw new EntryDecodeError("Payload does not contain a kind/Kind key at the top level");
   if (typeof kind !== "string") throw new EntryDecodeError("Kind value in payload is not a string");
@@ -280,7 +281,7 @@ function list<I, O>(value: I[] | I | Record<string, never> | null | undefined, n
 }
 
 function isEmptyObject(value: unknown): value is Record<string, never> {
-  return isPlainObject(value) && Object.keys(value).length === 0;
+  return isJsonObject(value) && Object.keys(value).length === 0;
 }
 
 function textList(value: LenientStringList | undefined, name: string): string[] | undefined {
@@ -432,7 +433,7 @@ function translateObject(obj: Record<string, unknown>): Record<string, unknown> 
 
 function translateField(key: CanonicalKey, value: unknown): unknown {
   if (OPAQUE_MAPS.has(key)) return cloneJson(value);
-  if (NAMED_MAPS.has(key) && isPlainObject(value)) {
+  if (NAMED_MAPS.has(key) && isJsonObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([name, v]) => [name, translateValue(v)]));
   }
   return translateValue(value);
@@ -440,17 +441,14 @@ function translateField(key: CanonicalKey, value: unknown): unknown {
 
 function translateValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(translateValue);
-  if (isPlainObject(value)) return translateObject(value);
+  if (isJsonObject(value)) return translateObject(value);
   return value;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function cloneJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(cloneJson);
-  if (isPlainObject(value)) {
+  if (isJsonObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneJson(v)]));
   }
   return value;
@@ -491,7 +489,7 @@ export function sameEntryContent(a: ConfigEntry, b: ConfigEntry): boolean {
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((value, i) => sameJson(value, b[i]));
-  if (!isPlainObject(a) || !isPlainObject(b) || Array.isArray(b)) return false;
+  if (!isJsonObject(a) || !isJsonObject(b) || Array.isArray(b)) return false;
   const keys = Object.keys(a).filter((key) => a[key] !== undefined);
   return keys.length === Object.keys(b).filter((key) => b[key] !== undefined).length && keys.every((key) => sameJson(a[key], b[key]));
 }

@@ -20,6 +20,7 @@
 // but this server does not (noted at each rule) are left to the description's check.
 import { DurationError, parseDuration } from "../../shared/go-duration.ts";
 import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint } from "../../shared/go-text.ts";
+import { isJsonObject } from "../../shared/json-body.ts";
 
 /** A converted value; a refusal in the decoder's words; or undefined: not a form this rule takes, the description's check decides. */
 export type Weak<T> = { value: T } | { problem: string } | undefined;
@@ -254,11 +255,11 @@ function walk(shape: Shape, value: unknown, name: string, problems: InputProblem
     if (result && "problem" in result) problems.values.push(result.problem);
   } else if ("list" in shape) {
     if (Array.isArray(value)) value.forEach((element, i) => walk(shape.list, element, `${name}[${i}]`, problems));
-    else if (!(isPlainObject(value) && Object.keys(value).length === 0)) walk(shape.list, value, `${name}[0]`, problems); // lifted into a list
+    else if (!(isJsonObject(value) && Object.keys(value).length === 0)) walk(shape.list, value, `${name}[0]`, problems); // lifted into a list
   } else if (Array.isArray(value)) {
     // A list where a map or struct is expected: merged (decodeMapFromSlice) or unwrapped by the
     // agent's hooks depending on the release; not taken here, the description refuses it.
-  } else if (!isPlainObject(value)) {
+  } else if (!isJsonObject(value)) {
     problems.values.push(`'${name}' expected a map, got '${goKindOf(value)}'`);
   } else if ("map" in shape) {
     for (const [key, member] of Object.entries(value)) walk(shape.map, member, `${name}[${key}]`, problems);
@@ -276,6 +277,3 @@ function walkStruct(fields: Readonly<Record<string, Shape>>, value: Readonly<Rec
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

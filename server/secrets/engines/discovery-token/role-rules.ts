@@ -3,8 +3,7 @@
 // backend version has are the backend's business: it refuses them when a token is issued, as in the
 // real system, where the engine checks no version (builtin/logical/consul/path_roles.go).
 import { DurationError, parseDuration } from "../../../shared/go-duration.ts";
-import { goQuote } from "../../../shared/go-text.ts";
-import { lenientBoolean } from "../../framework-fields.ts";
+import { fieldValidationFailure, lenientBoolean } from "../../framework-fields.ts";
 import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
@@ -78,7 +77,7 @@ export function checkRole(input: RoleInput): Checked<StoredRole> {
     const value = input[field];
     if (value === undefined || value === null) continue;
     const parsed = parseSeconds(value);
-    if (typeof parsed !== "number") return { problem: `Field validation failed: error converting input ${value} for field ${goQuote(field)}: ${parsed.error}` };
+    if (typeof parsed !== "number") return { problem: fieldValidationFailure(field, value, parsed.error) };
     durations[field] = parsed;
   }
 
