@@ -1298,8 +1298,9 @@ export interface paths {
          * Create or update a role
          * @description Creates the role, or updates it: fields that are not sent keep their values, then the whole role
          *     is checked. A refusal is one message, and the role stays as it was. In this order:
-         *     - a value that cannot be read (`default_sts_ttl`, `max_sts_ttl`: `invalid duration for <field>:
-         *       ...`; `iam_tags`: `invalid key pair "<entry>"`), the first one;
+         *     - a value that cannot be read (`default_sts_ttl`, `max_sts_ttl`: `Field validation failed: error
+         *       converting input <value> for field "<field>": ...`, see `LenientDuration`; `iam_tags`:
+         *       `invalid key pair "<entry>"`), the first one;
          *     - `policy` and `arn` together: `500`, `1 error occurred:\n\t* only one of policy or arn should be
          *       provided\n\n`;
          *     - a legacy parameter (`policy` or `arn`) with one of the parameters below, the first in the order
@@ -2500,15 +2501,20 @@ export interface components {
              */
             primary_cluster_addr?: string | null;
         } | null;
+        /**
+         * LenientDuration
+         * @description A duration, kept in whole seconds: a whole number of seconds, or text that is a whole number of seconds (`3600`), a whole number of days (`2d`) or a duration with unit suffixes (`90m`, `1h30m`, `1.5h`, `500ms`; the units are `ns`, `us` (or `µs`, `μs`), `ms`, `s`, `m` and `h`). The empty text is 0. A fraction of a second is dropped. A negative duration, a number that is not whole, a boolean, a duration longer than about 292 years or any other text is refused with `400` and `Field validation failed: error converting input <value> for field "<name>": <reason>`, where the reason is for example `time: invalid duration "soon"`, `time: missing unit in duration "1.5"` or `cannot provide negative value '-5'`, and nothing is changed.
+         */
+        LenientDuration: number | string;
         /** @description Parameters of a secondary activation token. */
         ReplicationSecondaryTokenRequest: {
             /** @description An opaque identifier of the secondary, unique among this primary's secondaries (e.g. `us-east-1`). */
             id: string;
             /**
-             * @description How long the token may be used to activate the secondary (a duration such as `30m`, or seconds); at least one second.
+             * @description How long the token may be used to activate the secondary (`30m`, `1800`); at least one second.
              * @default 30m
              */
-            ttl?: string | number | null;
+            ttl?: components["schemas"]["LenientDuration"] | null;
             /**
              * @description The key from `secondary/generate-public-key` on the future secondary: the credentials are then
              *     encrypted to it inside the token (answered in `data.token`) instead of being response-wrapped,
@@ -2904,12 +2910,6 @@ export interface components {
         /** @description A list of strings, given as a JSON array or as one comma-separated string (blanks around the commas are dropped). */
         CloudCredentialsStringList: string[] | string;
         /**
-         * @description A duration: an integer number of seconds, or a string that is a number of seconds (`3600`), a number
-         *     of days (`2d`), or a duration with a unit suffix (`1h`, `90m`, `1h30m`). Fractions of a second are
-         *     dropped; negative durations are refused.
-         */
-        CloudCredentialsDurationSeconds: number | string;
-        /**
          * @description The parameters of a role. A write to an existing role changes only the fields it sends (the others
          *     keep their values), and the role as a whole is then checked again. The legacy parameters `policy`
          *     and `arn` cannot be mixed with the others, and replace the whole role.
@@ -2955,9 +2955,9 @@ export interface components {
              * @description TTL of STS credentials when the request gives none (instead of `3600s`). Only for `assumed_role`
              *     and `federation_token`; at most `max_sts_ttl` when both are set.
              */
-            default_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
+            default_sts_ttl?: components["schemas"]["LenientDuration"] | null;
             /** @description Cap on the TTL of STS credentials. Only for `assumed_role` and `federation_token`. */
-            max_sts_ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
+            max_sts_ttl?: components["schemas"]["LenientDuration"] | null;
             /**
              * @description Path of the created IAM users (`/` when empty): `/`, or `/` + up to 510 printable ASCII
              *     characters + `/`. Only for `iam_user`.
@@ -3026,7 +3026,7 @@ export interface components {
              *     `default_sts_ttl`, else `3600`), cut to the role's `max_sts_ttl` (else `768h`); the provider
              *     then refuses durations outside its limits. Ignored for `iam_user`.
              */
-            ttl?: components["schemas"]["CloudCredentialsDurationSeconds"] | null;
+            ttl?: components["schemas"]["LenientDuration"] | null;
         } | null;
         /** @description The stored access configuration as it is read back, without the token and the TLS material. */
         DiscoveryTokenAccessView: {
@@ -3116,11 +3116,6 @@ export interface components {
          */
         DiscoveryTokenNameList: string | string[];
         /**
-         * @description A duration: a string with unit suffixes (`30s`, `15m`, `1h30m`; `h` is the largest unit), or a
-         *     whole number of seconds (as a number or a string of digits). Fractions of a second are dropped.
-         */
-        DiscoveryTokenDuration: string | number;
-        /**
          * @description A role: what kind of backend token `creds` issues, with which policies or roles, and the lease
          *     it is given. Which parameters the backend accepts depends on its version (see the operation):
          *     the backend checks them when a token is issued, not the role write.
@@ -3149,11 +3144,11 @@ export interface components {
              */
             local?: components["schemas"]["LenientBoolean"] | null;
             /** @description Lease duration of issued tokens; the mount's default (768h) when empty. */
-            ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
+            ttl?: components["schemas"]["LenientDuration"] | null;
             /** @description Largest lease duration of issued tokens; the mount's maximum (768h) when empty. */
-            max_ttl?: components["schemas"]["DiscoveryTokenDuration"] | null;
+            max_ttl?: components["schemas"]["LenientDuration"] | null;
             /** @description The old name of `ttl`, used only when `ttl` is not sent. */
-            lease?: components["schemas"]["DiscoveryTokenDuration"] | null;
+            lease?: components["schemas"]["LenientDuration"] | null;
             /**
              * @description Enterprise, backend 1.7 and later: the backend namespace the token is created in (`default`
              *     when empty). The backend checks it when a token is issued.
@@ -3197,11 +3192,11 @@ export interface components {
              */
             lease_id: string;
             /**
-             * @description The TTL asked for from now: an integer number of seconds, or a duration string (`3600`, `1h`).
-             *     Left out or 0: the TTL the secret's engine gives (the role's or the mount's configuration).
-             *     The lease never runs past its issue time plus its maximum TTL.
+             * @description The TTL asked for from now (`3600`, `1h`). Left out, `null` or 0: the TTL the secret's engine
+             *     gives (the role's or the mount's configuration). The lease never runs past its issue time plus
+             *     its maximum TTL.
              */
-            increment?: number | string | null;
+            increment?: components["schemas"]["LenientDuration"] | null;
         };
         /**
          * @description The renewed lease, in the standard response envelope: `lease_id`, `renewable` and the new
@@ -3293,11 +3288,11 @@ export interface components {
              */
             lease_id?: string | null;
             /**
-             * @description The TTL asked for from now: an integer number of seconds, or a duration string (`3600`, `1h`).
-             *     Left out or 0: the TTL the secret's engine gives (the role's or the mount's configuration).
-             *     The lease never runs past its issue time plus its maximum TTL.
+             * @description The TTL asked for from now (`3600`, `1h`). Left out, `null` or 0: the TTL the secret's engine
+             *     gives (the role's or the mount's configuration). The lease never runs past its issue time plus
+             *     its maximum TTL.
              */
-            increment?: number | string | null;
+            increment?: components["schemas"]["LenientDuration"] | null;
         } | null;
         /** @description How to revoke the lease named in the path. */
         LeaseRevokeByIdRequest: {
@@ -3492,8 +3487,10 @@ export interface components {
         /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
         CloudCredentialsRoleSessionNameQuery: string;
         /**
-         * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
-         *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+         * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`), days
+         *     (`1d`) or as a duration (`15m`), read as the text of a `LenientDuration` is: any other text is
+         *     refused with `400` and `Field validation failed: error converting input <value> for field "ttl":
+         *     <reason>`. Default: the role's `default_sts_ttl`, else `3600`.
          * @example 15m
          */
         CloudCredentialsTtlQuery: string;
@@ -5579,8 +5576,10 @@ export interface operations {
                 /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
                 role_session_name?: components["parameters"]["CloudCredentialsRoleSessionNameQuery"];
                 /**
-                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
-                 *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`), days
+                 *     (`1d`) or as a duration (`15m`), read as the text of a `LenientDuration` is: any other text is
+                 *     refused with `400` and `Field validation failed: error converting input <value> for field "ttl":
+                 *     <reason>`. Default: the role's `default_sts_ttl`, else `3600`.
                  * @example 15m
                  */
                 ttl?: components["parameters"]["CloudCredentialsTtlQuery"];
@@ -5676,8 +5675,10 @@ export interface operations {
                 /** @description `assumed_role`: the session name, cleaned and cut to 64 characters; generated when absent. */
                 role_session_name?: components["parameters"]["CloudCredentialsRoleSessionNameQuery"];
                 /**
-                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`) or as
-                 *     a duration (`15m`); default the role's `default_sts_ttl`, else `3600`.
+                 * @description `assumed_role` and `federation_token`: how long the credentials last, in seconds (`900`), days
+                 *     (`1d`) or as a duration (`15m`), read as the text of a `LenientDuration` is: any other text is
+                 *     refused with `400` and `Field validation failed: error converting input <value> for field "ttl":
+                 *     <reason>`. Default: the role's `default_sts_ttl`, else `3600`.
                  * @example 15m
                  */
                 ttl?: components["parameters"]["CloudCredentialsTtlQuery"];

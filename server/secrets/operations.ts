@@ -115,7 +115,7 @@ export class OperationIndex {
 
   /**
    * The top-level body members the framework reads weakly typed (framework-fields.ts), by operationId:
-   * those whose schema is LenientBoolean or LenientInteger, alone or beside null.
+   * those whose schema is LenientBoolean, LenientInteger or LenientDuration, alone or beside null.
    */
   readonly frameworkFields = new Map<string, ReadonlyMap<string, FrameworkFieldKind>>();
 
@@ -198,6 +198,7 @@ function bodyMembers(document: OpenApiDocument, item: Record<string, unknown>, o
 const FRAMEWORK_FIELD_SCHEMAS: Readonly<Record<string, FrameworkFieldKind>> = {
   "#/components/schemas/LenientBoolean": "bool",
   "#/components/schemas/LenientInteger": "int",
+  "#/components/schemas/LenientDuration": "duration",
 };
 
 function frameworkFieldsOf(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, FrameworkFieldKind> {

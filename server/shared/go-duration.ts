@@ -1,7 +1,7 @@
 // Durations as the real systems behind all three APIs read and write them: Go's duration syntax
-// (`1h30m`, `1.5h`, `300ms`) and its long form (`30m0s`), and the "duration in seconds" fields that
-// also take plain seconds (`3600`) and days (`2d`). The one parser of the project; pure functions,
-// nanoseconds are bigints so that nothing is rounded.
+// (`1h30m`, `1.5h`, `300ms`) and its long form (`30m0s`). The one parser of the project (the
+// secrets framework's "duration in seconds" fields, which also take plain seconds and days, build
+// on it: server/secrets/framework-fields.ts); pure functions, nanoseconds are bigints.
 
 const NS_PER: Record<string, bigint> = {
   ns: 1n,
@@ -16,38 +16,107 @@ const NS_PER: Record<string, bigint> = {
 const SECOND = NS_PER.s!;
 /** The largest duration Go can hold (2^63 - 1 ns, about 292 years). */
 const MAX_NS = (1n << 63n) - 1n;
+/** 2^63: the most ParseDuration's unsigned sums may reach before they overflow (a negative duration may be -2^63). */
+const LIMIT = 1n << 63n;
 
 export type Parsed<T> = { value: T } | { error: string };
 
-/** Go's time.ParseDuration, with its error messages. */
+/**
+ * Go's time.ParseDuration, with its error messages: a port of its loop (Go 1.20), so that it reads
+ * a text in time that grows with its length alone. Digits are counted only until they overflow (an
+ * integer part is then invalid; further fraction digits are skipped), as Go's leadingInt and
+ * leadingFraction do, and a fraction is scaled in floating point, as Go scales it.
+ */
 export function parseGoDuration(text: string): Parsed<bigint> {
-  const quoted = JSON.stringify(text);
-  const invalid = { error: `time: invalid duration ${quoted}` };
-  let rest = text;
+  const invalid = () => ({ error: `time: invalid duration ${goTimeQuote(text)}` });
+  let i = 0;
   let negative = false;
-  if (rest.startsWith("-") || rest.startsWith("+")) {
-    negative = rest.startsWith("-");
-    rest = rest.slice(1);
+  if (text[0] === "-" || text[0] === "+") {
+    negative = text[0] === "-";
+    i = 1;
   }
-  if (rest === "0") return { value: 0n };
-  if (rest === "") return invalid;
+  // Special case: if all that is left is "0", this is zero.
+  if (text.length - i === 1 && text[i] === "0") return { value: 0n };
+  if (i === text.length) return invalid();
   let total = 0n;
-  while (rest !== "") {
-    const number = /^(\d*)(?:\.(\d*))?/.exec(rest)!;
-    const [whole = "", fraction] = [number[1], number[2]];
-    if (whole === "" && (fraction === undefined || fraction === "")) return invalid;
-    rest = rest.slice(number[0].length);
-    const unit = /^[^\d.]*/.exec(rest)![0];
-    if (unit === "") return { error: `time: missing unit in duration ${quoted}` };
-    const scale = NS_PER[unit];
-    if (scale === undefined) return { error: `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}` };
-    rest = rest.slice(unit.length);
-    let amount = BigInt(whole || "0") * scale;
-    if (fraction) amount += (BigInt(fraction) * scale) / 10n ** BigInt(fraction.length);
+  while (i < text.length) {
+    if (!(text[i] === "." || isDigit(text, i))) return invalid();
+    // [0-9]*: overflow past 2^63 is invalid.
+    const wholeStart = i;
+    let whole = 0n;
+    for (; i < text.length && isDigit(text, i); i++) {
+      if (whole > LIMIT / 10n) return invalid();
+      whole = whole * 10n + BigInt(text.charCodeAt(i) - 0x30);
+      if (whole > LIMIT) return invalid();
+    }
+    const pre = i !== wholeStart;
+    // (\.[0-9]*)?: digits past what 63 bits hold are skipped.
+    let fraction = 0n;
+    let scale = 1;
+    let post = false;
+    if (text[i] === ".") {
+      i++;
+      const fractionStart = i;
+      let overflow = false;
+      for (; i < text.length && isDigit(text, i); i++) {
+        if (overflow) continue;
+        if (fraction > MAX_NS / 10n) {
+          overflow = true;
+          continue;
+        }
+        const next = fraction * 10n + BigInt(text.charCodeAt(i) - 0x30);
+        if (next > LIMIT) {
+          overflow = true;
+          continue;
+        }
+        fraction = next;
+        scale *= 10;
+      }
+      post = i !== fractionStart;
+    }
+    if (!pre && !post) return invalid();
+    const unitStart = i;
+    while (i < text.length && text[i] !== "." && !isDigit(text, i)) i++;
+    if (i === unitStart) return { error: `time: missing unit in duration ${goTimeQuote(text)}` };
+    const unit = text.slice(unitStart, i);
+    const scaleOfUnit = NS_PER[unit];
+    if (scaleOfUnit === undefined) return { error: `time: unknown unit ${goTimeQuote(unit)} in duration ${goTimeQuote(text)}` };
+    if (whole > LIMIT / scaleOfUnit) return invalid();
+    let amount = whole * scaleOfUnit;
+    if (fraction > 0n) {
+      amount += BigInt(Math.trunc(Number(fraction) * (Number(scaleOfUnit) / scale)));
+      if (amount > LIMIT) return invalid();
+    }
     total += amount;
-    if (total > MAX_NS) return invalid;
+    if (total > LIMIT) return invalid();
   }
-  return { value: negative ? -total : total };
+  if (negative) return { value: -total };
+  if (total > MAX_NS) return invalid();
+  return { value: total };
+}
+
+function isDigit(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 0x30 && code <= 0x39;
+}
+
+/**
+ * A text as Go's time package quotes it in its errors (time.quote): `"` and `\\` escaped, each byte
+ * of a non-ASCII or control character as `\xNN` of its UTF-8 (U+FFFD, which a lone surrogate is
+ * read as, three bytes).
+ */
+export function goTimeQuote(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (code >= 0x80 || code < 0x20) {
+      const rune = code >= 0xd800 && code <= 0xdfff ? "\ufffd" : char;
+      for (const byte of Buffer.from(rune, "utf8")) out += `\\x${byte.toString(16).padStart(2, "0")}`;
+    } else {
+      out += char === '"' || char === "\\" ? `\\${char}` : char;
+    }
+  }
+  return `${out}"`;
 }
 
 /** Go's time.Duration.String(): `0s`, `1.5s`, `500ms`, `30m0s`, `1h0m0s`, `-2h3m4s`. */
@@ -73,34 +142,6 @@ function decimal(value: bigint, scale: bigint): string {
   if (fraction === 0n) return String(whole);
   const digits = String(scale).length - 1;
   return `${whole}.${String(fraction).padStart(digits, "0").replace(/0+$/, "")}`;
-}
-
-/**
- * A "duration in seconds" field: an integer number of seconds, or a string holding seconds (`3600`),
- * days (`2d`) or a Go duration (`1h30m`). Whole seconds (fractions dropped); negative is refused.
- */
-export function parseDurationSeconds(raw: unknown, field: string): Parsed<number> {
-  const fail = (why: string) => ({ error: `invalid duration for ${field}: ${why}` });
-  let seconds: bigint;
-  if (typeof raw === "number") {
-    if (!Number.isInteger(raw)) return fail(`${raw} is not a whole number of seconds`);
-    seconds = BigInt(raw);
-  } else if (typeof raw === "string") {
-    const text = raw.trim();
-    if (text === "") return { value: 0 };
-    if (/^[-+]?\d+$/.test(text)) seconds = BigInt(text);
-    else if (/^[-+]?\d+d$/.test(text)) seconds = BigInt(text.slice(0, -1)) * 86_400n;
-    else {
-      const parsed = parseGoDuration(text);
-      if ("error" in parsed) return fail(parsed.error);
-      seconds = parsed.value / SECOND;
-    }
-  } else {
-    return fail("expected a number of seconds or a duration string");
-  }
-  if (seconds < 0n) return fail(`${JSON.stringify(raw)} is negative`);
-  if (seconds > MAX_NS / SECOND) return fail(`${JSON.stringify(raw)} is too long`);
-  return { value: Number(seconds) };
 }
 
 /** Whole seconds as nanoseconds, for formatting. */

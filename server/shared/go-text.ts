@@ -1,6 +1,7 @@
 // Texts as the Go services print and read them: a string quoted with %q (strconv.Quote), the message
 // of a go-multierror list, a boolean as strconv.ParseBool reads it, whole numbers as strconv.ParseUint
-// and ParseInt read them with base 0 (and their errors), a number as strconv.FormatFloat writes it. Pure.
+// and ParseInt read them with base 0 or 10 (and their errors), a number as strconv.FormatFloat writes
+// it. Pure.
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = { 0x07: "\\a", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x0b: "\\v" };
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
@@ -65,17 +66,17 @@ export function goNumError(fn: "ParseBool" | "ParseInt" | "ParseUint" | "ParseFl
 }
 
 /**
- * strconv.ParseUint(text, 0, bits): a `0x`/`0o`/`0b` prefix (at least one character after it), a
- * leading `0` for octal, else decimal; `_` between digits (underscoreOK); no sign. As Go's loop, the
- * first digit that overflows is `value out of range`, even before a later invalid character. Zeros
- * before the first significant digit cost no arithmetic, so a long text (a body may hold a MiB) is
- * read in time that grows with its length alone.
+ * strconv.ParseUint(text, base, bits). Base 0: a `0x`/`0o`/`0b` prefix (at least one character
+ * after it), a leading `0` for octal, else decimal; `_` between digits (underscoreOK). Base 10:
+ * decimal digits only. No sign. As Go's loop, the first digit that overflows is `value out of
+ * range`, even before a later invalid character. Zeros before the first significant digit cost no
+ * arithmetic, so a long text (a body may hold a MiB) is read in time that grows with its length alone.
  */
-export function goParseUint(text: string, bits: bigint): bigint | GoNumErrorKind {
+export function goParseUint(text: string, bits: bigint, parseBase: 0 | 10 = 0): bigint | GoNumErrorKind {
   if (text === "") return "invalid syntax";
   let base = 10;
   let digits = text;
-  if (text[0] === "0") {
+  if (parseBase === 0 && text[0] === "0") {
     const prefix = text.length >= 3 ? text[1]!.toLowerCase() : "";
     base = prefix === "b" ? 2 : prefix === "o" ? 8 : prefix === "x" ? 16 : 8;
     digits = text.slice(base === 8 && prefix !== "o" ? 1 : 2);
@@ -85,7 +86,7 @@ export function goParseUint(text: string, bits: bigint): bigint | GoNumErrorKind
   let n = 0n;
   let underscores = false;
   for (const char of digits) {
-    if (char === "_") {
+    if (char === "_" && parseBase === 0) {
       underscores = true;
       continue;
     }
@@ -98,11 +99,11 @@ export function goParseUint(text: string, bits: bigint): bigint | GoNumErrorKind
   return underscores && !underscoreOK(text) ? "invalid syntax" : n;
 }
 
-/** strconv.ParseInt(text, 0, bits): an optional sign, then ParseUint's digits. */
-export function goParseInt(text: string, bits: bigint): bigint | GoNumErrorKind {
+/** strconv.ParseInt(text, base, bits) for base 0 or 10: an optional sign, then ParseUint's digits. */
+export function goParseInt(text: string, bits: bigint, base: 0 | 10 = 0): bigint | GoNumErrorKind {
   if (text === "") return "invalid syntax";
   const negative = text.startsWith("-");
-  const unsigned = goParseUint(text.startsWith("+") || negative ? text.slice(1) : text, bits);
+  const unsigned = goParseUint(text.startsWith("+") || negative ? text.slice(1) : text, bits, base);
   if (typeof unsigned !== "bigint") return unsigned;
   const cutoff = 1n << (bits - 1n);
   if (negative ? unsigned > cutoff : unsigned >= cutoff) return "value out of range";

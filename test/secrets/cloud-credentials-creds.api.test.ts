@@ -188,7 +188,9 @@ describe("assumed roles", () => {
     expect((await creds("one", { ttl: "600" })).error).toEqual({
       errors: ["Error assuming role: ValidationError: 1 validation error detected: Value '600' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900"],
     });
-    expect((await creds("one", { ttl: "soon" })).error).toEqual({ errors: ['invalid duration for ttl: time: invalid duration "soon"'] });
+    expect((await creds("one", { ttl: "soon" })).error).toEqual({ errors: ['Field validation failed: error converting input soon for field "ttl": time: invalid duration "soon"'] });
+    // Read before the role is looked for, as the framework reads it; days are taken.
+    expect((await creds("no-such-role", { ttl: "-1h" })).error).toEqual({ errors: [`Field validation failed: error converting input -1h for field "ttl": cannot provide negative value '-3600'`] });
 
     await role("ttls", { credential_type: "assumed_role", role_arns: LONG, default_sts_ttl: "2h", max_sts_ttl: "6h" });
     expect(ok(await creds("ttls")).lease_duration).toBe(7200);
@@ -307,7 +309,13 @@ describe("/creds and /sts", () => {
     expect(put.status).toBe(200);
     expect(((await put.json()) as { data: { arn: string } }).data.arn).toBe("arn:aws:sts::123456789012:assumed-role/long-sessions/via-put");
     expect((await server.client.POST("/aws/creds/{name}", { ...name, body: {} })).error).toEqual({ errors: ["did not supply a role_arn parameter and unable to determine one"] });
-    expect((await server.client.POST("/aws/creds/{name}", { ...name, body: { role_arn: DEPLOY, ttl: "soon" } })).error).toEqual({ errors: ['invalid duration for ttl: time: invalid duration "soon"'] });
+    expect((await server.client.POST("/aws/creds/{name}", { ...name, body: { role_arn: DEPLOY, ttl: "soon" } })).error).toEqual({
+      errors: ['Field validation failed: error converting input soon for field "ttl": time: invalid duration "soon"'],
+    });
+    // Days are read as seconds: a day is more than the provider's longest session, which it refuses.
+    expect((await server.client.POST("/aws/creds/{name}", { ...name, body: { role_arn: DEPLOY, ttl: "1d" } })).error).toEqual({
+      errors: ["Error assuming role: ValidationError: 1 validation error detected: Value '86400' at 'durationSeconds' failed to satisfy constraint: Member must have value less than or equal to 43200"],
+    });
     // Legacy roles keep to their path whatever the method.
     await role("legacy-role-post", { arn: DEPLOY });
     expect((await server.client.POST("/aws/creds/{name}", { params: { path: { name: "legacy-role-post" } }, body: {} })).error).toEqual({

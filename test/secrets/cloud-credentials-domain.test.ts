@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { combinePolicyDocuments, compactJson, managedPolicyArnProblem, policyArnProblem } from "../../server/secrets/engines/cloud-credentials/arns.ts";
 import { DEFAULT_CLOUD_WORLD, parseCloudWorld } from "../../server/secrets/engines/cloud-credentials/cloud-world.ts";
 import { localCredentials, parseSharedCredentials, regionOf, type ChainEnvironment } from "../../server/secrets/engines/cloud-credentials/credential-chain.ts";
-import { formatGoDuration, parseDurationSeconds, parseGoDuration } from "../../server/shared/go-duration.ts";
+import { formatGoDuration, parseGoDuration } from "../../server/shared/go-duration.ts";
 import { federatedUserName, iamUserName, normalizeName, roleSessionName } from "../../server/secrets/engines/cloud-credentials/names.ts";
 import {
   applyRoleWrite,
@@ -58,18 +58,26 @@ describe("durations", () => {
     expect(parseGoDuration("99999999999h")).toEqual({ error: 'time: invalid duration "99999999999h"' });
   });
 
-  it("reads duration-in-seconds fields: numbers, numeric strings, days and Go durations", () => {
-    expect(parseDurationSeconds(3600, "ttl")).toEqual({ value: 3600 });
-    expect(parseDurationSeconds("900", "ttl")).toEqual({ value: 900 });
-    expect(parseDurationSeconds("15m", "ttl")).toEqual({ value: 900 });
-    expect(parseDurationSeconds("1h30m", "ttl")).toEqual({ value: 5400 });
-    expect(parseDurationSeconds("2d", "ttl")).toEqual({ value: 172800 });
-    expect(parseDurationSeconds("1500ms", "ttl")).toEqual({ value: 1 });
-    expect(parseDurationSeconds("", "ttl")).toEqual({ value: 0 });
-    expect(parseDurationSeconds(-5, "ttl")).toEqual({ error: "invalid duration for ttl: -5 is negative" });
-    expect(parseDurationSeconds("-1h", "max_sts_ttl")).toEqual({ error: 'invalid duration for max_sts_ttl: "-1h" is negative' });
-    expect(parseDurationSeconds(1.5, "ttl")).toEqual({ error: "invalid duration for ttl: 1.5 is not a whole number of seconds" });
-    expect(parseDurationSeconds("soon", "ttl")).toEqual({ error: 'invalid duration for ttl: time: invalid duration "soon"' });
+  it("is Go's ParseDuration on Go's own table (time_test.go parseDurationTests)", () => {
+    const s = 1_000_000_000n;
+    const valid: [string, bigint][] = [
+      ["0", 0n], ["5s", 5n * s], ["30s", 30n * s], ["1478s", 1478n * s], ["-5s", -5n * s], ["+5s", 5n * s], ["-0", 0n], ["+0", 0n],
+      ["5.0s", 5n * s], ["5.6s", 5_600_000_000n], ["5.s", 5n * s], [".5s", 500_000_000n], ["1.004s", 1_004_000_000n],
+      ["100.00100s", 100_001_000_000n], ["10ns", 10n], ["11us", 11_000n], ["12µs", 12_000n], ["12μs", 12_000n], ["13ms", 13_000_000n],
+      ["15m", 900n * s], ["16h", 57_600n * s], ["3h30m", 12_600n * s], ["10.5s4m", 250_500_000_000n], ["-2m3.4s", -123_400_000_000n],
+      ["1h2m3s4ms5us6ns", 3_723_004_005_006n], ["39h9m14.425s", 140_954_425_000_000n], ["0.3333333333333333333h", 1200n * s],
+      ["9007199254740993ns", 9_007_199_254_740_993n], ["9223372036854775807ns", 9_223_372_036_854_775_807n],
+      ["9223372036854775.807us", 9_223_372_036_854_775_807n], ["9223372036s854ms775us807ns", 9_223_372_036_854_775_807n],
+      ["-9223372036854775808ns", -9_223_372_036_854_775_808n], ["-2562047h47m16.854775808s", -9_223_372_036_854_775_808n],
+      ["0.100000000000000000000h", 360n * s], ["0.830103483285477580700h", 2_988_372_539_827n],
+    ];
+    for (const [text, ns] of valid) expect(parseGoDuration(text), text).toEqual({ value: ns });
+    for (const text of ["", "3", "-", "s", ".", "-.", ".s", "+.s", "1d", "9223372036854775808ns", "9223372036854775.808us", "9223372036854ms775us808ns", "-9223372036854775809ns"]) {
+      expect(parseGoDuration(text), text).toHaveProperty("error");
+    }
+    // time.quote: each byte of a character that is not printable ASCII as \xNN.
+    expect(parseGoDuration("1\u00e9")).toEqual({ error: 'time: unknown unit "\\xc3\\xa9" in duration "1\\xc3\\xa9"' });
+    expect(parseGoDuration('1"\n')).toEqual({ error: 'time: unknown unit "\\"\\x0a" in duration "1\\"\\x0a"' });
   });
 });
 
@@ -188,14 +196,11 @@ describe("role writes", () => {
       error: 'invalid key pair "novalue"',
     });
     expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({ status: 400, error: 'invalid key pair "=x"' });
-    expect(applyRoleWrite(undefined, { credential_type: "assumed_role", role_arns: ROLE_ARN, default_sts_ttl: "soon" })).toEqual({
+    // Values are read before anything else is checked (the durations before the handler, by the
+    // framework fields: test/secrets/framework-fields.test.ts); the first one that cannot be read is refused.
+    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, policy_document: "{", iam_tags: "y" })).toEqual({
       status: 400,
-      error: 'invalid duration for default_sts_ttl: time: invalid duration "soon"',
-    });
-    // Values are read before anything else is checked; the first one that cannot be read is refused.
-    expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, policy_document: "{", max_sts_ttl: "x", iam_tags: "y" })).toEqual({
-      status: 400,
-      error: 'invalid duration for max_sts_ttl: time: invalid duration "x"',
+      error: 'invalid key pair "y"',
     });
   });
 

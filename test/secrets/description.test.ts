@@ -44,7 +44,7 @@ describe("the secrets description", () => {
     }
   });
 
-  it("marks the framework's typed fields with LenientBoolean and LenientInteger: read before the handler, in the framework's words", () => {
+  it("marks the framework's typed fields with LenientBoolean, LenientInteger and LenientDuration: read before the handler, in the framework's words", () => {
     const index = new OperationIndex(bundle);
     const fields = Object.fromEntries([...index.frameworkFields].map(([operationId, members]) => [operationId, Object.fromEntries(members)]));
     expect(fields).toEqual({
@@ -56,10 +56,19 @@ describe("the secrets description", () => {
       revokeLeaseByIdLegacy: { sync: "bool" },
       revokeLeasePrefix: { sync: "bool" },
       revokeLeasePrefixLegacy: { sync: "bool" },
-      writeDiscoveryTokenRole: { local: "bool" },
+      writeDiscoveryTokenRole: { local: "bool", ttl: "duration", max_ttl: "duration", lease: "duration" },
       writeCloudCredentialsRootConfig: { max_retries: "int" },
+      writeCloudCredentialsRole: { default_sts_ttl: "duration", max_sts_ttl: "duration" },
+      generateCloudCredentialsWithParameters: { ttl: "duration" },
+      generateCloudStsCredentials: { ttl: "duration" },
       promoteDrSecondary: { force: "bool" },
       promotePerformanceSecondary: { force: "bool" },
+      renewLease: { increment: "duration" },
+      renewLeaseLegacy: { increment: "duration" },
+      renewLeaseById: { increment: "duration" },
+      renewLeaseByIdLegacy: { increment: "duration" },
+      createDrSecondaryToken: { ttl: "duration" },
+      createPerformanceSecondaryToken: { ttl: "duration" },
     });
   });
 

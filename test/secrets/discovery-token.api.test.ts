@@ -226,6 +226,10 @@ describe("roles", () => {
     expect(base64.error).toEqual({ errors: ["Error decoding policy base64: illegal base64 data at input byte 3"] });
     const duration = await writeRole("kept", { policies: "web-reader", ttl: "soon" });
     expect(duration.error).toEqual({ errors: ['Field validation failed: error converting input soon for field "ttl": time: invalid duration "soon"'] });
+    // The framework reads each duration before the handler: a negative one, days, a JSON number with a fraction.
+    expect((await writeRole("kept", { policies: "web-reader", ttl: "-5m" })).error).toEqual({ errors: [`Field validation failed: error converting input -5m for field "ttl": cannot provide negative value '-300'`] });
+    expect((await writeRole("kept", { policies: "web-reader", max_ttl: 1.5 })).error).toEqual({ errors: ['Field validation failed: error converting input 1.5 for field "max_ttl": time: missing unit in duration "1.5"'] });
+    expect((await writeRole("kept", { policies: "web-reader", lease: true as never })).error).toEqual({ errors: ['Field validation failed: error converting input true for field "lease": could not parse duration from input'] });
     const kept = await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "kept" } } });
     expect(kept.data!.data).toMatchObject({ policies: ["web-reader"], ttl: 600 });
   });

@@ -2,7 +2,7 @@
 // mapstructure.WeakDecode, on bodies decoded with UseNumber), as server/secrets/framework-fields.ts
 // reads them before a handler runs.
 import { describe, expect, it } from "vitest";
-import { lenientBoolean, lenientInteger, readBool, readFrameworkFields, readInt } from "../../server/secrets/framework-fields.ts";
+import { lenientBoolean, lenientDuration, lenientInteger, readBool, readDurationSecond, readFrameworkFields, readInt } from "../../server/secrets/framework-fields.ts";
 
 describe("readBool (mapstructure decodeBool, weakly typed)", () => {
   it("takes booleans, strconv.ParseBool's spellings, the empty text, and the numbers 0 and 1", () => {
@@ -44,6 +44,64 @@ describe("readInt (mapstructure decodeInt, weakly typed: strconv.ParseInt(text, 
   });
 });
 
+describe("readDurationSecond (parseutil.ParseDurationSecond, then getPrimitive's whole seconds, not negative)", () => {
+  it("takes seconds, days and Go durations, as text or as whole numbers (go-secure-stdlib's own table)", () => {
+    const cases: [string | number, number][] = [
+      [9876, 9876], [5, 5], [0, 0], ["9876", 9876], ["9876s", 9876], ["50ms", 0], ["0.5m", 30], ["0.5s", 0], ["5m", 300],
+      ["6h", 21_600], ["5d", 432_000], ["05d", 432_000], ["500d", 43_200_000], ["4352s", 4352], ["", 0], ["+90", 90], ["-0", 0],
+      ["1h30m", 5400], ["1.5h", 5400], ["1500ms", 1], ["1us", 0], ["2µs", 0], ["3μs", 0], ["-0.5s", 0], ["0", 0],
+      // The most a duration holds: 2^63-1 ns, whole seconds of it.
+      ["9223372036s", 9_223_372_036], ["2562047h", 9_223_369_200],
+    ];
+    for (const [sent, value] of cases) expect(readDurationSecond(sent), String(sent)).toEqual({ value });
+  });
+
+  it("refuses what parseutil refuses, in its words (a JSON number is read as its text)", () => {
+    const cases: [string | number | boolean, string][] = [
+      ["soon", 'time: invalid duration "soon"'],
+      ["5 s", 'time: unknown unit " s" in duration "5 s"'],
+      ["5sa", 'time: unknown unit "sa" in duration "5sa"'],
+      [" 5m", 'time: invalid duration " 5m"'],
+      ["5h ", 'time: unknown unit "h " in duration "5h "'],
+      ["5days", 'time: unknown unit "days" in duration "5days"'],
+      ["9876q", 'time: unknown unit "q" in duration "9876q"'],
+      ["s20ms", 'time: invalid duration "s20ms"'],
+      ["10S", 'time: unknown unit "S" in duration "10S"'],
+      ["ad", 'strconv.ParseInt: parsing "a": invalid syntax'],
+      ["0.5d", 'strconv.ParseInt: parsing "0.5": invalid syntax'],
+      ["d", 'strconv.ParseInt: parsing "": invalid syntax'],
+      ["4世", 'time: unknown unit "\\xe4\\xb8\\x96" in duration "4\\xe4\\xb8\\x96"'],
+      ["m", 'time: invalid duration "m"'],
+      ["1.5", 'time: missing unit in duration "1.5"'],
+      [1.5, 'time: missing unit in duration "1.5"'],
+      ["1_000", 'time: unknown unit "_" in duration "1_000"'],
+      [true, "could not parse duration from input"],
+      [false, "could not parse duration from input"],
+      // Past what a duration holds: overflowMul's words for seconds and days, Go's for the rest.
+      ["10000000000", "multiplication of durations resulted in overflow, one operand may be too large"],
+      ["106752d", "multiplication of durations resulted in overflow, one operand may be too large"],
+      ["9223372037s", 'time: invalid duration "9223372037s"'],
+      // Go's leadingInt overflows before the missing unit is seen.
+      ["99999999999999999999", 'time: invalid duration "99999999999999999999"'],
+      // getPrimitive: a TypeDurationSecond is not negative.
+      [-5, "cannot provide negative value '-5'"],
+      ["-5", "cannot provide negative value '-5'"],
+      ["-1h", "cannot provide negative value '-3600'"],
+      ["-2d", "cannot provide negative value '-172800'"],
+      ["-1.5s", "cannot provide negative value '-1'"],
+    ];
+    for (const [sent, error] of cases) expect(readDurationSecond(sent), String(sent)).toEqual({ error });
+  });
+
+  it("reads a MiB of digits in time that grows with its length (a body may hold one)", () => {
+    const digits = "9".repeat(1 << 20);
+    expect(readDurationSecond(`${digits}s`)).toEqual({ error: `time: invalid duration "${digits}s"` });
+    // Fraction digits past 63 bits are skipped; Go scales the rest in floating point: 0.999... is 1.
+    expect(readDurationSecond(`1.${digits}s`)).toEqual({ value: 2 });
+    expect(readDurationSecond("1s".repeat(1 << 18))).toEqual({ value: 1 << 18 });
+  });
+});
+
 describe("readFrameworkFields", () => {
   const fields = new Map([["sync", "bool"], ["max_retries", "int"]] as const);
 
@@ -56,6 +114,16 @@ describe("readFrameworkFields", () => {
     expect(list).toEqual({ sync: ["true"] });
   });
 
+  it("reads durations to whole seconds, refused in the framework's words", () => {
+    const durations = new Map([["ttl", "duration"], ["sync", "bool"]] as const);
+    const body: Record<string, unknown> = { ttl: "1h", sync: "t" };
+    expect(readFrameworkFields(body, durations)).toBeUndefined();
+    expect(body).toEqual({ ttl: 3600, sync: true });
+    const bad: Record<string, unknown> = { ttl: "-1h", sync: "t" };
+    expect(readFrameworkFields(bad, durations)).toBe(`Field validation failed: error converting input -1h for field "ttl": cannot provide negative value '-3600'`);
+    expect(bad).toEqual({ ttl: "-1h", sync: "t" });
+  });
+
   it("answers the first field it cannot read in the framework's words, and changes nothing then", () => {
     const body: Record<string, unknown> = { max_retries: "7", sync: "soon" };
     expect(readFrameworkFields(body, new Map([["max_retries", "int"], ["sync", "bool"]] as const))).toBe(
@@ -65,7 +133,7 @@ describe("readFrameworkFields", () => {
   });
 });
 
-describe("lenientBoolean and lenientInteger: a read field as a handler takes it", () => {
+describe("lenientBoolean, lenientInteger and lenientDuration: a read field as a handler takes it", () => {
   it("gives the value, or the fallback when the member is absent", () => {
     expect(lenientBoolean(undefined, true)).toBe(true);
     expect(lenientBoolean("f", true)).toBe(false);
@@ -73,10 +141,14 @@ describe("lenientBoolean and lenientInteger: a read field as a handler takes it"
     expect(lenientInteger(undefined, -1)).toBe(-1);
     expect(lenientInteger("0b11", -1)).toBe(3);
     expect(lenientInteger(false, -1)).toBe(0);
+    expect(lenientDuration(undefined, 1800)).toBe(1800);
+    expect(lenientDuration("2d", 0)).toBe(172_800);
+    expect(lenientDuration(90, 0)).toBe(90);
   });
 
   it("throws on a value readFrameworkFields would have refused (a handler never gets one)", () => {
     expect(() => lenientInteger("x" as never, 0)).toThrow(/did not read/);
     expect(() => lenientBoolean("x" as never, false)).toThrow(/did not read/);
+    expect(() => lenientDuration("soon", 0)).toThrow(/did not read/);
   });
 });

@@ -260,7 +260,8 @@ describe("cloud credentials leases", () => {
     const issued = await issue();
     const bad = await renew(issued.lease_id, "soon");
     expect(bad.response.status).toBe(400);
-    expect(bad.error!.errors[0]).toMatch(/^invalid duration for increment: /);
+    expect(bad.error).toEqual({ errors: ['Field validation failed: error converting input soon for field "increment": time: invalid duration "soon"'] });
+    expect((await renew(issued.lease_id, -60)).error).toEqual({ errors: [`Field validation failed: error converting input -60 for field "increment": cannot provide negative value '-60'`] });
   });
 });
 

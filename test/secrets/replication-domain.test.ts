@@ -20,7 +20,6 @@ import {
   verifyActivationToken,
   type ActivationClaims,
 } from "../../server/secrets/replication/domain/activation.ts";
-import { parseDuration } from "../../server/secrets/replication/domain/duration.ts";
 import { thrownBy } from "../helpers/thrown.ts";
 import {
   dynamicFilter,
@@ -276,20 +275,6 @@ describe("the WAL", () => {
     expect(small.bytes).toBe(8);
     expect(small.since(1)).toEqual({ entries: [2, 3].map((i) => ({ index: i, key: ["aaaa", "bbbb", "cccc"][i - 1], value: undefined })) });
     expect(small.since(0)).toEqual({ truncated: true });
-  });
-});
-
-describe("durations", () => {
-  it("reads Go durations and whole seconds", () => {
-    expect(parseDuration("30m")).toBe(1_800_000);
-    expect(parseDuration("1h30m")).toBe(5_400_000);
-    expect(parseDuration("1.5h")).toBe(5_400_000);
-    expect(parseDuration("90")).toBe(90_000);
-    expect(parseDuration(90)).toBe(90_000);
-    expect(parseDuration("250ms")).toBe(250);
-    expect(parseDuration("soon")).toBeUndefined();
-    expect(parseDuration("10d")).toBeUndefined();
-    expect(parseDuration(-1)).toBeUndefined();
   });
 });
 

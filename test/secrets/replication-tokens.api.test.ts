@@ -47,10 +47,11 @@ describe("secondary-token", () => {
     const duplicate = await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "a" } });
     expect(duplicate.error).toEqual({ errors: ['a secondary with id "a" already exists: ids are unique (revoke it first to issue it a new activation token)'] });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "b", ttl: "soon" } })).error).toEqual({
-      errors: ['ttl "soon" is not a duration (such as 30m, 1h or a number of seconds)'],
+      errors: ['Field validation failed: error converting input soon for field "ttl": time: invalid duration "soon"'],
     });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "b", ttl: "250ms" } })).error).toEqual({ errors: ["ttl must be at least one second"] });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "b", ttl: 90 } })).data!.wrap_info).toMatchObject({ ttl: 90 });
+    expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "c", ttl: "1d" } })).data!.wrap_info).toMatchObject({ ttl: 86_400 });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: {} as never })).error).toEqual({ errors: ["'id' must be specified in request body as JSON"] });
 
     // Revoking frees the id.

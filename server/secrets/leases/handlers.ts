@@ -2,12 +2,11 @@
 // paths /sys/renew, /sys/revoke, /sys/revoke-prefix, /sys/revoke-force; the lease id in the path),
 // with the real system's statuses and words (vault/logical_system.go handleRenew, handleRevoke,
 // handleLeaseLookup, handleRevokePrefixCommon).
-import { parseDurationSeconds } from "../../shared/go-duration.ts";
 import type { SecretsCluster } from "../cluster.ts";
 import { InvalidRequestError } from "../errors.ts";
 import { envelope, NO_CONTENT, nothing, type SecretsHandlerTable } from "../handlers/types.ts";
 import { leasesOf } from "./index.ts";
-import { lenientBoolean } from "../framework-fields.ts";
+import { lenientBoolean, lenientDuration } from "../framework-fields.ts";
 import type { Schemas } from "../wire.ts";
 
 /** A list answer; none is the real server's 404 with no message. */
@@ -33,14 +32,8 @@ function leaseIdOr(body: { lease_id?: string | null } | null | undefined, inPath
   return body?.lease_id || inPath;
 }
 
-async function renew(cluster: SecretsCluster, leaseId: string, incrementRaw: number | string | null | undefined) {
-  let increment = 0;
-  if (incrementRaw !== undefined && incrementRaw !== null) {
-    const parsed = parseDurationSeconds(incrementRaw, "increment");
-    if ("error" in parsed) throw new InvalidRequestError(parsed.error);
-    increment = parsed.value;
-  }
-  const renewed = await leasesOf(cluster).renew(leaseId, increment);
+async function renew(cluster: SecretsCluster, leaseId: string, increment: Schemas["LenientDuration"] | null | undefined) {
+  const renewed = await leasesOf(cluster).renew(leaseId, lenientDuration(increment ?? undefined, 0));
   return {
     status: 200 as const,
     body: {

@@ -14,7 +14,7 @@ import {
   readSecondaryPublicKey,
   type ActivationCredentials,
 } from "./domain/activation.ts";
-import { parseDuration } from "./domain/duration.ts";
+import { lenientDuration } from "../framework-fields.ts";
 import { promotionRefusal } from "./domain/promotion.ts";
 import { dynamicFilter, parsePathsFilter, type DynamicFilter, type PathsFilter } from "./domain/filter.ts";
 import { SEAL_KEY, type MountIndex } from "./domain/keys.ts";
@@ -61,6 +61,8 @@ type ModeSnapshot =
   | { role: "secondary"; clusterId: string; secondaryId: string; lastRemoteWal: number; link: LinkConfig | null };
 
 export const modeStateKey = (mode: ReplicationMode) => `core/replication/${mode}`;
+/** How long a secondary activation token lasts when `ttl` is left out (30m), in seconds. */
+const DEFAULT_SECONDARY_TOKEN_TTL = 30 * 60;
 const isClusterOwnKey = (key: string) => key === "core/cluster" || key.startsWith("core/replication/");
 
 type ModeState =
@@ -279,8 +281,8 @@ export class ModeReplication {
     const primary = this.#primary("generate a secondary activation token");
     const id = body.id.trim();
     if (id === "") throw new InvalidRequestError("'id' must be a non-empty string");
-    const ttlMs = parseDuration(body.ttl ?? "30m");
-    if (ttlMs === undefined) throw new InvalidRequestError(`ttl ${JSON.stringify(body.ttl)} is not a duration (such as 30m, 1h or a number of seconds)`);
+    // The framework read `ttl` before the handler ran (LenientDuration); 30m when left out.
+    const ttlMs = lenientDuration(body.ttl, DEFAULT_SECONDARY_TOKEN_TTL) * 1000;
     if (ttlMs < 1000) throw new InvalidRequestError("ttl must be at least one second");
     if (primary.secondaries.has(id)) {
       throw new InvalidRequestError(`a secondary with id "${id}" already exists: ids are unique (revoke it first to issue it a new activation token)`);

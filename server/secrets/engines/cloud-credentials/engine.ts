@@ -10,10 +10,10 @@ import { InvalidRequestError } from "../../errors.ts";
 import { internalError, Refusal } from "../../errors.ts";
 import type { Storage } from "../../store/storage.ts";
 import type { BodyRead } from "../../wire.ts";
-import { lenientInteger } from "../../framework-fields.ts";
+import { fieldValidationFailure, lenientInteger, readDurationSecond } from "../../framework-fields.ts";
 import { combinePolicyDocuments } from "./arns.ts";
 import { localCredentials, NO_CREDENTIALS, regionOf, type ChainEnvironment, type CredentialSource } from "./credential-chain.ts";
-import { formatGoDuration, nsToSeconds, parseDurationSeconds, parseGoDuration, type Parsed } from "../../../shared/go-duration.ts";
+import { formatGoDuration, nsToSeconds, parseGoDuration } from "../../../shared/go-duration.ts";
 import { MountStorage, type RootConfig } from "./mount-storage.ts";
 import { federatedUserName, iamUserName, randomAlphanumeric, roleSessionName, type NameSource } from "./names.ts";
 import type { CloudProvider, ProviderClient } from "./provider.ts";
@@ -222,13 +222,14 @@ export class CloudCredentialsMount {
   // ---- credentials ----
 
   async generate(roleName: string, path: "creds" | "sts", request: CredentialsRequest, displayName: string): Promise<IssuedCredentials> {
+    // The framework reads `ttl` before the handler looks for the role: a body's was read already, a
+    // query's (text) is read here, in the same words.
+    const requested = request.ttl === undefined || request.ttl === "" ? undefined : durationField("ttl", request.ttl);
     const storage = this.#store;
     const role = this.#role(storage, roleName);
     // The era's words (builtin/logical/aws/path_user.go, pathCredsRead: "Role '%s' not found"; %q
     // only from August 2022). Role names cannot hold a quote (the path pattern).
     if (!role) throw new InvalidRequestError(`Role '${roleName}' not found`);
-    let requested: number | undefined;
-    if (request.ttl !== undefined && request.ttl !== "") requested = value(parseDurationSeconds(request.ttl, "ttl"));
     const ttl = stsTtl({ requested, defaultStsTtl: role.default_sts_ttl, maxStsTtl: role.max_sts_ttl });
     const type = credentialTypeFor(role, path);
     if ("error" in type) throw new InvalidRequestError(type.error);
@@ -447,9 +448,11 @@ export class CloudCredentialsMount {
   }
 }
 
-function value<T>(parsed: Parsed<T>): T {
-  if ("error" in parsed) throw new InvalidRequestError(parsed.error);
-  return parsed.value;
+/** A TypeDurationSecond field in whole seconds, or the framework's 400 (`Field validation failed: ...`). */
+function durationField(name: string, raw: string | number): number {
+  const read = readDurationSecond(raw);
+  if ("error" in read) throw new InvalidRequestError(fieldValidationFailure(name, raw, read.error));
+  return Number(read.value);
 }
 
 function readTextFile(file: string): string | undefined {

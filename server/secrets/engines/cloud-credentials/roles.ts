@@ -2,7 +2,7 @@
 // rules a role must follow, the upgrade of entries stored by earlier versions (legacy `policy`/`arn`
 // roles), and the read shape. Pure: no storage, no provider.
 import { compactJson, managedPolicyArnProblem, parseArn } from "./arns.ts";
-import { parseDurationSeconds } from "../../../shared/go-duration.ts";
+import { lenientDuration } from "../../framework-fields.ts";
 import { goMultiErrorText, goQuote } from "../../../shared/go-text.ts";
 import type { components } from "../../../../generated/secrets/schema.ts";
 import type { BodyRead } from "../../wire.ts";
@@ -96,14 +96,10 @@ export function applyRoleWrite(existing: RoleEntry | undefined, body: RoleWrite)
   }
   const has = (key: keyof RoleWrite) => body[key] !== undefined;
 
-  // Values are read before the handler runs (the framework's field validation), the first one that
-  // cannot be read refused.
+  // The durations were read before the handler ran (the framework's field validation: LenientDuration).
   const durations: Partial<Record<"default_sts_ttl" | "max_sts_ttl", number>> = {};
   for (const field of ["default_sts_ttl", "max_sts_ttl"] as const) {
-    if (!has(field)) continue;
-    const parsed = parseDurationSeconds(body[field], field);
-    if ("error" in parsed) return refused(parsed.error);
-    durations[field] = parsed.value;
+    if (has(field)) durations[field] = lenientDuration(body[field], 0);
   }
   let tags: Record<string, string> | undefined;
   if (has("iam_tags")) {

@@ -2,8 +2,7 @@
 // tokens, and how a role is read back. Pure functions (no storage, no network). The parameters a
 // backend version has are the backend's business: it refuses them when a token is issued, as in the
 // real system, where the engine checks no version (builtin/logical/consul/path_roles.go).
-import { DurationError, parseDuration } from "../../../shared/go-duration.ts";
-import { fieldValidationFailure, lenientBoolean } from "../../framework-fields.ts";
+import { lenientBoolean, lenientDuration } from "../../framework-fields.ts";
 import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
@@ -71,14 +70,11 @@ export type Checked<T> = { value: T } | { problem: string };
  * when a token is issued.
  */
 export function checkRole(input: RoleInput): Checked<StoredRole> {
-  // The framework converts the duration fields before the handler runs (sdk/framework/field_data.go, Validate).
+  // The framework converted the duration fields before the handler ran (LenientDuration).
   const durations: Record<string, number | undefined> = {};
   for (const field of ["ttl", "max_ttl", "lease"] as const) {
     const value = input[field];
-    if (value === undefined || value === null) continue;
-    const parsed = parseSeconds(value);
-    if (typeof parsed !== "number") return { problem: fieldValidationFailure(field, value, parsed.error) };
-    durations[field] = parsed;
+    if (value !== undefined && value !== null) durations[field] = lenientDuration(value, 0);
   }
 
   const tokenType: string = input.token_type ?? "client";
@@ -146,26 +142,6 @@ export function nameList(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
   const items = Array.isArray(value) ? value : value.split(",");
   return [...new Set(items.map((item) => item.trim()).filter((item) => item !== ""))];
-}
-
-/** A duration field: whole seconds, as a number, a string of digits or a duration string. */
-export function parseSeconds(value: string | number): number | { error: string } {
-  if (typeof value === "number") {
-    return Number.isInteger(value) && value >= 0 ? value : { error: `must be a whole number of seconds, not ${value}` };
-  }
-  const text = value.trim();
-  // The empty text is zero, as parseutil.ParseDurationSecond reads it.
-  if (value === "") return 0;
-  if (/^\d+$/.test(text)) return Number(text);
-  try {
-    const ns = parseDuration(text);
-    // The framework's words for a negative TypeDurationSecond (sdk/framework/field_data.go, getPrimitive).
-    if (ns < 0) return { error: `cannot provide negative value '${Math.trunc(ns / 1e9)}'` };
-    return Math.floor(ns / 1e9);
-  } catch (error) {
-    if (error instanceof DurationError) return { error: error.message };
-    throw error;
-  }
 }
 
 /** Strict standard base64 (Go's StdEncoding): the decoded text, or where it fails. */
