@@ -1298,9 +1298,10 @@ export interface paths {
          * Create or update a role
          * @description Creates the role, or updates it: fields that are not sent keep their values, then the whole role
          *     is checked. A refusal is one message, and the role stays as it was. In this order:
-         *     - a value that cannot be read (`default_sts_ttl`, `max_sts_ttl`: `Field validation failed: error
-         *       converting input <value> for field "<field>": ...`, see `LenientDuration`; `iam_tags`:
-         *       `invalid key pair "<entry>"`), the first one;
+         *     - a value that cannot be read, in the words `Field validation failed: error converting input
+         *       <value> for field "<field>": <reason>` (`default_sts_ttl`, `max_sts_ttl`: see
+         *       `LenientDuration`; `iam_tags`: `invalid key pair "<entry>"`, the value written as a list
+         *       `[a=b c]`), the first one;
          *     - `policy` and `arn` together: `500`, `1 error occurred:\n\t* only one of policy or arn should be
          *       provided\n\n`;
          *     - a legacy parameter (`policy` or `arn`) with one of the parameters below, the first in the order

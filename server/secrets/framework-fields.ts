@@ -11,7 +11,7 @@
 // LenientInteger or LenientDuration (operations.ts). Pure: no storage, no express.
 import type { Schemas } from "./wire.ts";
 import { parseGoDuration } from "../shared/go-duration.ts";
-import { goNumError, goParseBool, goParseInt, goQuote } from "../shared/go-text.ts";
+import { goFormatV, goNumError, goParseBool, goParseInt, goQuote } from "../shared/go-text.ts";
 
 export type FrameworkFieldKind = "bool" | "int" | "duration";
 
@@ -111,7 +111,7 @@ export function readFrameworkFields(body: Record<string, unknown>, fields: Reado
 
 /** The framework's refusal of a field it cannot convert (FieldData.Validate, prefixed by HandleRequest). */
 export function fieldValidationFailure(name: string, raw: unknown, error: string): string {
-  return `Field validation failed: error converting input ${String(raw)} for field ${goQuote(name)}: ${error}`;
+  return `Field validation failed: error converting input ${goFormatV(raw)} for field ${goQuote(name)}: ${error}`;
 }
 
 /** A LenientBoolean member as a handler takes it (already read by readFrameworkFields; `fallback` when absent). */

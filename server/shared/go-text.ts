@@ -28,6 +28,21 @@ export function goQuote(text: string): string {
   return `${out}"`;
 }
 
+/**
+ * A decoded JSON value as Go's %v prints it (fmt, on what encoding/json decodes into an
+ * interface{}): text as it is, a number as its text, `<nil>`, `[a b]` for a list and `map[k:v]`
+ * for an object, its keys sorted.
+ */
+export function goFormatV(value: unknown): string {
+  if (value === null || value === undefined) return "<nil>";
+  if (Array.isArray(value)) return `[${value.map(goFormatV).join(" ")}]`;
+  if (typeof value === "object") {
+    const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[${members.map(([key, member]) => `${key}:${goFormatV(member)}`).join(" ")}]`;
+  }
+  return String(value);
+}
+
 /** The message of a go-multierror list (its ListFormatFunc): `1 error occurred:\n\t* a\n\n`, `2 errors occurred:\n\t* a\n\t* b\n\n`. */
 export function goMultiErrorText(errors: readonly string[]): string {
   if (errors.length === 1) return `1 error occurred:\n\t* ${errors[0]}\n\n`;

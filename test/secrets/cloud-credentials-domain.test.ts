@@ -193,14 +193,17 @@ describe("role writes", () => {
     });
     expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: ["novalue"] })).toEqual({
       status: 400,
-      error: 'invalid key pair "novalue"',
+      error: 'Field validation failed: error converting input [novalue] for field "iam_tags": invalid key pair "novalue"',
     });
-    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({ status: 400, error: 'invalid key pair "=x"' });
+    expect(applyRoleWrite(undefined, { credential_type: "iam_user", policy_arns: POLICY_ARN, iam_tags: "=x" })).toEqual({
+      status: 400,
+      error: 'Field validation failed: error converting input =x for field "iam_tags": invalid key pair "=x"',
+    });
     // Values are read before anything else is checked (the durations before the handler, by the
     // framework fields: test/secrets/framework-fields.test.ts); the first one that cannot be read is refused.
     expect(applyRoleWrite(undefined, { policy: "{}", arn: ROLE_ARN, policy_document: "{", iam_tags: "y" })).toEqual({
       status: 400,
-      error: 'invalid key pair "y"',
+      error: 'Field validation failed: error converting input y for field "iam_tags": invalid key pair "y"',
     });
   });
 

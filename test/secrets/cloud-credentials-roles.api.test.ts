@@ -129,7 +129,8 @@ describe("writing and reading roles", () => {
       // An unreadable boundary replaces the problems found before it, as the real validate() does.
       ["keep", { user_path: "x", permissions_boundary_arn: "arn:aws:s3:::b" }, validation("invalid permissions_boundary_arn parameter: expected a service of iam but got s3")],
       ["new", { credential_type: "iam_user", policy_document: "{not json" }, 'cannot parse policy document: "{not json"'],
-      ["new", { credential_type: "iam_user", policy_arns: READONLY, iam_tags: ["novalue"] }, 'invalid key pair "novalue"'],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, iam_tags: ["novalue"] }, 'Field validation failed: error converting input [novalue] for field "iam_tags": invalid key pair "novalue"'],
+      ["new", { credential_type: "iam_user", policy_arns: READONLY, iam_tags: ["a=b", "c"] }, 'Field validation failed: error converting input [a=b c] for field "iam_tags": invalid key pair "c"'],
       ["keep", { max_sts_ttl: "forever" }, 'Field validation failed: error converting input forever for field "max_sts_ttl": time: invalid duration "forever"'],
       ["keep", { default_sts_ttl: -1 }, "Field validation failed: error converting input -1 for field \"default_sts_ttl\": cannot provide negative value '-1'"],
       ["keep", { default_sts_ttl: " 1h" }, 'Field validation failed: error converting input  1h for field "default_sts_ttl": time: invalid duration " 1h"'],

@@ -1,7 +1,20 @@
 // Go's %q and go-multierror's message, byte for byte (strconv.Quote; go-multierror ListFormatFunc),
 // strconv.ParseBool's spellings, ParseUint and ParseInt with base 0.
 import { describe, expect, it } from "vitest";
-import { goMultiErrorText, goParseBool, goQuote, goNumError, goParseInt, goParseUint } from "../../server/shared/go-text.ts";
+import { goFormatV, goMultiErrorText, goParseBool, goQuote, goNumError, goParseInt, goParseUint } from "../../server/shared/go-text.ts";
+
+describe("goFormatV (fmt's %v of a decoded JSON value)", () => {
+  it("prints text as it is, lists with spaces, objects as sorted maps, null as <nil>", () => {
+    expect(goFormatV("a b")).toBe("a b");
+    expect(goFormatV(12)).toBe("12");
+    expect(goFormatV(true)).toBe("true");
+    expect(goFormatV(null)).toBe("<nil>");
+    expect(goFormatV(["a=b", "c", 3, null])).toBe("[a=b c 3 <nil>]");
+    expect(goFormatV({ z: "1", a: ["x"], m: { k: false } })).toBe("map[a:[x] m:map[k:false] z:1]");
+    expect(goFormatV([])).toBe("[]");
+    expect(goFormatV({})).toBe("map[]");
+  });
+});
 
 describe("goQuote", () => {
   it("quotes as strconv.Quote does", () => {
@@ -30,6 +43,16 @@ describe("goParseBool", () => {
     for (const text of ["1", "t", "T", "TRUE", "true", "True"]) expect(goParseBool(text), text).toBe(true);
     for (const text of ["0", "f", "F", "FALSE", "false", "False"]) expect(goParseBool(text), text).toBe(false);
     for (const text of ["", "yes", "tRUE", "2", " true"]) expect(goParseBool(text), text).toBeUndefined();
+  });
+});
+
+describe("goParseInt with base 10", () => {
+  it("reads decimal digits only: no prefix, no _, a leading 0 is decimal", () => {
+    expect(goParseInt("017", 64n, 10)).toBe(17n);
+    expect(goParseInt("-0042", 64n, 10)).toBe(-42n);
+    expect(goParseInt("+9223372036854775807", 64n, 10)).toBe(9223372036854775807n);
+    for (const text of ["0x1f", "0b1", "0o7", "1_000", "1.5", "", "-", " 1"]) expect(goParseInt(text, 64n, 10), text).toBe("invalid syntax");
+    expect(goParseInt("9223372036854775808", 64n, 10)).toBe("value out of range");
   });
 });
 

@@ -2,7 +2,7 @@
 // rules a role must follow, the upgrade of entries stored by earlier versions (legacy `policy`/`arn`
 // roles), and the read shape. Pure: no storage, no provider.
 import { compactJson, managedPolicyArnProblem, parseArn } from "./arns.ts";
-import { lenientDuration } from "../../framework-fields.ts";
+import { fieldValidationFailure, lenientDuration } from "../../framework-fields.ts";
 import { goMultiErrorText, goQuote } from "../../../shared/go-text.ts";
 import type { components } from "../../../../generated/secrets/schema.ts";
 import type { BodyRead } from "../../wire.ts";
@@ -103,8 +103,9 @@ export function applyRoleWrite(existing: RoleEntry | undefined, body: RoleWrite)
   }
   let tags: Record<string, string> | undefined;
   if (has("iam_tags")) {
+    // A TypeKVPairs field: the framework reads it before the handler, and says so when it cannot.
     const parsed = keyValuePairs(body.iam_tags!);
-    if ("error" in parsed) return refused(parsed.error);
+    if ("error" in parsed) return refused(fieldValidationFailure("iam_tags", body.iam_tags, parsed.error));
     tags = parsed.value;
   }
 
