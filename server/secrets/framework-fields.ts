@@ -114,26 +114,32 @@ export function fieldValidationFailure(name: string, raw: unknown, error: string
   return `Field validation failed: error converting input ${goFormatV(raw)} for field ${goQuote(name)}: ${error}`;
 }
 
-/** A LenientBoolean member as a handler takes it (already read by readFrameworkFields; `fallback` when absent). */
+/**
+ * A framework field as a handler takes it: readFrameworkFields read it before the handler ran (so
+ * reading it again gives the same value), or it is absent (`fallback`). Throws on a value the
+ * framework fields would have refused: a handler never gets one.
+ */
+function readAgain(kind: FrameworkFieldKind, value: boolean | string | number | undefined): boolean | number | undefined {
+  if (value === undefined) return undefined;
+  const read = FIELD_READERS[kind](value);
+  if ("error" in read) throw new Error(`a ${kind} field the framework fields did not read: ${read.error}`);
+  return read.value;
+}
+
+/** A LenientBoolean member as a handler takes it. */
 export function lenientBoolean(value: Schemas["LenientBoolean"] | undefined, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  const read = readBool(value);
-  if ("error" in read) throw new Error(`a LenientBoolean the framework fields did not read: ${read.error}`);
-  return read.value === true;
+  const read = readAgain("bool", value);
+  return read === undefined ? fallback : read === true;
 }
 
-/** A LenientInteger member as a handler takes it (already read by readFrameworkFields; `fallback` when absent). */
+/** A LenientInteger member as a handler takes it. */
 export function lenientInteger(value: Schemas["LenientInteger"] | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const read = readInt(value);
-  if ("error" in read) throw new Error(`a LenientInteger the framework fields did not read: ${read.error}`);
-  return Number(read.value);
+  const read = readAgain("int", value);
+  return read === undefined ? fallback : Number(read);
 }
 
-/** A LenientDuration member as a handler takes it, in whole seconds (already read by readFrameworkFields; `fallback` when absent). */
+/** A LenientDuration member as a handler takes it, in whole seconds. */
 export function lenientDuration(value: Schemas["LenientDuration"] | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const read = readDurationSecond(value);
-  if ("error" in read) throw new Error(`a LenientDuration the framework fields did not read: ${read.error}`);
-  return Number(read.value);
+  const read = readAgain("duration", value);
+  return read === undefined ? fallback : Number(read);
 }
