@@ -820,7 +820,7 @@ export interface components {
             };
         };
         DiscoverySplit: {
-            /** @description Percentage of traffic, to two decimals; absent when 0. */
+            /** @description Percentage of traffic, to two decimals, as the entries wrote it (the weights of a splitter node sum to 100); absent when 0. */
             Weight?: number;
             NextNode: string;
         };
@@ -892,14 +892,10 @@ export interface components {
             /** @description On router nodes; the last one is the catch-all route to the service itself. */
             Routes?: components["schemas"]["DiscoveryRoute"][];
         };
-        /**
-         * @description `none`, `local` or `remote`; empty for the default.
-         * @enum {string}
-         */
-        MeshGatewayMode: "" | "none" | "local" | "remote";
         /** @description Mesh-gateway configuration; empty when the default applies. */
         MeshGatewayConfig: {
-            Mode?: components["schemas"]["MeshGatewayMode"];
+            /** @description `none`, `local` or `remote`; empty for the default; other text as it was written. */
+            Mode?: string;
         };
         ServiceResolverSubset: {
             /** @description A filter expression over service instances, e.g. `Service.Meta.version == v1`. */
@@ -964,6 +960,11 @@ export interface components {
         NullableDurationInput: string | number | null;
         /** @description Text, as written in a request. A number is read as its decimal text without an exponent (`5` is `"5"`, `1.5` is `"1.5"`, `1e21` is `"1000000000000000000000"`), `true` as `"1"` and `false` as `"0"`; `null` is the same as leaving the field out. An object or a list is refused with `400`. */
         LenientString: string | number | boolean | null;
+        /**
+         * @description `none`, `local` or `remote`; empty for the default.
+         * @enum {string}
+         */
+        MeshGatewayMode: "" | "none" | "local" | "remote";
         /** @description Replaces the mesh-gateway mode of targets outside the answering server's datacenter. `Mode` is matched in any case; other keys are ignored. A mode other than those listed is refused with `400 Invalid OverrideMeshGateway.Mode parameter` (a number or a boolean is read as its text first, so it is refused so too); `null` is the same as leaving it out. */
         MeshGatewayOverride: {
             Mode?: components["schemas"]["MeshGatewayMode"] | null;
@@ -1041,11 +1042,8 @@ export interface components {
         };
         /** @description Mesh-gateway configuration, as written in a request; empty when the default applies. */
         MeshGatewayConfigInput: {
-            /**
-             * @description `none`, `local` or `remote`; empty or `null` for the default.
-             * @enum {string|null}
-             */
-            Mode?: "" | "none" | "local" | "remote" | null;
+            /** @description `none`, `local` or `remote`; empty or `null` for the default. The entry's rules do not look at it: other text is stored as written, and the chain's targets carry it. */
+            Mode?: string | null;
         } | null;
         /** @description An integer, as written in a request. A number's fraction is dropped (`8080.5` is `8080`); `true` is `1` and `false` is `0`; text is an integer with an optional sign in decimal (`_` allowed between digits), hexadecimal (`0x1f90`), octal (`017`, `0o17`) or binary (`0b11`); `null` is the same as leaving the field out. Other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as int: strconv.ParseInt: parsing "<text>": invalid syntax`. */
         LenientInteger: number | boolean | string | null;
@@ -1127,8 +1125,8 @@ export interface components {
         };
         /** @description A split, as written in a request. */
         ServiceSplitInput: {
-            /** @description Percentage of traffic. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100. Also written as decimal text (`"50"`, `"33.3"`, `"5e1"`), `true` (`1`) or `false` (`0`); `null` is `0`. A weight outside 0 to 100 written as text is refused by the entry's rules (`500`); other text with `400 ... cannot parse '<field>' as float: strconv.ParseFloat: parsing "<text>": invalid syntax`. */
-            Weight: number | string | boolean | null;
+            /** @description Percentage of traffic, 0 when left out. Rounded to two decimals when written (`50.004` is stored as `50`). Only the sum is checked: the rounded weights of an entry sum to 100 (so `-10` and `110` together are taken), else the entry's rules refuse it with `500` `the sum of all split weights must be 100, not <sum>`. Also written as decimal text (`"50"`, `"33.3"`, `"5e1"`), `true` (`1`) or `false` (`0`); `null` is `0`. Other text is refused with `400 ... cannot parse '<field>' as float: strconv.ParseFloat: parsing "<text>": invalid syntax`. */
+            Weight?: number | string | boolean | null;
             /** @description Defaults to the splitter's service. */
             Service?: components["schemas"]["LenientString"];
             ServiceSubset?: components["schemas"]["LenientString"];
@@ -1183,12 +1181,11 @@ export interface components {
             Header?: components["schemas"]["HeaderMatchInput"][] | components["schemas"]["HeaderMatchInput"] | Record<string, never> | null;
             /** @description A single match not in a list is a list of it; an empty object is none. */
             QueryParam?: components["schemas"]["QueryParamMatchInput"][] | components["schemas"]["QueryParamMatchInput"] | Record<string, never> | null;
+            /** @description HTTP methods, in any case, stored upper-case, each at most once: one named twice is refused with `500` `Route[<n>] Methods contains "<METHOD>" more than once`. */
             Methods?: components["schemas"]["LenientStringList"];
         } | null;
         /** @description A count from 0 to 4294967295, as written in a request. A number's fraction is dropped (`2.9` is `2`), and of a larger number only its remainder modulo 4294967296 is kept (`4294967297` is `1`; `0` from 2^64 on); `true` is `1` and `false` is `0`; text is an unsigned integer in decimal (`_` allowed between digits), hexadecimal (`0x1f`), octal (`017`, `0o17`) or binary (`0b11`); `null` is the same as leaving the field out. Other text is refused with `400 Request decoding failed: 1 error(s) decoding:\n\n* cannot parse '<field>' as uint: strconv.ParseUint: parsing "<text>": invalid syntax` (`value out of range` above 4294967295). */
         LenientUnsigned: number | boolean | string | null;
-        /** @description An HTTP status code, as written in a request: a number from 100 to 599 (a fraction is dropped), or text as for a count (`"503"`, `"0x1f7"`). A count outside 100 to 599 written as text is refused by the entry's rules (`500`). Other text is refused with `400 ... cannot parse '<field>' as uint: ...`. */
-        LenientStatusCode: number | boolean | string | null;
         /** @description Where a route sends traffic, as written in a request. */
         RouteDestinationInput: {
             /** @description Defaults to the router's service. */
@@ -1200,8 +1197,8 @@ export interface components {
             RequestTimeout?: components["schemas"]["NullableDurationInput"];
             NumRetries?: components["schemas"]["LenientUnsigned"];
             RetryOnConnectFailure?: components["schemas"]["LenientBoolean"];
-            /** @description A single code not in a list is a list of it; an empty object is none; a `null` element is `0` (refused by the entry's rules). */
-            RetryOnStatusCodes?: components["schemas"]["LenientStatusCode"][] | components["schemas"]["LenientStatusCode"] | Record<string, never> | null;
+            /** @description HTTP status codes, each read as a count (only the proxy gives them a meaning: any count is stored). A single code not in a list is a list of it; an empty object is none; a `null` element is `0`. */
+            RetryOnStatusCodes?: components["schemas"]["LenientUnsigned"][] | components["schemas"]["LenientUnsigned"] | Record<string, never> | null;
         } | null;
         /** @description A route, as written in a request. */
         ServiceRouteInput: {
@@ -1365,7 +1362,7 @@ export interface components {
             Expose?: components["schemas"]["ExposeConfig"];
         };
         ServiceSplit: {
-            /** @description Percentage of traffic. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100. */
+            /** @description Percentage of traffic, 0 when it was left out. Rounded to two decimals when written (`50.004` is stored as `50`); the rounded weights of an entry sum to 100, whatever each one is. */
             Weight: number;
             /** @description Defaults to the splitter's service. */
             Service?: string;

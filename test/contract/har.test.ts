@@ -146,9 +146,9 @@ describe("hand-broken traffic, one violation of each kind", () => {
       har: () =>
         broken(
           (e) => is("PUT", "/config", 200)(e) && e.request.postData!.text!.includes("service-splitter"),
-          (e) => (e.request.postData!.text = e.request.postData!.text!.replace('"Weight":90', '"Weight":900')),
+          (e) => (e.request.postData!.text = e.request.postData!.text!.replace('"Weight":90', '"Weight":[90]')),
         ),
-      expected: { kind: "request-body", operationId: "applyConfigEntry", pointer: "/request/body/Splits/0/Weight", reason: /must be <= 100/ },
+      expected: { kind: "request-body", operationId: "applyConfigEntry", pointer: "/request/body/Splits/0/Weight", reason: /must be/ },
     },
     {
       name: "undocumented response status",

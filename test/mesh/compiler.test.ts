@@ -9,7 +9,6 @@ import {
 import type {
   ConfigEntry,
   EntryLookup,
-  MeshGatewayMode,
   ProxyDefaultsEntry,
   ServiceDefaultsEntry,
   ServiceResolverEntry,
@@ -89,7 +88,7 @@ const proxyDefaults = (fields: Partial<ProxyDefaultsEntry> = {}): ProxyDefaultsE
 
 function target(
   id: string,
-  extra: { mode?: MeshGatewayMode; subset?: ServiceResolverSubset } = {},
+  extra: { mode?: string; subset?: ServiceResolverSubset } = {},
 ): DiscoveryTarget {
   const parts = id.split(".");
   const [datacenter, namespace, service, subset] = parts.reverse() as [string, string, string, string?];
@@ -302,6 +301,11 @@ describe("redirects", () => {
       "web.default.dc2": target("web.default.dc2", { mode: "remote" }),
     });
     expect(chain.CustomizationHash).toBeUndefined();
+  });
+
+  it("carries a mesh gateway mode it does not know as written (no entry rule refuses one)", () => {
+    const chain = compile([resolver("web", { Redirect: { Datacenter: "dc2" } }), defaults("web", { MeshGateway: { Mode: "bridge" } })]);
+    expect(chain.Targets["web.default.dc2"]!.MeshGateway).toEqual({ Mode: "bridge" });
   });
 
   it("falls back to proxy-defaults for the mesh gateway mode of a remote target", () => {

@@ -302,9 +302,26 @@ describe("refused entries name the field and change nothing (400 decoding, 500 r
   // The duration's alternatives (text, nanoseconds, null) are named once, as the types that would do.
   it("wrong type", () =>
     expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: true }, exactly("Request decoding failed: ConnectTimeout must be string,number or null")));
-  // Only the alternative of the value's type speaks (a weight is also text, a boolean or null).
-  it("a weight above 100 written as a number", () =>
-    expectRefused({ Kind: "service-splitter", Name: "web", Splits: [{ Weight: 900 }] }, exactly("Request decoding failed: Splits[0].Weight must be <= 100")));
+  // Only the alternative of the value's type speaks (a count is also text, a boolean or null).
+  it("a negative count written as a number", () =>
+    expectRefused(
+      { Kind: "service-router", Name: "web", Routes: [{ Destination: { NumRetries: -1 } }] },
+      exactly("Request decoding failed: Routes[0].Destination.NumRetries must be >= 0"),
+    ));
+  // ServiceSplitterConfigEntry.Validate checks no weight alone, only the sum; a weight left out is 0.
+  it("a weight above 100 is taken when the sum is 100, and a weight left out is 0", async () => {
+    for (const Name of ["weights", "api"]) expect((await put({ Kind: "service-defaults", Name, Protocol: "http" })).response.status).toBe(200);
+    const subsets = { v2: { Filter: "Service.Meta.version == v2" } };
+    expect((await put({ Kind: "service-resolver", Name: "weights", Subsets: subsets })).response.status).toBe(200);
+    const written = await put({ Kind: "service-splitter", Name: "weights", Splits: [{ Weight: 110 }, { Weight: -10, ServiceSubset: "v2" }, { Service: "api" }] });
+    expect(written.response.status).toBe(200);
+    const read = await mesh.client.GET("/config/{kind}/{name}", { params: { path: { kind: "service-splitter", name: "weights" } } });
+    expect(read.data).toMatchObject({ Splits: [{ Weight: 110 }, { Weight: -10, ServiceSubset: "v2" }, { Weight: 0, Service: "api" }] });
+    // The chain carries them as written.
+    const chain = await mesh.client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: "weights" } } });
+    expect(chain.data!.Chain.Nodes["splitter:weights"]!.Splits!.map((split) => split.Weight ?? 0)).toEqual([110, -10, 0]);
+    await expectRefused({ Kind: "service-splitter", Name: "web", Splits: [{ Weight: 900 }] }, exactly("the sum of all split weights must be 100, not 900.000000"), 500);
+  });
   it("bad duration", () =>
     expectRefused({ Kind: "service-resolver", Name: "web", ConnectTimeout: "soon" }, exactly(`Request decoding failed: 1 error(s) decoding:\n\n* error decoding 'ConnectTimeout': time: invalid duration "soon"`)));
   it("bad route duration", () =>

@@ -174,9 +174,9 @@ describe("validateEntry: service-defaults and proxy-defaults", () => {
     expect((validateEntry(defaults({ Protocol: "" })) as ServiceDefaultsEntry).Protocol).toBe("");
   });
 
-  it("rejects an unknown MeshGateway.Mode", () => {
-    expectInvalid(defaults({ MeshGateway: { Mode: "bridge" } }), 'MeshGateway.Mode "bridge" is not one of "", none, local, remote');
-    expectInvalid(proxy({ MeshGateway: { Mode: "LOCAL" } }), 'MeshGateway.Mode "LOCAL" is not one of "", none, local, remote');
+  it("stores any MeshGateway.Mode: neither Validate looks at it", () => {
+    expect((validateEntry(defaults({ MeshGateway: { Mode: "bridge" } })) as ServiceDefaultsEntry).MeshGateway).toEqual({ Mode: "bridge" });
+    expect((validateEntry(proxy({ MeshGateway: { Mode: "LOCAL" } })) as ProxyDefaultsEntry).MeshGateway).toEqual({ Mode: "LOCAL" });
     expect(validateEntry(defaults({ MeshGateway: { Mode: "" } }))).toMatchObject({ MeshGateway: { Mode: "" } });
   });
 
@@ -263,9 +263,10 @@ describe("validateEntry: service-resolver", () => {
   });
 
   it("requires Failover.ServiceSubset to exist when failing over within the same service", () => {
+    // The text names the failover's Service as written: empty when left out (1.6-1.10 Validate).
     expectInvalid(
       resolver({ Subsets: V1_V2, Failover: { v2: { ServiceSubset: "v3" } } }),
-      'Bad Failover["v2"].ServiceSubset "v3" is not a valid subset of "web"',
+      'Bad Failover["v2"].ServiceSubset "v3" is not a valid subset of ""',
     );
     expectInvalid(
       resolver({ Subsets: V1_V2, Failover: { v2: { Service: "web", ServiceSubset: "v3" } } }),
@@ -306,9 +307,12 @@ describe("validateEntry: service-splitter", () => {
     expectInvalid({ Kind: "service-splitter", Name: "web" } as ServiceSplitterEntry, "no splits configured");
   });
 
-  it("requires each weight to be between 0 and 100", () => {
-    expectInvalid(splitter([{ Weight: 100 }, { Weight: 120, ServiceSubset: "v2" }]), "Splits[1].Weight 120 must be between 0 and 100");
-    expectInvalid(splitter([{ Weight: -1 }]), "Splits[0].Weight -1 must be between 0 and 100");
+  it("checks no weight alone, only the sum: -10 and 110 make 100 (Validate has no bounds)", () => {
+    expect((validateEntry(splitter([{ Weight: 110 }, { Weight: -10, ServiceSubset: "v2" }])) as ServiceSplitterEntry).Splits).toEqual([{ Weight: 110 }, { Weight: -10, ServiceSubset: "v2" }]);
+    expectInvalid(splitter([{ Weight: 100 }, { Weight: 120, ServiceSubset: "v2" }]), "the sum of all split weights must be 100, not 220.000000");
+    expectInvalid(splitter([{ Weight: -1 }]), "the sum of all split weights must be 100, not -1.000000");
+    // A number past what a float32 holds is infinite: no sum makes 100.
+    expect(() => validateEntry(splitter([{ Weight: Infinity }, { Weight: -Infinity, ServiceSubset: "v2" }]))).toThrow(/the sum of all split weights must be 100/);
   });
 
   it("rejects the same destination twice, with an empty Service meaning the splitter's own", () => {
@@ -397,6 +401,9 @@ describe("validateEntry: service-router", () => {
     const out = validateEntry(router(http({ Methods: ["get", "Post"] }))) as ServiceRouterEntry;
     expect(out.Routes?.[0]?.Match?.HTTP?.Methods).toEqual(["GET", "POST"]);
     expectInvalid(router(http({ Methods: ["GET", "get"] })), 'Route[0] Methods contains "GET" more than once');
+    // The 1.6-1.10 Validate checks duplicates only (isValidHTTPMethod came later): any name is stored, upper-cased.
+    const methods = validateEntry(router(http({ Methods: ["get", "Head", "fetch", "LIST"] }))) as ServiceRouterEntry;
+    expect(methods.Routes?.[0]?.Match?.HTTP?.Methods).toEqual(["GET", "HEAD", "FETCH", "LIST"]);
   });
 
   it("allows PrefixRewrite only with PathExact or PathPrefix", () => {
@@ -411,9 +418,11 @@ describe("validateEntry: service-router", () => {
       router(http({}, { RequestTimeout: "abc" })),
       'Bad Routes[0].Destination.RequestTimeout: time: invalid duration "abc"',
     );
-    expectInvalid(router(http({}, { RequestTimeout: "-2m" })), "Bad Routes[0].Destination.RequestTimeout '-2m0s', must be >= 0");
     const out = validateEntry(router(http({}, { RequestTimeout: "3600s" }))) as ServiceRouterEntry;
     expect(out.Routes?.[0]?.Destination?.RequestTimeout).toBe("1h0m0s");
+    // The router's Validate checks no timeout (the resolver's ConnectTimeout it does): stored as written.
+    const negative = validateEntry(router(http({}, { RequestTimeout: "-2m" }))) as ServiceRouterEntry;
+    expect(negative.Routes?.[0]?.Destination?.RequestTimeout).toBe("-2m0s");
   });
 
   it("requires NumRetries to be non-negative", () => {
@@ -421,12 +430,9 @@ describe("validateEntry: service-router", () => {
     expect(() => validateEntry(router({ Destination: { NumRetries: 0 } }))).not.toThrow();
   });
 
-  it("requires RetryOnStatusCodes to be HTTP status codes", () => {
-    const message = (code: number) =>
-      `Routes[0].Destination.RetryOnStatusCodes[1] must be an HTTP status code from 100 to 599, got ${code}`;
-    expectInvalid(router({ Destination: { RetryOnStatusCodes: [503, 99] } }), message(99));
-    expectInvalid(router({ Destination: { RetryOnStatusCodes: [503, 600] } }), message(600));
-    expect(() => validateEntry(router({ Destination: { RetryOnStatusCodes: [100, 599] } }))).not.toThrow();
+  it("stores any RetryOnStatusCodes: Validate does not look at them (only the proxy gives them a meaning)", () => {
+    const out = validateEntry(router({ Destination: { RetryOnStatusCodes: [503, 99, 600, 0] } })) as ServiceRouterEntry;
+    expect(out.Routes?.[0]?.Destination?.RetryOnStatusCodes).toEqual([503, 99, 600, 0]);
   });
 
   it("accepts a router without routes", () => {

@@ -4,7 +4,6 @@
 // because that order decides which error wins and which protocol a chain ends up with.
 import type {
   EntryLookup,
-  MeshGatewayMode,
   ServiceResolverEntry,
   ServiceResolverSubset,
   ServiceRoute,
@@ -40,7 +39,7 @@ interface Target {
   subset: string;
   namespace: string;
   datacenter: string;
-  meshGatewayMode: MeshGatewayMode;
+  meshGatewayMode: string;
   subsetDefinition: ServiceResolverSubset;
   sni: string;
   name: string;
@@ -369,13 +368,13 @@ class ChainCompiler {
     }
   }
 
-  private meshGatewayMode(target: Target): MeshGatewayMode {
+  private meshGatewayMode(target: Target): string {
     // Gateways are only used to leave the datacenter the chain is used from (the answering server's,
     // not compile-dc), and never for external services.
     const useIn = this.request.useInDatacenter || this.request.datacenter;
     if (target.datacenter === useIn || target.external) return "";
 
-    let mode: MeshGatewayMode =
+    let mode: string =
       this.entries.serviceDefaults(target.namespace, target.service)?.MeshGateway?.Mode ?? "";
     if (mode === "") mode = this.entries.proxyDefaults()?.MeshGateway?.Mode ?? "";
 

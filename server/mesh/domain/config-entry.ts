@@ -20,7 +20,6 @@ import type {
   HttpRouteMatchInput,
   LenientBoolean,
   LenientInteger,
-  LenientStatusCode,
   LenientString,
   LenientStringList,
   LenientStringMap,
@@ -264,7 +263,7 @@ function flag(value: LenientBoolean | undefined, name: string): boolean | undefi
   return value == null ? undefined : must(weakBool(value, name), name);
 }
 
-function count(value: LenientUnsigned | LenientStatusCode | undefined, name: string): number | undefined {
+function count(value: LenientUnsigned | undefined, name: string): number | undefined {
   return value == null ? undefined : must(weakUint32(value, name), name);
 }
 
@@ -394,7 +393,7 @@ function destination(value: RouteDestinationInput, name: string): RouteDestinati
     ...optional("RequestTimeout", value.RequestTimeout == null ? undefined : checkedDurationText(join(name, "RequestTimeout"), value.RequestTimeout)),
     ...optional("NumRetries", count(value.NumRetries, join(name, "NumRetries"))),
     ...optional("RetryOnConnectFailure", flag(value.RetryOnConnectFailure, join(name, "RetryOnConnectFailure"))),
-    ...optional("RetryOnStatusCodes", list<LenientStatusCode, number>(value.RetryOnStatusCodes, join(name, "RetryOnStatusCodes"), (code, at) => must(weakUint32(code, at), at), 0)),
+    ...optional("RetryOnStatusCodes", list<LenientUnsigned, number>(value.RetryOnStatusCodes, join(name, "RetryOnStatusCodes"), (code, at) => must(weakUint32(code, at), at), 0)),
   });
 }
 
@@ -555,8 +554,8 @@ function checkMeta(meta: Record<string, string> | undefined): void {
   if (problems.length > 0) fail(problems.join("; "));
 }
 
-/** Returns the canonical form of a non-negative Go duration. */
-function checkDuration(field: string, text: string): string {
+/** The canonical form of a Go duration; with `nonNegative`, a negative one is refused (the resolver's ConnectTimeout). */
+function checkDuration(field: string, text: string, nonNegative: boolean): string {
   let ns: number;
   try {
     ns = parseDuration(text);
@@ -564,18 +563,8 @@ function checkDuration(field: string, text: string): string {
     if (err instanceof DurationError) fail(`Bad ${field}: ${err.message}`);
     throw err;
   }
-  if (ns < 0) fail(`Bad ${field} '${formatDuration(ns)}', must be >= 0`);
+  if (nonNegative && ns < 0) fail(`Bad ${field} '${formatDuration(ns)}', must be >= 0`);
   return formatDuration(ns);
-}
-
-/** Protocols are accepted in any case and stored lower-case. */
-const MESH_GATEWAY_MODES: readonly string[] = ["", "none", "local", "remote"];
-
-function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
-  const mode = gateway?.Mode;
-  if (mode !== undefined && !MESH_GATEWAY_MODES.includes(mode)) {
-    fail(`MeshGateway.Mode ${q(mode)} is not one of "", none, local, remote`);
-  }
 }
 
 // --- service-defaults / proxy-defaults -----------------------------------------------------
@@ -583,8 +572,8 @@ function checkMeshGateway(gateway: MeshGatewayConfig | undefined): void {
 function validateServiceDefaults(e: ServiceDefaultsEntry): void {
   // Any protocol is taken and stored lower-cased (ServiceConfigEntry.Normalize; its Validate checks
   // nothing): the compiler treats every protocol but http, http2 and grpc as it treats tcp.
+  // Neither Validate looks at MeshGateway.Mode: any text is stored, and the chain's targets carry it.
   if (typeof e.Protocol === "string") e.Protocol = e.Protocol.toLowerCase();
-  checkMeshGateway(e.MeshGateway);
 }
 
 function validateProxyDefaults(e: ProxyDefaultsEntry): void {
@@ -594,8 +583,7 @@ function validateProxyDefaults(e: ProxyDefaultsEntry): void {
   // There is a single, global proxy-defaults entry; it lives in the default namespace.
   e.Namespace = DEFAULT_NAMESPACE;
   // Config is opaque and kept as written, `protocol` included (ProxyConfigEntry.Normalize and
-  // Validate leave it alone); the compiler reads and lower-cases it.
-  checkMeshGateway(e.MeshGateway);
+  // Validate leave it alone); the compiler reads and lower-cases it. MeshGateway.Mode is not looked at either.
 }
 
 // --- service-resolver ----------------------------------------------------------------------
@@ -615,7 +603,7 @@ function validateResolver(e: ServiceResolverEntry): void {
     checkFailover(e, key, failover, isSubset);
   }
   if (e.ConnectTimeout !== undefined) {
-    e.ConnectTimeout = checkDuration("ConnectTimeout", e.ConnectTimeout);
+    e.ConnectTimeout = checkDuration("ConnectTimeout", e.ConnectTimeout, true);
   }
 }
 
@@ -661,7 +649,8 @@ function checkFailover(
   }
   const targetsSelf = !f.Service || f.Service === e.Name;
   if (f.ServiceSubset && targetsSelf && !isSubset(f.ServiceSubset)) {
-    fail(`Bad ${field}.ServiceSubset ${q(f.ServiceSubset)} is not a valid subset of ${q(e.Name)}`);
+    // The text names the failover's own Service, empty when it was left out (the resolver's then).
+    fail(`Bad ${field}.ServiceSubset ${q(f.ServiceSubset)} is not a valid subset of ${q(f.Service ?? "")}`);
   }
   if ((f.Datacenters ?? []).some((dc) => dc === "")) {
     fail(`Bad ${field}.Datacenters: found empty datacenter`);
@@ -675,17 +664,11 @@ function validateSplitter(e: ServiceSplitterEntry): void {
   // Consul's ServiceSplitterConfigEntry.Normalize rounds every weight to 0.01 before Validate runs
   // and before the entry is stored, so reads and chains show the rounded weight.
   for (const split of splits) split.Weight = normalizeSplitWeight(split.Weight);
-  // Validate's words, without a field prefix (structs/config_entry_discoverychain.go).
+  // Validate's words, without a field prefix (structs/config_entry_discoverychain.go). It checks
+  // no weight alone, only their sum: -10 and 110 make 100, and a weight left out is 0.
   if (splits.length === 0) fail("no splits configured");
-  splits.forEach(checkSplitWeight);
   checkUniqueSplitDestinations(e.Name, splits);
   checkSplitWeightSum(splits);
-}
-
-function checkSplitWeight(split: ServiceSplit, i: number): void {
-  if (!(split.Weight >= 0 && split.Weight <= 100)) {
-    fail(`Splits[${i}].Weight ${split.Weight} must be between 0 and 100`);
-  }
 }
 
 function checkUniqueSplitDestinations(name: string, splits: ServiceSplit[]): void {
@@ -784,7 +767,11 @@ function orList(items: readonly string[]): string {
   return `${items.slice(0, -1).join(", ")}, or ${items[items.length - 1]}`;
 }
 
-/** HTTP methods are case-insensitive: store them upper-case, each at most once. */
+/**
+ * HTTP methods are case-insensitive: store them upper-case (Normalize), each at most once (Validate).
+ * Any name is taken, as the 1.6-1.10 Validate takes it (later releases refuse one that is not a
+ * net/http method, isValidHTTPMethod).
+ */
 function checkMethods(methods: string[], label: string): string[] {
   const upper = methods.map((m) => m.toUpperCase());
   upper.forEach((m, j) => {
@@ -799,14 +786,10 @@ function checkDestination(d: RouteDestination, i: number, hasPathPrefixOrExact: 
     fail(`Route[${i}] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix`);
   }
   if (d.RequestTimeout !== undefined) {
-    d.RequestTimeout = checkDuration(`${field}.RequestTimeout`, d.RequestTimeout);
+    // The router's Validate checks no timeout: a negative one is stored as written.
+    d.RequestTimeout = checkDuration(`${field}.RequestTimeout`, d.RequestTimeout, false);
   }
   if (d.NumRetries !== undefined && !(Number.isInteger(d.NumRetries) && d.NumRetries >= 0)) {
     fail(`${field}.NumRetries must be a non-negative integer, got ${d.NumRetries}`);
   }
-  (d.RetryOnStatusCodes ?? []).forEach((code, j) => {
-    if (!(Number.isInteger(code) && code >= 100 && code <= 599)) {
-      fail(`${field}.RetryOnStatusCodes[${j}] must be an HTTP status code from 100 to 599, got ${code}`);
-    }
-  });
 }

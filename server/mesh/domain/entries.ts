@@ -17,7 +17,6 @@ type Schemas = components["schemas"];
 /** `T` with its duration fields `K` as decoded strings. */
 type Decoded<T, K extends keyof T> = Omit<T, K> & { [P in K]?: string };
 
-export type MeshGatewayMode = Schemas["MeshGatewayMode"];
 export type MeshGatewayConfig = Schemas["MeshGatewayConfig"];
 export type ExposeConfig = Schemas["ExposeConfig"];
 export type ExposePath = Schemas["ExposePath"];
@@ -57,7 +56,6 @@ export type RouteDestinationInput = NonNullable<Schemas["RouteDestinationInput"]
 export type LenientString = Schemas["LenientString"];
 export type LenientBoolean = Schemas["LenientBoolean"];
 export type LenientUnsigned = Schemas["LenientUnsigned"];
-export type LenientStatusCode = Schemas["LenientStatusCode"];
 export type LenientInteger = Schemas["LenientInteger"];
 export type LenientStringList = Schemas["LenientStringList"];
 export type LenientStringMap = Schemas["LenientStringMap"];
