@@ -128,6 +128,20 @@ describe("hvac secrets.aws (the cloud credentials engine)", () => {
     expect(await hvac.call("secrets.aws.read_role", { name: "gone" })).toMatchObject({ error: { type: "InvalidPath", errors: [] } });
   });
 
+  it("create_or_update_role with durations as the framework reads them: days, and a refusal in its words (InvalidRequest)", async () => {
+    expect(ok(await hvac.call("secrets.aws.create_or_update_role", { name: "daily", credential_type: "assumed_role", role_arns: [DEPLOY], default_sts_ttl: "1d", max_sts_ttl: 172800 }))).toEqual(NO_CONTENT);
+    expect(ok(await hvac.call<Envelope>("secrets.aws.read_role", { name: "daily" })).data).toMatchObject({ default_sts_ttl: 86400, max_sts_ttl: 172800 });
+    expect(await hvac.call("secrets.aws.create_or_update_role", { name: "daily", credential_type: "assumed_role", role_arns: [DEPLOY], default_sts_ttl: "soon" })).toMatchObject({
+      error: { type: "InvalidRequest", errors: ['Field validation failed: error converting input soon for field "default_sts_ttl": time: invalid duration "soon"'] },
+    });
+    // Through /creds, a GET with ttl in the query. (hvac 0.11.2 sends /sts parameters as the query
+    // of a PUT, which the service, as Vault, does not read: only a write's body is.)
+    expect(await hvac.call("secrets.aws.generate_credentials", { name: "daily", ttl: "-1h" })).toMatchObject({
+      error: { type: "InvalidRequest", errors: [`Field validation failed: error converting input -1h for field "ttl": cannot provide negative value '-3600'`] },
+    });
+    expect(ok(await hvac.call("secrets.aws.delete_role", { name: "daily" }))).toEqual(NO_CONTENT);
+  });
+
   it("create_or_update_role refused: an assumed role without role ARNs (InvalidRequest with the engine's words)", async () => {
     const refused = await hvac.call("secrets.aws.create_or_update_role", { name: "broken", credential_type: "assumed_role" });
     expect(refused.error?.type).toBe("InvalidRequest");
