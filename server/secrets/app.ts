@@ -30,7 +30,7 @@ import { canonicalPath, encodePath, percentDecode } from "./http/canonical-path.
 import type { RequestContext } from "./http/request-context.ts";
 import { helpAnswer, helpTarget, wantsHelp } from "./http/help.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
-import { OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
+import { NULL_IS_ABSENT, OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
 import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
@@ -324,7 +324,11 @@ function servedPath(operation: SecretsOperation, params: Record<string, string>,
 function withNullsRead(body: unknown, zeros: ReadonlyMap<string, unknown> | undefined): unknown {
   const members = objectMembers(body);
   if (!zeros || !members) return body;
-  for (const [name, zero] of zeros) if (members[name] === null) members[name] = structuredClone(zero);
+  for (const [name, zero] of zeros) {
+    if (members[name] !== null) continue;
+    if (zero === NULL_IS_ABSENT) delete members[name];
+    else members[name] = structuredClone(zero);
+  }
   return body;
 }
 

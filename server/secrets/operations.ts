@@ -109,7 +109,8 @@ export class OperationIndex {
   /**
    * What a JSON `null` of each top-level body member that the description marks nullable reads as:
    * the zero value of its other type (0, "", false, [], {}), as the real server decodes a null into
-   * a typed field. By operationId; members not listed keep their null (and the validator refuses it).
+   * a typed field, or NULL_IS_ABSENT for a duration (left out, so its default applies). By
+   * operationId; members not listed keep their null (and the validator refuses it).
    */
   readonly nullReadsAs = new Map<string, ReadonlyMap<string, unknown>>();
 
@@ -195,16 +196,24 @@ function bodyMembers(document: OpenApiDocument, item: Record<string, unknown>, o
   return Object.entries(schema?.properties ?? {});
 }
 
+/** A member that null leaves out, as if it were not sent (nullReadsAs). */
+export const NULL_IS_ABSENT = Symbol("null is absent");
+
 const FRAMEWORK_FIELD_SCHEMAS: Readonly<Record<string, FrameworkFieldKind>> = {
   "#/components/schemas/LenientBoolean": "bool",
   "#/components/schemas/LenientInteger": "int",
   "#/components/schemas/LenientDuration": "duration",
 };
 
+/** The framework field a body member is, by its schema: LenientBoolean, LenientInteger or LenientDuration, alone or beside null. */
+function frameworkKindOf(member: Schema): FrameworkFieldKind | undefined {
+  return [member, ...(member.anyOf ?? [])].map((schema) => FRAMEWORK_FIELD_SCHEMAS[schema.$ref ?? ""]).find((k) => k !== undefined);
+}
+
 function frameworkFieldsOf(document: OpenApiDocument, item: Record<string, unknown>, operationId: string): Map<string, FrameworkFieldKind> {
   const fields = new Map<string, FrameworkFieldKind>();
   for (const [name, member] of bodyMembers(document, item, operationId)) {
-    const kind = [member, ...(member.anyOf ?? [])].map((schema) => FRAMEWORK_FIELD_SCHEMAS[schema.$ref ?? ""]).find((k) => k !== undefined);
+    const kind = frameworkKindOf(member);
     if (kind !== undefined) fields.set(name, kind);
   }
   return fields;
@@ -214,7 +223,9 @@ function nullableMembers(document: OpenApiDocument, item: Record<string, unknown
   const zeros = new Map<string, unknown>();
   for (const [name, member] of bodyMembers(document, item, operationId)) {
     if (!takesNull(document, member)) continue;
-    const zero = zeroOf(document, member);
+    // The framework reads a duration sent as null as one not sent (getPrimitive: `case nil`), so its
+    // default applies; any other field as its type's zero value (mapstructure.WeakDecode of nil).
+    const zero = frameworkKindOf(member) === "duration" ? NULL_IS_ABSENT : zeroOf(document, member);
     if (zero !== undefined) zeros.set(name, zero);
   }
   return zeros;

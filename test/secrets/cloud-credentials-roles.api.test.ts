@@ -93,6 +93,9 @@ describe("writing and reading roles", () => {
     await write("r", { credential_type: "assumed_role", role_arns: ROLE_ARN, max_sts_ttl: 3600 });
     expect((await write("r", { default_sts_ttl: 1800 })).response.status).toBe(204);
     expect(ok(await read("r")).data).toMatchObject({ credential_types: ["assumed_role"], role_arns: [ROLE_ARN], default_sts_ttl: 1800, max_sts_ttl: 3600 });
+    // A duration sent as null is one not sent (the framework's getPrimitive): the stored value stays.
+    expect((await write("r", { default_sts_ttl: null, max_sts_ttl: "2h" })).response.status).toBe(204);
+    expect(ok(await read("r")).data).toMatchObject({ default_sts_ttl: 1800, max_sts_ttl: 7200 });
     await write("r", { credential_type: "federation_token", role_arns: [], policy_arns: [READONLY] });
     expect(ok(await read("r")).data).toMatchObject({ credential_type: "federation_token", role_arns: [], policy_arns: [READONLY] });
   });

@@ -213,6 +213,9 @@ describe("roles", () => {
     expect(written.response.status, JSON.stringify(written.error)).toBe(204);
     const nulls = await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "nulls" } } });
     expect(nulls.data!.data).toEqual({ token_type: "client", policies: ["web-reader"], local: false, ttl: 300, lease: 300, max_ttl: 0, catalog_namespace: "", partition: "" });
+    // A null duration is one not sent (the framework's getPrimitive: `case nil`): lease is read.
+    expect((await writeRole("nulls", { policies: "web-reader", ttl: null, lease: "5m" })).response.status).toBe(204);
+    expect((await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "nulls" } } })).data!.data).toMatchObject({ ttl: 300, lease: 300 });
     // An empty ttl is a ttl that was sent: it wins over lease (path_roles.go reads lease only without ttl).
     expect((await writeRole("nulls", { policies: "web-reader", ttl: "", lease: "5m" })).response.status).toBe(204);
     expect((await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "nulls" } } })).data!.data).toMatchObject({ ttl: 0, lease: 0 });

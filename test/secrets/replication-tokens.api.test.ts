@@ -51,6 +51,8 @@ describe("secondary-token", () => {
     });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "b", ttl: "250ms" } })).error).toEqual({ errors: ["ttl must be at least one second"] });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "b", ttl: 90 } })).data!.wrap_info).toMatchObject({ ttl: 90 });
+    // null is a ttl not sent: the default 30m.
+    expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "d", ttl: null } })).data!.wrap_info).toMatchObject({ ttl: 1800 });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: { id: "c", ttl: "1d" } })).data!.wrap_info).toMatchObject({ ttl: 86_400 });
     expect((await p.client.POST("/sys/replication/dr/primary/secondary-token", { body: {} as never })).error).toEqual({ errors: ["'id' must be specified in request body as JSON"] });
 
