@@ -108,9 +108,12 @@ describe("REKEY_TRANSITIONS", () => {
     const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
     const handed = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[1]! }, context());
     const vNonce = handed.attempt!.verification!.nonce;
+    const newShare = handed.effect?.kind === "newShares" ? handed.effect.shares[0]! : new Uint8Array(33).fill(7);
+    // A wrong share whose x coordinate (the last byte) is not the new share's: with the same x the
+    // combination fails as duplicate parts instead (new shares' x are random: one run in 255).
     const wrong = new Uint8Array(33).fill(5);
+    wrong[32] = (newShare[32]! % 255) + 1;
     const half = await transition(handed.attempt, { type: "submitVerificationShare", nonce: vNonce, share: wrong }, context());
-    const newShare = handed.effect?.kind === "newShares" ? handed.effect.shares[0]! : wrong;
     const failed = await transition(half.attempt, { type: "submitVerificationShare", nonce: vNonce, share: newShare }, context());
     expect(failed.refusal).toEqual({ status: 400, message: "rekey verification failed; incorrect key shares supplied" });
     expect(failed.attempt!.verification!.progress).toEqual([]);
