@@ -1236,9 +1236,12 @@ export interface paths {
          * Configure the lease of IAM-user credentials
          * @description Sets the lease of the IAM-user credentials issued from now on (`lease_duration` of `/creds`
          *     answers) and the longest it may be extended to. Both are durations with a unit suffix, `h` being
-         *     the largest (`30m`, `1h30m`, `720h`); a bare number, an unknown unit or a negative duration is
-         *     refused with `400` (`Invalid lease: time: missing unit in duration "3600"`), and so is an empty
-         *     value (`'lease' is a required parameter`). Nothing is changed by a refused write.
+         *     the largest (`30m`, `1h30m`, `720h`). A refusal is `400` with one message, the first of: an empty
+         *     or missing `lease` (`'lease' is a required parameter`), an empty or missing `lease_max` (`'lease_max'
+         *     is a required parameter`), an unreadable `lease` (a bare number or an unknown unit: `Invalid
+         *     lease: time: missing unit in duration "3600"`), an unreadable `lease_max` (`Invalid lease_max:
+         *     ...`). Nothing is changed by a refused write. A negative duration is stored as written (and
+         *     reported back so); IAM-user credentials then get the default lease, as without a configuration.
          *
          *     Without a lease configuration, IAM-user credentials get the service's default lease, `768h`
          *     (2764800 seconds). STS credentials do not use the lease configuration.

@@ -36,6 +36,7 @@ import { AnswerMemo } from "../shared/answer-memo.ts";
 import { withNewRequestId } from "./handlers/types.ts";
 import { checkRekeyParameters, type RekeyRequest } from "./rekey/rekey.ts";
 import { pushMfaProblem } from "./push-mfa/methods.ts";
+import { readLeaseConfigWrite } from "./engines/cloud-credentials/engine.ts";
 import type { operations } from "../../generated/secrets/schema.ts";
 
 export const SECRETS_BASE_PATH = "/v1";
@@ -422,6 +423,11 @@ type MissingWords = (body: Record<string, unknown>, cluster: SecretsCluster) => 
 const leaseIdWords: MissingWords = () => "lease_id must be specified";
 const pushMfaKeyWords: MissingWords = (body) => pushMfaProblem(body) ?? "invalid push-MFA method";
 const PUSH_MFA_KEY_WORDS = { secret_key: pushMfaKeyWords, integration_key: pushMfaKeyWords, api_hostname: pushMfaKeyWords };
+/** A lease setting left out reads as "": the handler's first refusal. */
+const leaseConfigWords: MissingWords = (body) => {
+  const read = readLeaseConfigWrite(body);
+  return "problem" in read ? read.problem : undefined;
+};
 
 const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<Record<string, MissingWords>>>>> = {
   renewLease: { lease_id: leaseIdWords },
@@ -434,6 +440,7 @@ const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<R
   // A key left out reads as empty: the first of the three the real system finds empty.
   createPushMfaMethod: PUSH_MFA_KEY_WORDS,
   updatePushMfaMethod: PUSH_MFA_KEY_WORDS,
+  writeCloudCredentialsLeaseConfig: { lease: leaseConfigWords, lease_max: leaseConfigWords },
 };
 
 /**

@@ -162,24 +162,9 @@ export class CloudCredentialsMount {
   // ---- config/lease ----
 
   writeLeaseConfig(body: { lease: string; lease_max: string }): void {
-    const problems: string[] = [];
-    const parse = (field: "lease" | "lease_max"): bigint => {
-      const text = body[field];
-      if (text === "") {
-        problems.push(`'${field}' is a required parameter`);
-        return 0n;
-      }
-      const parsed = parseGoDuration(text);
-      const label = field === "lease" ? "lease" : "lease_max";
-      if ("error" in parsed) problems.push(`Invalid ${label}: ${parsed.error}`);
-      else if (parsed.value < 0n) problems.push(`Invalid ${label}: negative duration ${JSON.stringify(text)}`);
-      else return parsed.value;
-      return 0n;
-    };
-    const lease = parse("lease");
-    const leaseMax = parse("lease_max");
-    if (problems.length > 0) throw new Refusal(400, problems);
-    this.#store.leaseConfig.put({ lease: String(lease), lease_max: String(leaseMax) });
+    const read = readLeaseConfigWrite(body);
+    if ("problem" in read) throw new InvalidRequestError(read.problem);
+    this.#store.leaseConfig.put({ lease: String(read.lease), lease_max: String(read.leaseMax) });
   }
 
   readLeaseConfig(): { lease: string; lease_max: string } | undefined {
@@ -429,14 +414,14 @@ export class CloudCredentialsMount {
   #leaseConfig(storage: MountStorage): { lease: bigint; leaseMax: bigint } | undefined {
     const stored = storage.leaseConfig.get();
     if (!stored) return undefined;
-    const ns = (value: string) => (/^\d+$/.test(value) ? BigInt(value) : 0n);
+    const ns = (value: string) => (/^-?\d+$/.test(value) ? BigInt(value) : 0n);
     return { lease: ns(stored.lease), leaseMax: ns(stored.lease_max) };
   }
 
-  /** The lease configuration in whole seconds, if any. */
+  /** The configured lease in seconds; a negative one (the write takes it, as Go's ParseDuration does) is none: the mount's default and maximum. */
   #leaseSeconds(storage: MountStorage): LeaseConfig | undefined {
     const config = this.#leaseConfig(storage);
-    return config && { lease: nsToSeconds(config.lease), leaseMax: nsToSeconds(config.leaseMax) };
+    return config && { lease: Math.max(0, nsToSeconds(config.lease)), leaseMax: Math.max(0, nsToSeconds(config.leaseMax)) };
   }
 
   /** A role, also one stored by an earlier version (a legacy policy/ entry, read as the role it stands for). */
@@ -446,6 +431,25 @@ export class CloudCredentialsMount {
     const legacy = storage.legacyRoles.get(name);
     return legacy === undefined ? undefined : upgradeLegacyEntry(legacy);
   }
+}
+
+/**
+ * A config/lease write read as the real handler reads it (builtin/logical/aws/path_config_lease.go,
+ * pathLeaseWrite: TypeString fields, a member left out is ""): the first refusal, in its order (an
+ * empty lease, an empty lease_max, then each parsed by Go's time.ParseDuration), or the durations in
+ * nanoseconds. A negative duration parses, and is taken.
+ */
+export function readLeaseConfigWrite(body: { lease?: unknown; lease_max?: unknown }): { lease: bigint; leaseMax: bigint } | { problem: string } {
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  const leaseText = text(body.lease);
+  const leaseMaxText = text(body.lease_max);
+  if (leaseText === "") return { problem: "'lease' is a required parameter" };
+  if (leaseMaxText === "") return { problem: "'lease_max' is a required parameter" };
+  const lease = parseGoDuration(leaseText);
+  if ("error" in lease) return { problem: `Invalid lease: ${lease.error}` };
+  const leaseMax = parseGoDuration(leaseMaxText);
+  if ("error" in leaseMax) return { problem: `Invalid lease_max: ${leaseMax.error}` };
+  return { lease: lease.value, leaseMax: leaseMax.value };
 }
 
 /** A TypeDurationSecond field in whole seconds, or the framework's 400 (`Field validation failed: ...`). */

@@ -19,7 +19,7 @@ export interface RootConfig {
   max_retries: number;
 }
 
-/** The lease configuration as stored (config/lease): Go durations in nanoseconds, as decimal text. */
+/** The lease configuration as stored (config/lease): Go durations in nanoseconds, as decimal text (negative ones too). */
 export interface StoredLeaseConfig {
   lease: string;
   lease_max: string;
