@@ -3115,8 +3115,10 @@ export interface components {
             data: components["schemas"]["DiscoveryTokenRole"];
         };
         /**
-         * @description Names, as a JSON list of strings or as one comma-separated string (`"a,b"`). Names are trimmed,
-         *     empty names are dropped and a name given twice is kept once.
+         * @description Names, as a JSON list of strings or as one comma-separated string (`"a,b"`; the empty string is no
+         *     name). Each name is trimmed and kept as written otherwise: an empty name (`"a,"` is `a` and an
+         *     empty name) and a name given twice stay in the role, and the backend refuses a policy or role
+         *     without a name when a token is issued.
          */
         DiscoveryTokenNameList: string | string[];
         /**

@@ -41,7 +41,8 @@ describe("role checks", () => {
   it("stores a role with lists from comma strings", () => {
     const checked = checkRole({ policies: " web-reader, api-reader,,web-reader", catalog_roles: ["readers"], local: true, ttl: "1h", max_ttl: 86400, catalog_namespace: "team-a", partition: "part-1" });
     expect(checked).toEqual({
-      value: { token_type: "client", policy: "", policies: ["web-reader", "api-reader"], catalog_roles: ["readers"], local: true, ttl: 3600, max_ttl: 86400, catalog_namespace: "team-a", partition: "part-1" },
+      // As the framework reads a comma list and pathRolesWrite stores it: trimmed, empties and repeats kept.
+      value: { token_type: "client", policy: "", policies: ["web-reader", "api-reader", "", "web-reader"], catalog_roles: ["readers"], local: true, ttl: 3600, max_ttl: 86400, catalog_namespace: "team-a", partition: "part-1" },
     });
   });
 
@@ -129,8 +130,10 @@ describe("which token API issues a role's tokens", () => {
 
 describe("small parts", () => {
   it("reads name lists", () => {
-    expect(nameList("a, b,,a")).toEqual(["a", "b"]);
-    expect(nameList([" a ", ""])).toEqual(["a"]);
+    // parseutil.ParseCommaStringSlice: split text at commas, trim; empties and repeats stay.
+    expect(nameList("a, b,,a")).toEqual(["a", "b", "", "a"]);
+    expect(nameList([" a ", "", "b,c"])).toEqual(["a", "", "b,c"]);
+    expect(nameList("")).toEqual([]);
     expect(nameList(undefined)).toEqual([]);
   });
 

@@ -393,6 +393,15 @@ describe("creds: tokens from the backend", () => {
     expect(again.data!.lease_id).not.toBe(data!.lease_id);
   });
 
+  it("keeps a comma list as written (a trailing comma is a name \"\"), which the backend then refuses", async () => {
+    expect((await writeRole("trailing", { policies: "web-reader, web-reader," })).response.status).toBe(204);
+    const read = await secrets.root.GET("/consul/roles/{name}", { params: { path: { name: "trailing" } } });
+    expect(read.data!.data).toMatchObject({ policies: ["web-reader", "web-reader", ""] });
+    const refused = await creds("trailing");
+    // The backend's token write refuses the policy link without a name (acl_endpoint.go, aclTokenSetInternal).
+    expect({ status: refused.response.status, error: refused.error }).toEqual({ status: 400, error: { errors: ['Unexpected response code: 500 (No such ACL policy with name "")'] } });
+  });
+
   it("links backend roles, and honours local and catalog_namespace", async () => {
     const root = current.clientWithToken(MANAGEMENT);
     expect((await root.PUT("/acl/role", { body: { Name: "readers", Policies: [{ Name: "web-reader" }] } })).response.status).toBe(200);

@@ -137,11 +137,15 @@ export function leaseDuration(role: Pick<StoredRole, "ttl" | "max_ttl">): number
   return Math.min(role.ttl > 0 ? role.ttl : MOUNT_DEFAULT_TTL, max);
 }
 
-/** A comma-separated string or a list of names: trimmed, without empties, each name once. */
+/**
+ * A TypeCommaStringSlice as the framework reads it (parseutil.ParseCommaStringSlice): "" is no name,
+ * other text is split at commas, a list is taken as it is, then each name is trimmed. Empty names and
+ * repeats are kept, as pathRolesWrite stores them (a trailing comma is a name "").
+ */
 export function nameList(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
+  if (value === undefined || value === "") return [];
   const items = Array.isArray(value) ? value : value.split(",");
-  return [...new Set(items.map((item) => item.trim()).filter((item) => item !== ""))];
+  return items.map((item) => item.trim());
 }
 
 /** Strict standard base64 (Go's StdEncoding): the decoded text, or where it fails. */
