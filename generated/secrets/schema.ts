@@ -2911,7 +2911,7 @@ export interface components {
         CloudCredentialsRoleResponse: components["schemas"]["ResponseEnvelope"] & {
             data: components["schemas"]["CloudCredentialsRole"];
         };
-        /** @description A list of strings, given as a JSON array or as one comma-separated string (blanks around the commas are dropped). */
+        /** @description A list of strings, given as a JSON array or as one comma-separated string (the empty string is an empty list). Each entry is trimmed and kept otherwise: an empty entry (`"a,"` is `a` and an empty entry) stays in the role, and the provider refuses it when credentials are requested. */
         CloudCredentialsStringList: string[] | string;
         /**
          * @description The parameters of a role. A write to an existing role changes only the fields it sends (the others

@@ -120,7 +120,8 @@ describe("role writes", () => {
     });
     expect(iamUser).toMatchObject({
       credential_types: ["iam_user"],
-      policy_arns: [POLICY_ARN, "arn:aws:iam::123456789012:policy/deploy-tools"],
+      // The trailing comma is an entry "", stored as the framework read it (ParseCommaStringSlice).
+      policy_arns: [POLICY_ARN, "arn:aws:iam::123456789012:policy/deploy-tools", ""],
       policy_document: '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}',
       iam_groups: ["developers", "operators"],
       iam_tags: { team: "platform", note: "a=b", empty: "" },
@@ -264,8 +265,9 @@ describe("role writes", () => {
   });
 
   it("parses list and pair parameters", () => {
-    expect(stringList(" a, b ,,c ")).toEqual(["a", "b", "c"]);
-    expect(stringList(["a ", " b"])).toEqual(["a", "b"]);
+    // parseutil.ParseCommaStringSlice: split text at commas, trim; empty entries stay.
+    expect(stringList(" a, b ,,c ")).toEqual(["a", "b", "", "c"]);
+    expect(stringList(["a ", " b", ""])).toEqual(["a", "b", ""]);
     expect(stringList("")).toEqual([]);
     expect(keyValuePairs("k=v")).toEqual({ value: { k: "v" } });
   });

@@ -171,6 +171,9 @@ describe("writing and reading roles", () => {
     expect(ok(await read("any-arns")).data.role_arns).toEqual(["arn:aws:iam::123456789012:user/bob", "deploy"]);
     expect((await write("any-policies", { credential_type: "iam_user", policy_arns: "ReadOnlyAccess" })).response.status).toBe(204);
     expect(ok(await read("any-policies")).data.policy_arns).toEqual(["ReadOnlyAccess"]);
+    // A trailing comma is an entry "", kept as the framework read it; the provider refuses it.
+    expect((await write("trailing", { credential_type: "iam_user", policy_arns: `${READONLY},` })).response.status).toBe(204);
+    expect(ok(await read("trailing")).data.policy_arns).toEqual([READONLY, ""]);
     // Of a boundary, the account and the name are not checked either.
     expect((await write("any-boundary", { credential_type: "iam_user", policy_arns: READONLY, permissions_boundary_arn: "arn:aws:iam::x:policy/" })).response.status).toBe(204);
   });

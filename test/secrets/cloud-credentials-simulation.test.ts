@@ -103,6 +103,10 @@ describe("IAM users", () => {
     );
     await cloud.createUser(client(), { userName: "u", path: "/" });
     expect(await refusal(cloud.attachUserPolicy(client(), "u", "arn:aws:iam::123456789012:policy/missing"))).toMatch(/^NoSuchEntity: Policy .* does not exist/);
+    // The ARN's length is the request's own constraint, checked first (20 to 2048 characters).
+    expect(await refusal(cloud.attachUserPolicy(client(), "u", ""))).toBe(
+      "ValidationError: 1 validation error detected: Value '' at 'policyArn' failed to satisfy constraint: Member must have length greater than or equal to 20",
+    );
     expect(await refusal(cloud.addUserToGroup(client(), "u", "nope"))).toBe("NoSuchEntity: The group with name nope cannot be found.");
     expect(await refusal(cloud.addUserToGroup(client(), "ghost", "developers"))).toBe("NoSuchEntity: The user with name ghost cannot be found.");
   });

@@ -272,10 +272,15 @@ export function normalizeStoredRole(raw: unknown): RoleEntry {
   return role;
 }
 
-/** A list parameter: a JSON array, or one comma-separated string; blanks trimmed, empty entries dropped. */
+/**
+ * A list parameter (TypeCommaStringSlice) as the framework reads it (parseutil.ParseCommaStringSlice):
+ * "" is none, other text is split at commas, a JSON array is taken as it is, then each entry is
+ * trimmed. Empty entries stay: pathRolesWrite stores the list as read (a trailing comma is an entry "").
+ */
 export function stringList(raw: string | string[]): string[] {
+  if (raw === "") return [];
   const items = Array.isArray(raw) ? raw : raw.split(",");
-  return items.map((item) => item.trim()).filter((item) => item !== "");
+  return items.map((item) => item.trim());
 }
 
 /** `iam_tags`: a JSON object, or `key=value` strings (one string, or a list). */

@@ -302,6 +302,9 @@ export class SimulatedCloud implements CloudProvider {
 
   async attachUserPolicy(client: ProviderClient, userName: string, policyArn: string): Promise<void> {
     return this.#call(client, "iam", "AttachUserPolicy", () => {
+      // The request's own constraint comes first (AttachUserPolicy: PolicyArn of 20 to 2048 characters).
+      if (policyArn.length < 20) lengthError(policyArn, "policyArn", "greater", 20);
+      if (policyArn.length > 2048) lengthError(policyArn, "policyArn", "less", 2048);
       const user = this.#user(userName);
       if (!this.#policies.has(policyArn)) fail("NoSuchEntity", `Policy ${policyArn} does not exist or is not attachable.`, 404);
       if (user.attached.has(policyArn)) return;
