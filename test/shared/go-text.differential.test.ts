@@ -1,0 +1,75 @@
+// Differential test of the strconv ports (server/shared/go-text.ts: goParseInt, goParseUint,
+// goParseBool, goQuote, goNumError), which the secrets framework fields and the mesh's weakly typed
+// decoder read values with, against Go itself: the Go that `npm test` installs
+// (scripts/system-deps.sh, golang-go) runs strconv on the same seeded random texts
+// (test/shared/go-strconv/oracle.go), and every answer, value or error text, must be the same. The
+// texts are made of the pieces where the ports can differ: signs, base prefixes, underscores, digits
+// of every base, the 32- and 64-bit limits, spellings of booleans, and characters strconv.Quote
+// escapes (controls, a lone surrogate, unprintable and non-ASCII runes).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { goNumError, goParseBool, goParseInt, goParseUint, goQuote, type GoNumErrorKind } from "../../server/shared/go-text.ts";
+
+const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-strconv/oracle.go");
+
+function buildOracle(): string {
+  if (spawnSync("go", ["version"]).error) throw new Error("this test needs Go: apt-get install -y golang-go (scripts/system-deps.sh does it as root)");
+  const hash = createHash("sha256").update(readFileSync(ORACLE_SOURCE)).digest("hex").slice(0, 16);
+  const binary = path.join(tmpdir(), `go-strconv-oracle-${hash}`);
+  if (existsSync(binary)) return binary;
+  const built = spawnSync("go", ["build", "-o", binary, ORACLE_SOURCE], {
+    env: { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOCACHE: path.join(tmpdir(), "go-strconv-oracle-cache") },
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`go build of the strconv oracle failed:\n${built.stderr}`);
+  return binary;
+}
+
+const PIECES = [
+  "0", "1", "7", "8", "9", "f", "F", "g", "z", "_", "__", "+", "-", "0x", "0X", "0b", "0B", "0o", "0O", "00",
+  "2147483647", "4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "18446744073709551616",
+  "true", "True", "TRUE", "t", "T", "false", "F", "no", " ", "\t", "\n", "\u0000", "\u007f", "\"", "\\",
+  "é", "世", "\u200b", "\u00a0", "\ud800", "😀", ".", "e", "1e3",
+];
+
+function texts(count: number, seed: number): string[] {
+  let state = seed;
+  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
+  return Array.from({ length: count }, () => {
+    let text = "";
+    for (let n = Math.floor(next() * 5); n >= 0; n--) text += PIECES[Math.floor(next() * PIECES.length)];
+    return text;
+  });
+}
+
+const answer = (value: bigint | GoNumErrorKind, fn: "ParseInt" | "ParseUint", text: string) =>
+  typeof value === "bigint" ? String(value) : `error: ${goNumError(fn, text, value)}`;
+
+describe("the strconv ports, against Go", () => {
+  it("answer as Go's strconv does, value or error text, on 20,000 texts", () => {
+    const edges = ["", "0", "-0", "+0", "0x", "0_1", "1_000", "_1", "1_", "0x_1", "017", "08", "-9223372036854775808", "-9223372036854775809", "99999999999999999999x"];
+    const inputs = [...edges, ...texts(20_000, 20261126)];
+    const run = spawnSync(buildOracle(), { input: `${inputs.map((text) => JSON.stringify(text)).join("\n")}\n`, maxBuffer: 1 << 28 });
+    expect(run.status, run.stderr?.toString()).toBe(0);
+    const answers = run.stdout.toString().trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
+    expect(answers).toHaveLength(inputs.length);
+    const differences = inputs.flatMap((text, i) => {
+      const bool = goParseBool(text);
+      const ours = {
+        int0: answer(goParseInt(text, 64n), "ParseInt", text),
+        int10: answer(goParseInt(text, 64n, 10), "ParseInt", text),
+        uint32: answer(goParseUint(text, 32n), "ParseUint", text),
+        bool: bool === undefined ? `error: ${goNumError("ParseBool", text, "invalid syntax")}` : String(bool),
+        quote: goQuote(text),
+      };
+      const go = answers[i]!;
+      const differs = (Object.keys(ours) as (keyof typeof ours)[]).filter((key) => ours[key] !== go[key]);
+      return differs.length === 0 ? [] : [{ text, differs: differs.map((key) => ({ key, ours: ours[key], go: go[key] })) }];
+    });
+    expect(differences).toEqual([]);
+  });
+});
