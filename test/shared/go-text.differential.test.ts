@@ -1,5 +1,5 @@
 // Differential test of the strconv ports (server/shared/go-text.ts: goParseInt, goParseUint,
-// goParseBool, goQuote, goNumError), which the secrets framework fields and the mesh's weakly typed
+// goParseBool, goQuote, goNumError, goFormatFloat), which the secrets framework fields and the mesh's weakly typed
 // decoder read values with, against Go itself: the Go that `npm test` installs
 // (scripts/system-deps.sh, golang-go) runs strconv on the same seeded random texts
 // (test/shared/go-strconv/oracle.go), and every answer, value or error text, must be the same. The
@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { goNumError, goParseBool, goParseInt, goParseUint, goQuote, type GoNumErrorKind } from "../../server/shared/go-text.ts";
+import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint, goQuote, type GoNumErrorKind } from "../../server/shared/go-text.ts";
 
 const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-strconv/oracle.go");
 
@@ -46,13 +46,26 @@ function texts(count: number, seed: number): string[] {
   });
 }
 
+/** Decimal numbers with up to 20 digits and exponents from -330 to 330 (FormatFloat's cases). */
+function numbers(count: number, seed: number): string[] {
+  let state = seed;
+  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
+  return Array.from({ length: count }, () => {
+    let digits = "";
+    for (let n = 1 + Math.floor(next() * 20); n > 0; n--) digits += Math.floor(next() * 10);
+    const point = Math.floor(next() * digits.length);
+    return `${next() < 0.3 ? "-" : ""}${digits.slice(0, point) || "0"}.${digits.slice(point)}e${Math.floor(next() * 661) - 330}`;
+  });
+}
+
 const answer = (value: bigint | GoNumErrorKind, fn: "ParseInt" | "ParseUint", text: string) =>
   typeof value === "bigint" ? String(value) : `error: ${goNumError(fn, text, value)}`;
 
 describe("the strconv ports, against Go", () => {
   it("answer as Go's strconv does, value or error text, on 20,000 texts", () => {
-    const edges = ["", "0", "-0", "+0", "0x", "0_1", "1_000", "_1", "1_", "0x_1", "017", "08", "-9223372036854775808", "-9223372036854775809", "99999999999999999999x"];
-    const inputs = [...edges, ...texts(20_000, 20261126)];
+    const edges = ["", "0", "-0", "+0", "0x", "0_1", "1_000", "_1", "1_", "0x_1", "017", "08", "-9223372036854775808", "-9223372036854775809", "99999999999999999999x",
+      "1e21", "1e-7", "123456789012345678901234567890", "0.1", "-0.0", "5e-324", "1.7976931348623157e308", "1e400", "Inf", "-inf", "NaN", "0x1p-2"];
+    const inputs = [...edges, ...texts(20_000, 20261126), ...numbers(5_000, 7)];
     const run = spawnSync(buildOracle(), { input: `${inputs.map((text) => JSON.stringify(text)).join("\n")}\n`, maxBuffer: 1 << 28 });
     expect(run.status, run.stderr?.toString()).toBe(0);
     const answers = run.stdout.toString().trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
@@ -67,6 +80,12 @@ describe("the strconv ports, against Go", () => {
         quote: goQuote(text),
       };
       const go = answers[i]!;
+      // FormatFloat of the very float Go read (its bits), where ParseFloat read one.
+      if (go.bits !== undefined) {
+        const view = new DataView(new ArrayBuffer(8));
+        view.setBigUint64(0, BigInt(go.bits));
+        Object.assign(ours, { float: goFormatFloat(view.getFloat64(0)) });
+      }
       const differs = (Object.keys(ours) as (keyof typeof ours)[]).filter((key) => ours[key] !== go[key]);
       return differs.length === 0 ? [] : [{ text, differs: differs.map((key) => ({ key, ours: ours[key], go: go[key] })) }];
     });

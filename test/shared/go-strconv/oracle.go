@@ -1,11 +1,13 @@
 // The Go oracle of test/shared/go-text.differential.test.ts: for each line in (a JSON string), one
 // line out with Go's strconv answers for it: ParseInt(s, 0, 64), ParseInt(s, 10, 64),
-// ParseUint(s, 0, 32), ParseBool(s) (values or error texts) and Quote(s).
+// ParseUint(s, 0, 32), ParseBool(s) (values or error texts), Quote(s), and, when ParseFloat(s, 64)
+// reads it, the float's bits and FormatFloat(f, 'f', -1, 64).
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"os"
 	"strconv"
 )
@@ -16,6 +18,8 @@ type out struct {
 	Uint32 string `json:"uint32"`
 	Bool   string `json:"bool"`
 	Quote  string `json:"quote"`
+	Bits   string `json:"bits,omitempty"`
+	Float  string `json:"float,omitempty"`
 }
 
 func main() {
@@ -50,6 +54,10 @@ func main() {
 			o.Bool = strconv.FormatBool(v)
 		}
 		o.Quote = strconv.Quote(s)
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			o.Bits = strconv.FormatUint(math.Float64bits(f), 10)
+			o.Float = strconv.FormatFloat(f, 'f', -1, 64)
+		}
 		b, _ := json.Marshal(o)
 		w.Write(b)
 		w.WriteString("\n")
