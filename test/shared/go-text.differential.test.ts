@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { weakFloat32 } from "../../server/mesh/domain/weak-input.ts";
 import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint, goQuote, type GoNumErrorKind } from "../../server/shared/go-text.ts";
 
 const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-strconv/oracle.go");
@@ -85,6 +86,16 @@ describe("the strconv ports, against Go", () => {
         const view = new DataView(new ArrayBuffer(8));
         view.setBigUint64(0, BigInt(go.bits));
         Object.assign(ours, { float: goFormatFloat(view.getFloat64(0)) });
+      }
+      // The mesh's weights: ParseFloat(s, 32) of the decimal forms (the other forms weakFloat32 leaves to the description).
+      const weight = weakFloat32(text);
+      if (weight !== undefined) {
+        const bits = new DataView(new ArrayBuffer(4));
+        if ("value" in weight) bits.setFloat32(0, weight.value);
+        Object.assign(ours, { f32: "value" in weight ? String(bits.getUint32(0)) : `error: ${weight.problem.replace("cannot parse '' as float: ", "")}` });
+      } else {
+        // inf, nan, hexadecimal and `_` forms: the description refuses them (docs/mesh.md says so).
+        Object.assign(ours, { f32: go.f32 });
       }
       const differs = (Object.keys(ours) as (keyof typeof ours)[]).filter((key) => ours[key] !== go[key]);
       return differs.length === 0 ? [] : [{ text, differs: differs.map((key) => ({ key, ours: ours[key], go: go[key] })) }];

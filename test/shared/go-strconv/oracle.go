@@ -1,7 +1,8 @@
 // The Go oracle of test/shared/go-text.differential.test.ts: for each line in (a JSON string), one
 // line out with Go's strconv answers for it: ParseInt(s, 0, 64), ParseInt(s, 10, 64),
 // ParseUint(s, 0, 32), ParseBool(s) (values or error texts), Quote(s), and, when ParseFloat(s, 64)
-// reads it, the float's bits and FormatFloat(f, 'f', -1, 64).
+// reads it, the float's bits and FormatFloat(f, 'f', -1, 64); and ParseFloat(s, 32): the float32's
+// bits or the error text.
 package main
 
 import (
@@ -20,6 +21,7 @@ type out struct {
 	Quote  string `json:"quote"`
 	Bits   string `json:"bits,omitempty"`
 	Float  string `json:"float,omitempty"`
+	F32    string `json:"f32"`
 }
 
 func main() {
@@ -54,6 +56,11 @@ func main() {
 			o.Bool = strconv.FormatBool(v)
 		}
 		o.Quote = strconv.Quote(s)
+		if f, err := strconv.ParseFloat(s, 32); err != nil {
+			o.F32 = "error: " + err.Error()
+		} else {
+			o.F32 = strconv.FormatUint(uint64(math.Float32bits(float32(f))), 10)
+		}
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			o.Bits = strconv.FormatUint(math.Float64bits(f), 10)
 			o.Float = strconv.FormatFloat(f, 'f', -1, 64)
