@@ -115,6 +115,17 @@ export function fieldValidationFailure(name: string, raw: unknown, error: string
 }
 
 /**
+ * A TypeCommaStringSlice as the framework reads it (parseutil.ParseCommaStringSlice): "" (or nothing)
+ * is no entry, other text is split at commas, a list is taken as it is, then each entry is trimmed.
+ * Empty entries and repeats stay: the engines store the list as read (a trailing comma is an entry "").
+ */
+export function commaStringSlice(value: string | readonly string[] | undefined): string[] {
+  if (value === undefined || value === "") return [];
+  const items = typeof value === "string" ? value.split(",") : value;
+  return items.map((item) => item.trim());
+}
+
+/**
  * A framework field as a handler takes it: readFrameworkFields read it before the handler ran (so
  * reading it again gives the same value), or it is absent (`fallback`). Throws on a value the
  * framework fields would have refused: a handler never gets one.

@@ -3,11 +3,9 @@
 // one answer a line out. Built once per content of the driver, in GOPATH mode from /usr/share/gocode.
 // Without Go or the package the tests fail, naming what to install: `.ci/run` installs both through
 // scripts/system-deps.sh.
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { buildGoProgram } from "./go-program.ts";
 import { LineDriver } from "./line-driver.ts";
 
 const DRIVER_SOURCE = path.resolve(import.meta.dirname, "../org-platform/go-tfe/driver.go");
@@ -15,17 +13,8 @@ export const GO_TFE_SOURCE = "/usr/share/gocode/src/github.com/hashicorp/go-tfe"
 
 /** Builds the driver (when its source changed) and answers the binary's path. */
 export function buildGoTfeDriver(): string {
-  if (spawnSync("go", ["version"]).error) throw new Error("go-tfe tests need Go: apt-get install -y golang-go (scripts/system-deps.sh does it as root)");
   if (!existsSync(GO_TFE_SOURCE)) throw new Error("go-tfe tests need go-tfe: apt-get install -y golang-github-hashicorp-go-tfe-dev (scripts/system-deps.sh does it as root)");
-  const hash = createHash("sha256").update(readFileSync(DRIVER_SOURCE)).digest("hex").slice(0, 16);
-  const binary = path.join(tmpdir(), `go-tfe-driver-${hash}`);
-  if (existsSync(binary)) return binary;
-  const built = spawnSync("go", ["build", "-o", binary, DRIVER_SOURCE], {
-    env: { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOFLAGS: "", GOCACHE: path.join(tmpdir(), "go-tfe-driver-cache") },
-    encoding: "utf8",
-  });
-  if (built.status !== 0) throw new Error(`go build of the go-tfe driver failed:\n${built.stderr}`);
-  return binary;
+  return buildGoProgram(DRIVER_SOURCE, "go-tfe-driver", { gopath: "/usr/share/gocode" });
 }
 
 export interface GoTfeAnswer<T = Record<string, unknown>> {

@@ -1,6 +1,7 @@
 // The cloud credentials engine's pure modules: durations, TTLs, role rules and legacy upgrades,
 // names, the root credential chain, ARNs and policy documents, the world file's `cloud` section.
 import { describe, expect, it } from "vitest";
+import { commaStringSlice } from "../../server/secrets/framework-fields.ts";
 import { combinePolicyDocuments, compactJson, managedPolicyArnProblem, policyArnProblem } from "../../server/secrets/engines/cloud-credentials/arns.ts";
 import { DEFAULT_CLOUD_WORLD, parseCloudWorld } from "../../server/secrets/engines/cloud-credentials/cloud-world.ts";
 import { localCredentials, parseSharedCredentials, regionOf, type ChainEnvironment } from "../../server/secrets/engines/cloud-credentials/credential-chain.ts";
@@ -16,7 +17,6 @@ import {
   normalizeStoredRole,
   roleProblems,
   roleResponse,
-  stringList,
   upgradeLegacyEntry,
   type RoleEntry,
 } from "../../server/secrets/engines/cloud-credentials/roles.ts";
@@ -266,9 +266,9 @@ describe("role writes", () => {
 
   it("parses list and pair parameters", () => {
     // parseutil.ParseCommaStringSlice: split text at commas, trim; empty entries stay.
-    expect(stringList(" a, b ,,c ")).toEqual(["a", "b", "", "c"]);
-    expect(stringList(["a ", " b", ""])).toEqual(["a", "b", ""]);
-    expect(stringList("")).toEqual([]);
+    expect(commaStringSlice(" a, b ,,c ")).toEqual(["a", "b", "", "c"]);
+    expect(commaStringSlice(["a ", " b", ""])).toEqual(["a", "b", ""]);
+    expect(commaStringSlice("")).toEqual([]);
     expect(keyValuePairs("k=v")).toEqual({ value: { k: "v" } });
   });
 });

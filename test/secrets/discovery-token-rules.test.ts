@@ -1,6 +1,7 @@
 // The discovery-token engine's pure rules: what a role write must hold, which token API issues a
 // role's tokens, durations, lists, base64, leases, and the access settings.
 import { describe, expect, it } from "vitest";
+import { commaStringSlice } from "../../server/secrets/framework-fields.ts";
 import { checkAccess, isHostPort } from "../../server/secrets/engines/discovery-token/access.ts";
 import { BackendError } from "../../server/secrets/engines/discovery-token/backend.ts";
 import { clientErrorText } from "../../server/secrets/engines/discovery-token/engine.ts";
@@ -9,7 +10,6 @@ import {
   compareVersions,
   decodeBase64,
   leaseDuration,
-  nameList,
   parseVersion,
   realEngineApi,
   roleView,
@@ -131,10 +131,10 @@ describe("which token API issues a role's tokens", () => {
 describe("small parts", () => {
   it("reads name lists", () => {
     // parseutil.ParseCommaStringSlice: split text at commas, trim; empties and repeats stay.
-    expect(nameList("a, b,,a")).toEqual(["a", "b", "", "a"]);
-    expect(nameList([" a ", "", "b,c"])).toEqual(["a", "", "b,c"]);
-    expect(nameList("")).toEqual([]);
-    expect(nameList(undefined)).toEqual([]);
+    expect(commaStringSlice("a, b,,a")).toEqual(["a", "b", "", "a"]);
+    expect(commaStringSlice([" a ", "", "b,c"])).toEqual(["a", "", "b,c"]);
+    expect(commaStringSlice("")).toEqual([]);
+    expect(commaStringSlice(undefined)).toEqual([]);
   });
 
   it("decodes strict base64 only", () => {

@@ -5,29 +5,13 @@
 // or error text, must be the same. The texts are made of the pieces where the parsers can differ:
 // digits around the 63-bit limits, fractions past 63 bits, every unit, signs, days, and characters
 // that are no part of a duration (a non-ASCII one among them, for the error's quoting).
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readDurationSecond } from "../../server/secrets/framework-fields.ts";
 import { parseGoDuration } from "../../server/shared/go-duration.ts";
+import { askOracle, buildGoProgram, pieceTexts } from "../helpers/go-program.ts";
 
 const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-duration/oracle.go");
-
-function buildOracle(): string {
-  if (spawnSync("go", ["version"]).error) throw new Error("this test needs Go: apt-get install -y golang-go (scripts/system-deps.sh does it as root)");
-  const hash = createHash("sha256").update(readFileSync(ORACLE_SOURCE)).digest("hex").slice(0, 16);
-  const binary = path.join(tmpdir(), `go-duration-oracle-${hash}`);
-  if (existsSync(binary)) return binary;
-  const built = spawnSync("go", ["build", "-o", binary, ORACLE_SOURCE], {
-    env: { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOCACHE: path.join(tmpdir(), "go-duration-oracle-cache") },
-    encoding: "utf8",
-  });
-  if (built.status !== 0) throw new Error(`go build of the duration oracle failed:\n${built.stderr}`);
-  return binary;
-}
 
 const PIECES = [
   "0", "1", "2", "5", "9", "00", "10", "99", "9223372036", "854775807", "9223372036854775807", "9223372036854775808",
@@ -35,26 +19,12 @@ const PIECES = [
   "ns", "us", "µs", "μs", "ms", "s", "m", "h", "d", "+", "-", "e", "x", " ", "_", "世", "S", "H",
 ];
 
-/** Texts of 1 to 6 pieces, from a fixed seed (a linear congruential generator: the same texts every run). */
-function texts(count: number, seed: number): string[] {
-  let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
-  return Array.from({ length: count }, () => {
-    let text = "";
-    for (let n = 1 + Math.floor(next() * 6); n > 0; n--) text += PIECES[Math.floor(next() * PIECES.length)];
-    return text;
-  });
-}
-
 describe("the duration readers, against Go", () => {
   it("answer as Go's time.ParseDuration and parseutil.ParseDurationSecond do, value or error text, on 20,000 texts", () => {
     // The edges first: whole seconds around 0 and -1, days, the 63-bit limits, then the random texts.
     const edges = ["", "0", "-0", "1h30m", "1d", "-1d", "-1", "-1s", "-999ms", "-1001ms", "0.9s", "-0.9s", "-5", "0.5d", "9223372036s", "9223372037s", "10000000000", "106751d", "106752d"];
-    const inputs = [...edges, ...texts(20_000, 20261126)];
-    const run = spawnSync(buildOracle(), { input: `${inputs.map((text) => JSON.stringify(text)).join("\n")}\n`, maxBuffer: 1 << 28 });
-    expect(run.status, run.stderr?.toString()).toBe(0);
-    const answers = run.stdout.toString().trim().split("\n").map((line) => JSON.parse(line) as { ns?: string; err?: string; sec?: string; secErr?: string });
-    expect(answers).toHaveLength(inputs.length);
+    const inputs = [...edges, ...pieceTexts(PIECES, 20_000, 20261126, 6)];
+    const answers = askOracle(buildGoProgram(ORACLE_SOURCE, "go-duration-oracle"), inputs);
     const differences = inputs.flatMap((text, i) => {
       const go = answers[i]!;
       const parsed = parseGoDuration(text);

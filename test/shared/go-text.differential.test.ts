@@ -6,29 +6,13 @@
 // texts are made of the pieces where the ports can differ: signs, base prefixes, underscores, digits
 // of every base, the 32- and 64-bit limits, spellings of booleans, and characters strconv.Quote
 // escapes (controls, a lone surrogate, unprintable and non-ASCII runes).
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { weakFloat32 } from "../../server/mesh/domain/weak-input.ts";
 import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint, goQuote, type GoNumErrorKind } from "../../server/shared/go-text.ts";
+import { askOracle, buildGoProgram, pieceTexts, seededRandom } from "../helpers/go-program.ts";
 
 const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-strconv/oracle.go");
-
-function buildOracle(): string {
-  if (spawnSync("go", ["version"]).error) throw new Error("this test needs Go: apt-get install -y golang-go (scripts/system-deps.sh does it as root)");
-  const hash = createHash("sha256").update(readFileSync(ORACLE_SOURCE)).digest("hex").slice(0, 16);
-  const binary = path.join(tmpdir(), `go-strconv-oracle-${hash}`);
-  if (existsSync(binary)) return binary;
-  const built = spawnSync("go", ["build", "-o", binary, ORACLE_SOURCE], {
-    env: { ...process.env, GO111MODULE: "off", GOFLAGS: "", GOCACHE: path.join(tmpdir(), "go-strconv-oracle-cache") },
-    encoding: "utf8",
-  });
-  if (built.status !== 0) throw new Error(`go build of the strconv oracle failed:\n${built.stderr}`);
-  return binary;
-}
 
 const PIECES = [
   "0", "1", "7", "8", "9", "f", "F", "g", "z", "_", "__", "+", "-", "0x", "0X", "0b", "0B", "0o", "0O", "00",
@@ -37,20 +21,9 @@ const PIECES = [
   "é", "世", "\u200b", "\u00a0", "\ud800", "😀", ".", "e", "1e3",
 ];
 
-function texts(count: number, seed: number): string[] {
-  let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
-  return Array.from({ length: count }, () => {
-    let text = "";
-    for (let n = Math.floor(next() * 5); n >= 0; n--) text += PIECES[Math.floor(next() * PIECES.length)];
-    return text;
-  });
-}
-
 /** Decimal numbers with up to 20 digits and exponents from -330 to 330 (FormatFloat's cases). */
 function numbers(count: number, seed: number): string[] {
-  let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
     let digits = "";
     for (let n = 1 + Math.floor(next() * 20); n > 0; n--) digits += Math.floor(next() * 10);
@@ -66,11 +39,8 @@ describe("the strconv ports, against Go", () => {
   it("answer as Go's strconv does, value or error text, on 20,000 texts", () => {
     const edges = ["", "0", "-0", "+0", "0x", "0_1", "1_000", "_1", "1_", "0x_1", "017", "08", "-9223372036854775808", "-9223372036854775809", "99999999999999999999x",
       "1e21", "1e-7", "123456789012345678901234567890", "0.1", "-0.0", "5e-324", "1.7976931348623157e308", "1e400", "Inf", "-inf", "NaN", "0x1p-2"];
-    const inputs = [...edges, ...texts(20_000, 20261126), ...numbers(5_000, 7)];
-    const run = spawnSync(buildOracle(), { input: `${inputs.map((text) => JSON.stringify(text)).join("\n")}\n`, maxBuffer: 1 << 28 });
-    expect(run.status, run.stderr?.toString()).toBe(0);
-    const answers = run.stdout.toString().trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
-    expect(answers).toHaveLength(inputs.length);
+    const inputs = [...edges, ...pieceTexts(PIECES, 20_000, 20261126, 5), ...numbers(5_000, 7)];
+    const answers = askOracle(buildGoProgram(ORACLE_SOURCE, "go-strconv-oracle"), inputs);
     const differences = inputs.flatMap((text, i) => {
       const bool = goParseBool(text);
       const ours = {

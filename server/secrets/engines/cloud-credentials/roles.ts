@@ -2,7 +2,7 @@
 // rules a role must follow, the upgrade of entries stored by earlier versions (legacy `policy`/`arn`
 // roles), and the read shape. Pure: no storage, no provider.
 import { compactJson, managedPolicyArnProblem, parseArn } from "./arns.ts";
-import { fieldValidationFailure, lenientDuration } from "../../framework-fields.ts";
+import { commaStringSlice, fieldValidationFailure, lenientDuration } from "../../framework-fields.ts";
 import { goMultiErrorText, goQuote } from "../../../shared/go-text.ts";
 import type { components } from "../../../../generated/secrets/schema.ts";
 import type { BodyRead } from "../../wire.ts";
@@ -127,7 +127,7 @@ export function applyRoleWrite(existing: RoleEntry | undefined, body: RoleWrite)
       case "role_arns":
       case "policy_arns":
       case "iam_groups":
-        role[key] = stringList(body[key]!);
+        role[key] = commaStringSlice(body[key]!);
         break;
       case "policy_document": {
         const text = body.policy_document!;
@@ -270,17 +270,6 @@ export function normalizeStoredRole(raw: unknown): RoleEntry {
   if (typeof value.invalid_data === "string" && value.invalid_data !== "") role.invalid_data = value.invalid_data;
   if (value.prohibit_flexible_cred_path === true) role.prohibit_flexible_cred_path = true;
   return role;
-}
-
-/**
- * A list parameter (TypeCommaStringSlice) as the framework reads it (parseutil.ParseCommaStringSlice):
- * "" is none, other text is split at commas, a JSON array is taken as it is, then each entry is
- * trimmed. Empty entries stay: pathRolesWrite stores the list as read (a trailing comma is an entry "").
- */
-export function stringList(raw: string | string[]): string[] {
-  if (raw === "") return [];
-  const items = Array.isArray(raw) ? raw : raw.split(",");
-  return items.map((item) => item.trim());
 }
 
 /** `iam_tags`: a JSON object, or `key=value` strings (one string, or a list). */

@@ -2,7 +2,7 @@
 // tokens, and how a role is read back. Pure functions (no storage, no network). The parameters a
 // backend version has are the backend's business: it refuses them when a token is issued, as in the
 // real system, where the engine checks no version (builtin/logical/consul/path_roles.go).
-import { lenientBoolean, lenientDuration } from "../../framework-fields.ts";
+import { commaStringSlice, lenientBoolean, lenientDuration } from "../../framework-fields.ts";
 import type { BodyRead } from "../../wire.ts";
 
 export type TokenType = "client" | "management";
@@ -79,8 +79,8 @@ export function checkRole(input: RoleInput): Checked<StoredRole> {
 
   const tokenType: string = input.token_type ?? "client";
   const policyText = input.policy ?? "";
-  const policies = nameList(input.policies);
-  const catalogRoles = nameList(input.catalog_roles);
+  const policies = commaStringSlice(input.policies);
+  const catalogRoles = commaStringSlice(input.catalog_roles);
   if (tokenType === "client") {
     if (policyText === "" && policies.length === 0 && catalogRoles.length === 0) {
       return { problem: "Use either a policy document, a list of policies, or a list of roles, depending on your Consul version" };
@@ -135,17 +135,6 @@ export const MOUNT_MAX_TTL = 768 * 3600;
 export function leaseDuration(role: Pick<StoredRole, "ttl" | "max_ttl">): number {
   const max = Math.min(role.max_ttl > 0 ? role.max_ttl : MOUNT_MAX_TTL, MOUNT_MAX_TTL);
   return Math.min(role.ttl > 0 ? role.ttl : MOUNT_DEFAULT_TTL, max);
-}
-
-/**
- * A TypeCommaStringSlice as the framework reads it (parseutil.ParseCommaStringSlice): "" is no name,
- * other text is split at commas, a list is taken as it is, then each name is trimmed. Empty names and
- * repeats are kept, as pathRolesWrite stores them (a trailing comma is a name "").
- */
-export function nameList(value: string | string[] | undefined): string[] {
-  if (value === undefined || value === "") return [];
-  const items = Array.isArray(value) ? value : value.split(",");
-  return items.map((item) => item.trim());
 }
 
 /** Strict standard base64 (Go's StdEncoding): the decoded text, or where it fails. */
