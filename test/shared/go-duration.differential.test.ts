@@ -1,6 +1,6 @@
 // Differential test of the duration readers against Go itself: the Go that `npm test` installs
 // (scripts/system-deps.sh, golang-go) runs time.ParseDuration and parseutil.ParseDurationSecond
-// (test/shared/go-duration/oracle.go) on the same seeded random texts as server/shared/go-duration.ts
+// (test/shared/go-oracle/oracle.go) on the same seeded random texts as server/shared/go-duration.ts
 // parseGoDuration and server/secrets/framework-fields.ts readDurationSecond, and every answer, value
 // or error text, must be the same. The texts are made of the pieces where the parsers can differ:
 // digits around the 63-bit limits, fractions past 63 bits, every unit, signs, days, and characters
@@ -11,7 +11,7 @@ import { readDurationSecond } from "../../server/secrets/framework-fields.ts";
 import { parseGoDuration } from "../../server/shared/go-duration.ts";
 import { askOracle, buildGoProgram, pieceTexts } from "../helpers/go-program.ts";
 
-const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-duration/oracle.go");
+const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-oracle/oracle.go");
 
 const PIECES = [
   "0", "1", "2", "5", "9", "00", "10", "99", "9223372036", "854775807", "9223372036854775807", "9223372036854775808",
@@ -24,7 +24,7 @@ describe("the duration readers, against Go", () => {
     // The edges first: whole seconds around 0 and -1, days, the 63-bit limits, then the random texts.
     const edges = ["", "0", "-0", "1h30m", "1d", "-1d", "-1", "-1s", "-999ms", "-1001ms", "0.9s", "-0.9s", "-5", "0.5d", "9223372036s", "9223372037s", "10000000000", "106751d", "106752d"];
     const inputs = [...edges, ...pieceTexts(PIECES, 20_000, 20261126, 6)];
-    const answers = askOracle(buildGoProgram(ORACLE_SOURCE, "go-duration-oracle"), inputs);
+    const answers = askOracle(buildGoProgram(ORACLE_SOURCE, "go-oracle"), inputs);
     const differences = inputs.flatMap((text, i) => {
       const go = answers[i]!;
       const parsed = parseGoDuration(text);

@@ -2,7 +2,7 @@
 // goParseBool, goQuote, goNumError, goFormatFloat), which the secrets framework fields and the mesh's weakly typed
 // decoder read values with, against Go itself: the Go that `npm test` installs
 // (scripts/system-deps.sh, golang-go) runs strconv on the same seeded random texts
-// (test/shared/go-strconv/oracle.go), and every answer, value or error text, must be the same. The
+// (test/shared/go-oracle/oracle.go), and every answer, value or error text, must be the same. The
 // texts are made of the pieces where the ports can differ: signs, base prefixes, underscores, digits
 // of every base, the 32- and 64-bit limits, spellings of booleans, and characters strconv.Quote
 // escapes (controls, a lone surrogate, unprintable and non-ASCII runes).
@@ -12,7 +12,7 @@ import { weakFloat32 } from "../../server/mesh/domain/weak-input.ts";
 import { goFormatFloat, goNumError, goParseBool, goParseInt, goParseUint, goQuote, type GoNumErrorKind } from "../../server/shared/go-text.ts";
 import { askOracle, buildGoProgram, pieceTexts, seededRandom } from "../helpers/go-program.ts";
 
-const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-strconv/oracle.go");
+const ORACLE_SOURCE = path.resolve(import.meta.dirname, "go-oracle/oracle.go");
 
 const PIECES = [
   "0", "1", "7", "8", "9", "f", "F", "g", "z", "_", "__", "+", "-", "0x", "0X", "0b", "0B", "0o", "0O", "00",
@@ -40,7 +40,7 @@ describe("the strconv ports, against Go", () => {
     const edges = ["", "0", "-0", "+0", "0x", "0_1", "1_000", "_1", "1_", "0x_1", "017", "08", "-9223372036854775808", "-9223372036854775809", "99999999999999999999x",
       "1e21", "1e-7", "123456789012345678901234567890", "0.1", "-0.0", "5e-324", "1.7976931348623157e308", "1e400", "Inf", "-inf", "NaN", "0x1p-2"];
     const inputs = [...edges, ...pieceTexts(PIECES, 20_000, 20261126, 5), ...numbers(5_000, 7)];
-    const answers = askOracle(buildGoProgram(ORACLE_SOURCE, "go-strconv-oracle"), inputs);
+    const answers = askOracle(buildGoProgram(ORACLE_SOURCE, "go-oracle"), inputs);
     const differences = inputs.flatMap((text, i) => {
       const bool = goParseBool(text);
       const ours = {
