@@ -103,7 +103,7 @@ interface Row {
   before?: LoadResult;
 }
 
-async function cannedOf(child: Child, api: Api, c: Case): Promise<Canned> {
+export async function cannedOf(child: Child, api: Api, c: Case): Promise<Canned> {
   const response = await fetch(`http://127.0.0.1:${child.port}${api.base}${c.path}`, { method: c.method, headers: c.headers, body: c.bodyAt ? c.bodyAt(0) : c.body });
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status >= 300) throw new Error(`${c.name}: the server answered ${response.status} ${body.toString()}`);

@@ -12,12 +12,15 @@
 // PROFILE_BASE=<another checkout, its node_modules installed>: this checkout's server beside that one's,
 // both validated, instead of validated beside unvalidated (what a change costs; functions by name
 // and module, without line numbers, which differ between the two).
+// PROFILE_PLAIN=1 (with --case): the validated server beside plain Express answering the same bytes
+// (what the fresh bench's ratio compares), instead of validated beside unvalidated.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { FRESH_APIS } from "./fresh.bench.ts";
+import { cannedOf, FRESH_APIS } from "./fresh.bench.ts";
 import { APIS } from "./http.bench.ts";
 import { bundled, load, startChild } from "./lib.ts";
+import type { Canned, ServeSpec } from "./serve.ts";
 
 interface ProfileNode {
   id: number;
@@ -46,6 +49,8 @@ const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 // do), so that functions show with their lines; the bundle's `// server/...` comments say which
 // module a line is in. (`--bundle`, once needed for that, is accepted and changes nothing.)
 const BASE = process.env.PROFILE_BASE;
+const PLAIN = process.env.PROFILE_PLAIN === "1";
+if (PLAIN && !freshCase) throw new Error("PROFILE_PLAIN needs --case");
 
 /** Which server module each line of a bundle is in. */
 function bundleModulesOf(script: string): (line: number) => string {
@@ -73,15 +78,16 @@ const where = (bundleModule: (line: number) => string, url: string, line = 0): s
 };
 
 /** µs per request, by key. */
-async function profileOnce(label: string, validate: boolean, checkout?: string): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
+async function profileOnce(label: string, validate: boolean, checkout?: string, spec?: ServeSpec): Promise<{ rps: number; byPlace: Map<string, number>; byFunction: Map<string, number> }> {
   const serveScript = await bundled("bench/serve.ts", checkout);
   const bundleModule = bundleModulesOf(serveScript);
-  const child = await startChild(serveScript, { ...api.spec, validate }, {}, undefined, process.env.PROFILE_NODE_ARGS?.split(" ").filter(Boolean));
+  const child = await startChild(serveScript, spec ?? { ...api.spec, validate }, {}, undefined, process.env.PROFILE_NODE_ARGS?.split(" ").filter(Boolean));
   try {
     const url = `http://127.0.0.1:${child.port}${api.base}${op.path}`;
-    await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, seconds: 2, cold: true }); // warm-up, not profiled
+    const method = spec?.api === "express" ? (freshCase?.c.plainMethod ?? op.method) : op.method;
+    await load({ url, method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, seconds: 2, cold: true }); // warm-up, not profiled
     await child.ask({ profile: "start" });
-    const result = await load({ url, method: op.method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, cold: true });
+    const result = await load({ url, method, headers: op.headers, body: op.body, bodyAt: op.bodyAt, pathAt, cold: true });
     const { profile } = await child.ask<{ profile: Profile }>({ profile: "stop" });
     const file = path.join(dir, `${apiName}-${index}-${label.replaceAll(" ", "-")}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));
@@ -106,9 +112,21 @@ async function profileOnce(label: string, validate: boolean, checkout?: string):
   }
 }
 
-const [first, second] = BASE ? ["this checkout", "base"] : ["validated", "unvalidated"];
+/** Plain Express's spec: the bytes the validated server answers each operation of the case's API with. */
+async function plainSpec(): Promise<ServeSpec> {
+  const server = await startChild("bench/serve.ts", { ...freshCase!.api.spec, validate: true });
+  try {
+    const canned: Canned[] = [];
+    for (const c of freshCase!.api.cases) canned.push(await cannedOf(server, freshCase!.api, c));
+    return { api: "express", canned };
+  } finally {
+    await server.stop();
+  }
+}
+
+const [first, second] = BASE ? ["this checkout", "base"] : PLAIN ? ["validated", "plain Express"] : ["validated", "unvalidated"];
 const validated = await profileOnce(first, true);
-const unvalidated = BASE ? await profileOnce(second, true, path.resolve(BASE)) : await profileOnce(second, false);
+const unvalidated = BASE ? await profileOnce(second, true, path.resolve(BASE)) : PLAIN ? await profileOnce(second, true, undefined, await plainSpec()) : await profileOnce(second, false);
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const print = (title: string, v: Map<string, number>, u: Map<string, number>, limit: number) => {
   console.log(`\n${title}: µs per request, ${first} / ${second} / difference`);
