@@ -62,6 +62,23 @@ describe.each(here.map((s) => [s.api, s] as const))("npm run conformance against
   });
 });
 
+describe("npm run conformance, the order of its halves", () => {
+  // The property check's generated writes stay on the server; the workflows expect a server holding
+  // nothing they did not put there. With this seed and count the check writes a proxy-defaults entry
+  // that sets a protocol, after which the mesh workflow's refused delete succeeds: the workflows run first.
+  it("runs the workflows before the property check, whose writes stay on the server", { timeout: 120_000 }, async () => {
+    const server = await REFERENCE_SERVERS.find((s) => s.api === "mesh")!.start();
+    try {
+      const { code, stdout } = await conformance(["mesh", server.baseUrl, "--runs", "30", "--seed", "777"]);
+      expect(stdout.indexOf("workflows: 1 of 1 file(s) passed"), stdout).toBeGreaterThan(0);
+      expect(stdout.indexOf("workflows: 1 of 1 file(s) passed")).toBeLessThan(stdout.indexOf("contract properties: 30 generated requests"));
+      expect(code, stdout).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("npm run conformance, bad input", () => {
   it("names the problem and exits 2", async () => {
     for (const args of [["nope", "http://x"], ["mesh", "not a url"], ["mesh", "http://127.0.0.1:1/v1", "--header", "no colon"]]) {
