@@ -29,6 +29,7 @@ import { declaresBody, JsonBodyError, objectMembers, withJsonBody, type JsonLimi
 import { canonicalPath, encodePath, percentDecode } from "./http/canonical-path.ts";
 import type { RequestContext } from "./http/request-context.ts";
 import { helpAnswer, helpTarget, wantsHelp } from "./http/help.ts";
+import { sentAsList } from "./http/list-method.ts";
 import { boundSecretsHandlers, secretsHandlers, type SecretsContext } from "./handlers/index.ts";
 import { NULL_IS_ABSENT, OperationIndex, type RequestMethod, type Resolution, type SecretsOperation } from "./operations.ts";
 import { unwrapStage } from "./replication/cluster-app.ts";
@@ -361,9 +362,9 @@ function listFlag(req: Request): boolean {
   // others (most requests) are not parsed for it.
   const query = queryOf(req.url);
   if (!query.includes("list") && !query.includes("%")) return false;
-  // The real rekey handlers (http/sys_rekey.go) switch on the method alone and never read `list`;
-  // only a LIST stays one there (405), in the one form the LIST rewriter sends: `list=true` last.
-  if (HTTP_LAYER_PATHS.has(String(percentDecode(rawPathOf(underBasePath(req.url)))))) return /[?&]list=true$/.test(query);
+  // The real rekey handlers (http/sys_rekey.go) switch on the method alone and never read `list`:
+  // only a LIST is one there (405), known by the mark its rewritten request line carries.
+  if (HTTP_LAYER_PATHS.has(String(percentDecode(rawPathOf(underBasePath(req.url)))))) return sentAsList(req.headers);
   const raw = req.query.list;
   const value = String(Array.isArray(raw) ? raw[0] : raw ?? "");
   if (value === "") return false;

@@ -8,7 +8,10 @@ import { Agent, createServer, request, type IncomingMessage, type Server, type S
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { acceptListMethod, ListConnection } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, LIST_MARK, ListConnection } from "../../server/secrets/http/list-method.ts";
+
+/** The header line a connection adds after each LIST line it rewrites. */
+const MARK = `${LIST_MARK.name}: ${LIST_MARK.value}`;
 import { startSecretsServer, type RunningSecrets } from "../../server/secrets/server.ts";
 import { processLimitsOf, type Limits } from "../../server/shared/bounds.ts";
 import { keepIdleConnections } from "../../server/shared/service-entry.ts";
@@ -434,7 +437,7 @@ describe("ListConnection over a stream of its own (no socket handle)", () => {
     expect(read()).toBe("");
     socket.push("T /v1/a HTTP/1.1\r\n");
     await pause(10);
-    expect(read()).toBe("GET /v1/a?list=true HTTP/1.1\r\n");
+    expect(read()).toBe(`GET /v1/a?list=true HTTP/1.1\r\n${MARK}\r\n`);
   });
 
   it("hands on a LIST line held past the limit as it is, and times each held line from its own start", async () => {
@@ -445,10 +448,10 @@ describe("ListConnection over a stream of its own (no socket handle)", () => {
     socket.push("T /v1/a HTTP/1.1\r\n\r\nLIS");
     // Past the first line's limit (300 ms from its start), within the second's.
     await pause(200);
-    expect(read()).toBe("GET /v1/a?list=true HTTP/1.1\r\n\r\n");
+    expect(read()).toBe(`GET /v1/a?list=true HTTP/1.1\r\n${MARK}\r\n\r\n`);
     socket.push("T /v1/b HTTP/1.1\r\n\r\n");
     await pause(10);
-    expect(read()).toBe("GET /v1/a?list=true HTTP/1.1\r\n\r\nGET /v1/b?list=true HTTP/1.1\r\n\r\n");
+    expect(read()).toBe(`GET /v1/a?list=true HTTP/1.1\r\n${MARK}\r\n\r\nGET /v1/b?list=true HTTP/1.1\r\n${MARK}\r\n\r\n`);
     // A line that does not complete within the limit goes on as it is, however its bytes trickle in.
     socket.push("LIS");
     await pause(200);

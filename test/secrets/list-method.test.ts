@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptListMethod, ListConnection, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { acceptListMethod, LIST_MARK, ListConnection, ListRequestRewriter, rewriteListRequestLine, sentAsList } from "../../server/secrets/http/list-method.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
 
@@ -46,6 +46,33 @@ describe("rewriteListRequestLine", () => {
     expect(rewriteListRequestLine("HELP /v1/a/roles HTTP/1.1\r\n")).toBe("GET /v1/a/roles?help=1 HTTP/1.1\r\n");
     expect(rewriteListRequestLine("HELP /v1/a?help=0&list=true HTTP/1.1\r\n")).toBe("GET /v1/a?list=true&help=1 HTTP/1.1\r\n");
     expect(rewriteListRequestLine("HELPS /v1/a HTTP/1.1\r\n")).toBe("HELPS /v1/a HTTP/1.1\r\n");
+  });
+
+  it("follows a rewritten LIST line with the mark's header line, in the line's own ending; never a HELP line, nor a line without a version", () => {
+    expect(rewriteListRequestLine("LIST /v1/a HTTP/1.1\r\n", "x-m: v")).toBe("GET /v1/a?list=true HTTP/1.1\r\nx-m: v\r\n");
+    expect(rewriteListRequestLine("LIST /v1/a HTTP/1.0\n", "x-m: v")).toBe("GET /v1/a?list=true HTTP/1.0\nx-m: v\n");
+    expect(rewriteListRequestLine("HELP /v1/a HTTP/1.1\r\n", "x-m: v")).toBe("GET /v1/a?help=1 HTTP/1.1\r\n");
+    expect(rewriteListRequestLine("LIST /v1/a\r\n", "x-m: v")).toBe("GET /v1/a?list=true\r\n");
+    expect(rewriteListRequestLine("GET /v1/a?list=true HTTP/1.1\r\n", "x-m: v")).toBe("GET /v1/a?list=true HTTP/1.1\r\n");
+  });
+});
+
+describe("the LIST mark", () => {
+  it("is random text of the process's own, and only its exact value says a request was sent as LIST", () => {
+    expect(LIST_MARK.value).toMatch(/^[0-9a-f]{32}$/);
+    expect(sentAsList({ [LIST_MARK.name]: LIST_MARK.value })).toBe(true);
+    expect(sentAsList({})).toBe(false);
+    expect(sentAsList({ [LIST_MARK.name]: `${LIST_MARK.value}, x` })).toBe(false);
+    expect(sentAsList({ [LIST_MARK.name]: LIST_MARK.value.toUpperCase() })).toBe(false);
+    expect(sentAsList({ "x-other": LIST_MARK.value })).toBe(false);
+  });
+
+  it("is added by a rewriter given it, after each LIST line it rewrites, and by no other", () => {
+    const marked = new ListRequestRewriter(LIST_MARK);
+    const input = "LIST /v1/a HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/b HTTP/1.1\r\n\r\nLI";
+    expect(Buffer.concat(marked.push(Buffer.from(input))).toString()).toBe(`GET /v1/a?list=true HTTP/1.1\r\n${LIST_MARK.name}: ${LIST_MARK.value}\r\nHost: x\r\n\r\nGET /v1/b HTTP/1.1\r\n\r\n`);
+    expect(Buffer.concat(marked.push(Buffer.from("ST /v1/c HTTP/1.1\n\n"))).toString()).toBe(`GET /v1/c?list=true HTTP/1.1\n${LIST_MARK.name}: ${LIST_MARK.value}\n\n`);
+    expect(Buffer.concat(new ListRequestRewriter().push(Buffer.from(input))).toString()).toBe("GET /v1/a?list=true HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/b HTTP/1.1\r\n\r\n");
   });
 });
 

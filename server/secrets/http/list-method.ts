@@ -8,8 +8,24 @@
 // `'connection'` event. Nothing else is changed: every other byte passes through as it came (the
 // chunks themselves, not copies), and a stream the tracker cannot follow (a malformed request, which
 // llhttp then refuses anyway) is passed through unchanged from there on.
-import type { Server } from "node:http";
+import { randomBytes } from "node:crypto";
+import type { IncomingHttpHeaders, Server } from "node:http";
 import { Duplex } from "node:stream";
+
+/**
+ * The header line a connection adds after each `LIST` request line it rewrites: its value is random
+ * text of this process's own, so a request that carries it was a `LIST` on the wire, never a `GET`
+ * whose query ends in `list=true` (a client cannot send the value, and a copy of the header from the
+ * client joins it into another value). The real server's HTTP layer tells the two apart where it
+ * switches on the method alone: on the rekey paths a `LIST` is 405 and a `GET` the status, whatever
+ * its query.
+ */
+export const LIST_MARK = { name: "x-list-method", value: randomBytes(16).toString("hex") } as const;
+
+/** Whether a request was sent as `LIST` (its request line rewritten by a ListConnection). */
+export function sentAsList(headers: IncomingHttpHeaders): boolean {
+  return headers[LIST_MARK.name] === LIST_MARK.value;
+}
 
 /** Longest request line or header line the tracker holds before giving up (llhttp allows 16 KiB of headers). */
 const MAX_LINE = 64 * 1024;
@@ -51,6 +67,8 @@ function isBlank(line: Buffer): boolean {
  * request line that may be LIST and is not complete at the end of a chunk is held until it is.
  */
 export class ListRequestRewriter {
+  /** The header line added after a rewritten LIST request line (LIST_MARK's, for a connection), or none. */
+  readonly #mark: string | undefined;
   #state: State = "request-line";
   /**
    * A copy of the bytes of the current line that came in earlier chunks (to read the line when it
@@ -67,6 +85,10 @@ export class ListRequestRewriter {
   #remaining = 0;
   #contentLength = 0;
   #chunked = false;
+
+  constructor(mark?: { name: string; value: string }) {
+    this.#mark = mark && `${mark.name}: ${mark.value}`;
+  }
 
   /** Whether part of a request line is held back, waiting for the rest of the line. */
   get holding(): boolean {
@@ -180,7 +202,7 @@ export class ListRequestRewriter {
         this.#chunked = false;
         if (!mayRewrite || line.length <= LIST_START.length || !mayBeList(line, 0)) return undefined;
         const text = line.toString("latin1");
-        const rewritten = rewriteListRequestLine(text);
+        const rewritten = rewriteListRequestLine(text, this.#mark);
         return rewritten === text ? undefined : Buffer.from(rewritten, "latin1");
       }
       case "headers": {
@@ -250,10 +272,11 @@ export class ListRequestRewriter {
 
 /**
  * `LIST /v1/a/b?x=1 HTTP/1.1\r\n` → `GET /v1/a/b?x=1&list=true HTTP/1.1\r\n` (any other `list`
- * dropped); `HELP` the same way to `help=1`. A `#fragment` (clients do not send one, but a hostile one may) stays last, so that the
- * flag is in the query and not in the fragment.
+ * dropped), followed by the header line `mark` when one is given (with the line's own ending);
+ * `HELP` the same way to `help=1`, never marked. A `#fragment` (clients do not send one, but a
+ * hostile one may) stays last, so that the flag is in the query and not in the fragment.
  */
-export function rewriteListRequestLine(line: string): string {
+export function rewriteListRequestLine(line: string, mark?: string): string {
   const match = /^(LIST|HELP) (\S+)( HTTP\/\d\.\d)?(\r?\n)$/.exec(line);
   if (!match) return line;
   const [, method, rawTarget, version = "", eol] = match;
@@ -267,7 +290,9 @@ export function rewriteListRequestLine(line: string): string {
   const path = question === -1 ? target : target.slice(0, question);
   const query = question === -1 ? [] : target.slice(question + 1).split("&").filter((p) => p !== "" && p.split("=")[0] !== flag);
   query.push(`${flag}=${value}`);
-  return `GET ${path}?${query.join("&")}${fragment}${version}${eol}`;
+  // A request line without a version has no header lines after it (the parser refuses it anyway).
+  const marked = mark !== undefined && method === "LIST" && version !== "" ? `${mark}${eol}` : "";
+  return `GET ${path}?${query.join("&")}${fragment}${version}${eol}${marked}`;
 }
 
 /** What a connection stream may offer beyond a Duplex (a net.Socket offers all of it). */
@@ -304,7 +329,7 @@ const LINGER_MS = 1000;
  */
 export class ListConnection extends Duplex {
   readonly socket: SocketLike;
-  readonly #rewriter = new ListRequestRewriter();
+  readonly #rewriter = new ListRequestRewriter(LIST_MARK);
   /** How long part of a LIST line is held back before it is handed on as it is (the server's headersTimeout). */
   readonly #holdMs: number;
   #holdTimer: NodeJS.Timeout | undefined;
