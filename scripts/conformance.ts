@@ -75,7 +75,7 @@ console.log(`${api!.title} at ${baseUrl}`);
 
 // The workflows first: they expect a server holding nothing they did not put there, and the
 // property check's generated writes leave entries behind (a proxy-defaults entry that sets a
-// protocol made the mesh workflow's refused delete succeed: --seed 777 --runs 30).
+// protocol once made the mesh workflow fail: --seed 777 --runs 30).
 if (!noWorkflows) {
   const dir = path.join(root, "workflows");
   const files = (existsSync(dir) ? readdirSync(dir) : [])
