@@ -1,10 +1,10 @@
 // The `LIST` HTTP method over the wire. Node's HTTP parser (llhttp) refuses methods it does not
 // know, and `LIST` is not one of them. So every connection's bytes go through a stream that follows
 // the HTTP/1.1 framing of the requests on it (request line, headers, Content-Length or chunked body)
-// and rewrites the request line of a `LIST` request into `GET <target>?list=true`, the form the
-// service also accepts and the one its description uses (and of a `HELP` request, which llhttp
-// refuses too, into `GET <target>?help=1`); the HTTP server reads that stream instead
-// of the socket. Node documents the way in: an `http.Server` takes any Duplex stream through its
+// and rewrites the request line of a `LIST` request into `GET <target>?list=true` (the form its
+// description uses) followed by a header line marking it (LIST_MARK), and a `HELP` request's, which
+// llhttp refuses too, into `GET <target>?help=1`; the HTTP server reads that stream instead of
+// the socket. Node documents the way in: an `http.Server` takes any Duplex stream through its
 // `'connection'` event. Nothing else is changed: every other byte passes through as it came (the
 // chunks themselves, not copies), and a stream the tracker cannot follow (a malformed request, which
 // llhttp then refuses anyway) is passed through unchanged from there on.
