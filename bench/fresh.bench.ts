@@ -103,7 +103,14 @@ interface Row {
   before?: LoadResult;
 }
 
-export async function cannedOf(child: Child, api: Api, c: Case): Promise<Canned> {
+/** What plain Express answers for an API: the bytes the server answers each of its cases with, once per method and path. */
+export async function cannedFor(child: Child, api: Api): Promise<Canned[]> {
+  const canned: Canned[] = [];
+  for (const c of api.cases) if (!canned.some((k) => k.method === (c.plainMethod ?? c.method) && k.path === api.base + c.path.split("?")[0])) canned.push(await cannedOf(child, api, c));
+  return canned;
+}
+
+async function cannedOf(child: Child, api: Api, c: Case): Promise<Canned> {
   const response = await fetch(`http://127.0.0.1:${child.port}${api.base}${c.path}`, { method: c.method, headers: c.headers, body: c.bodyAt ? c.bodyAt(0) : c.body });
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status >= 300) throw new Error(`${c.name}: the server answered ${response.status} ${body.toString()}`);
@@ -124,8 +131,7 @@ export async function freshSection(): Promise<Row[]> {
       children.push(server);
       const before = baseCheckout ? await startChild("bench/serve.ts", { ...api.spec, validate: true }, {}, undefined, [], [], baseCheckout) : undefined;
       if (before) children.push(before);
-      const canned: Canned[] = [];
-      for (const c of api.cases) if (!canned.some((k) => k.method === (c.plainMethod ?? c.method) && k.path === api.base + c.path.split("?")[0])) canned.push(await cannedOf(server, api, c));
+      const canned = await cannedFor(server, api);
       const plain = await startChild("bench/serve.ts", { api: "express", canned } satisfies ServeSpec);
       children.push(plain);
       for (const c of api.cases.filter((k) => !casePattern || casePattern.test(k.name))) {

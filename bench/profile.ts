@@ -17,10 +17,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { cannedOf, FRESH_APIS } from "./fresh.bench.ts";
+import { cannedFor, FRESH_APIS } from "./fresh.bench.ts";
 import { APIS } from "./http.bench.ts";
 import { bundled, load, startChild } from "./lib.ts";
-import type { Canned, ServeSpec } from "./serve.ts";
+import type { ServeSpec } from "./serve.ts";
 
 interface ProfileNode {
   id: number;
@@ -116,9 +116,7 @@ async function profileOnce(label: string, validate: boolean, checkout?: string, 
 async function plainSpec(): Promise<ServeSpec> {
   const server = await startChild("bench/serve.ts", { ...freshCase!.api.spec, validate: true });
   try {
-    const canned: Canned[] = [];
-    for (const c of freshCase!.api.cases) canned.push(await cannedOf(server, freshCase!.api, c));
-    return { api: "express", canned };
+    return { api: "express", canned: await cannedFor(server, freshCase!.api) };
   } finally {
     await server.stop();
   }
