@@ -6,7 +6,7 @@
 // With BENCH_BASE=<a checkout of the server before the pipeline, its node_modules installed> (e.g.
 // `git worktree add ../base 2c9a176 && cd ../base && npm ci`), the same operations on that server
 // too, in the same run: before/after, and whether any is slower than before by more than 10%.
-import { CONNECTIONS, int, load, ms, progress, QUICK, report, SECONDS, startChild, table, verdict, type Child, type LoadResult } from "./lib.ts";
+import { cannedAnswer, CONNECTIONS, int, load, ms, progress, QUICK, report, SECONDS, startChild, table, verdict, type Child, type LoadResult } from "./lib.ts";
 import type { Canned, ServeSpec } from "./serve.ts";
 import { BIG_TEAM, ORG_TOKEN, ROLE_BODY, SECRETS_TOKEN } from "./worlds.ts";
 
@@ -112,9 +112,7 @@ export async function cannedFor(child: Child, api: Api): Promise<Canned[]> {
 
 async function cannedOf(child: Child, api: Api, c: Case): Promise<Canned> {
   const response = await fetch(`http://127.0.0.1:${child.port}${api.base}${c.path}`, { method: c.method, headers: c.headers, body: c.bodyAt ? c.bodyAt(0) : c.body });
-  const body = Buffer.from(await response.arrayBuffer());
-  if (response.status >= 300) throw new Error(`${c.name}: the server answered ${response.status} ${body.toString()}`);
-  return { method: c.plainMethod ?? c.method, path: api.base + c.path.split("?")[0]!, status: response.status, contentType: response.headers.get("content-type") ?? undefined, body: body.toString("base64"), parse: c.method !== "GET" && c.method !== "LIST" };
+  return cannedAnswer(response, { name: c.name, method: c.plainMethod ?? c.method, path: api.base + c.path.split("?")[0]!, parse: c.method !== "GET" && c.method !== "LIST" });
 }
 
 export async function freshSection(): Promise<Row[]> {

@@ -2,7 +2,7 @@
 // the reference server validated, the same unvalidated, plain Express 5 answering the same bytes
 // (the ceiling of this stack), and Prism mocking the same operation.
 import { startPrism } from "../test/helpers/prism.ts";
-import { CONNECTIONS, int, load, pidWith, QUICK, ms, progress, report, SECONDS, startChild, table, verdict, type Child, type LoadResult } from "./lib.ts";
+import { cannedAnswer, CONNECTIONS, int, load, pidWith, QUICK, ms, progress, report, SECONDS, startChild, table, verdict, type Child, type LoadResult } from "./lib.ts";
 import type { Canned, ServeSpec } from "./serve.ts";
 import { BIG_TEAM, ORG_TOKEN, ROLE_BODY, SECRETS_TOKEN } from "./worlds.ts";
 
@@ -108,19 +108,10 @@ export interface HttpRow {
 }
 
 /** The answer of the validated server, to be served as it is by plain Express. */
-async function cannedAnswer(port: number, api: Api, op: Operation): Promise<Canned> {
+async function cannedOf(port: number, api: Api, op: Operation): Promise<Canned> {
   const response = await fetch(`http://127.0.0.1:${port}${api.base}${op.path}`, { method: op.method, headers: op.headers, body: op.body });
-  const body = Buffer.from(await response.arrayBuffer());
-  if (response.status >= 300) throw new Error(`${op.name}: the reference server answered ${response.status} ${body.toString()}`);
   const plainPath = (op.plainPath ?? op.path).split("?")[0]!;
-  return {
-    method: op.plainMethod ?? op.method,
-    path: api.base + plainPath,
-    status: response.status,
-    contentType: response.headers.get("content-type") ?? undefined,
-    body: body.toString("base64"),
-    parse: op.body !== undefined,
-  };
+  return cannedAnswer(response, { name: op.name, method: op.plainMethod ?? op.method, path: api.base + plainPath, parse: op.body !== undefined });
 }
 
 export async function httpSection(): Promise<HttpRow[]> {
@@ -140,7 +131,7 @@ export async function httpSection(): Promise<HttpRow[]> {
       const requestsOnly = SPLIT ? await startChild("bench/serve.ts", { ...api.spec, validate: true, validateResponses: false }) : undefined;
       if (requestsOnly) children.push(requestsOnly);
       const canned: Canned[] = [];
-      for (const op of api.operations) canned.push(await cannedAnswer(validated.port, api, op));
+      for (const op of api.operations) canned.push(await cannedOf(validated.port, api, op));
       const plain = await startChild("bench/serve.ts", { api: "express", canned } satisfies ServeSpec);
       children.push(plain);
       prism = await startPrism(api.prism);

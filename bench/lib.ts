@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import autocannon from "autocannon";
 import { build } from "esbuild";
 import { serverBundle } from "../scripts/module-location.mjs";
+import type { Canned } from "./serve.ts";
 
 // autocannon refuses methods outside its list; the secrets API's clients send LIST.
 const autocannonMethods = createRequire(import.meta.url)("autocannon/lib/httpMethods.js") as string[];
@@ -305,5 +306,30 @@ export function portsOf(output: string): Ports {
     org: port(/^org-platform.*http:\/\/127\.0\.0\.1:(\d+)/m),
     secrets: port(/^secrets.*http:\/\/127\.0\.0\.1:(\d+)/m),
     mesh: port(/^mesh.*http:\/\/127\.0\.0\.1:(\d+)/m),
+  };
+}
+
+/**
+ * Headers plain Express writes itself, from the body and the connection (Content-Type is set from
+ * `contentType`). Keep-Alive is replayed: the secrets service says its own idle timeout there.
+ */
+const WRITTEN_BY_NODE = new Set(["connection", "content-length", "content-type", "date", "transfer-encoding"]);
+
+/**
+ * What plain Express answers in place of a reference server: the status, Content-Type, the other
+ * headers the server set (an API's version and rate limit, a mesh index, Cache-Control) and the
+ * body, byte for byte, so that both write the same bytes.
+ */
+export async function cannedAnswer(response: Response, where: { name: string; method: string; path: string; parse: boolean }): Promise<Canned> {
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status >= 300) throw new Error(`${where.name}: the reference server answered ${response.status} ${body.toString()}`);
+  return {
+    method: where.method,
+    path: where.path,
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? undefined,
+    headers: [...response.headers].filter(([name]) => !WRITTEN_BY_NODE.has(name)),
+    body: body.toString("base64"),
+    parse: where.parse,
   };
 }

@@ -6,8 +6,7 @@
 //   npx tsx bench/library-share.ts ["<case name>"...]   (all cases when none is named)
 //   BENCH_ROUNDS=n (default 3), BENCH_SECONDS=s (default 3)
 import { FRESH_APIS } from "./fresh.bench.ts";
-import { load, startChild, table, type Child } from "./lib.ts";
-import type { Canned } from "./serve.ts";
+import { cannedAnswer, load, startChild, table, type Child } from "./lib.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -24,8 +23,7 @@ for (const { api, c } of cases) {
     targets.push(["validated", await startChild("bench/serve.ts", { ...api.spec, validate: true })]);
     targets.push(["unvalidated", await startChild("bench/serve.ts", { ...api.spec, validate: false })]);
     const first = await fetch(`http://127.0.0.1:${targets[0]![1].port}${api.base}${c.path}`, { method: c.method, headers: c.headers, body: c.bodyAt ? c.bodyAt(0) : c.body });
-    const body = Buffer.from(await first.arrayBuffer());
-    const canned: Canned = { method: c.plainMethod ?? c.method, path: api.base + c.path.split("?")[0]!, status: first.status, contentType: first.headers.get("content-type") ?? undefined, body: body.toString("base64"), parse: c.method !== "GET" && c.method !== "LIST" };
+    const canned = await cannedAnswer(first, { name: c.name, method: c.plainMethod ?? c.method, path: api.base + c.path.split("?")[0]!, parse: c.method !== "GET" && c.method !== "LIST" });
     targets.push(["plain", await startChild("bench/serve.ts", { api: "express", canned: [canned] } )]);
     const cpu = new Map<string, number[]>();
     for (let round = 0; round < ROUNDS; round++) {

@@ -122,8 +122,10 @@ async function plainSpec(): Promise<ServeSpec> {
   }
 }
 
-const [first, second] = BASE ? ["this checkout", "base"] : PLAIN ? ["validated", "plain Express"] : ["validated", "unvalidated"];
-const validated = await profileOnce(first, true);
+// PROFILE_PLAIN=1 PROFILE_UNVALIDATED=1: the server without the validator beside plain Express (the server's own share).
+const FIRST_UNVALIDATED = PLAIN && process.env.PROFILE_UNVALIDATED === "1";
+const [first, second] = BASE ? ["this checkout", "base"] : PLAIN ? [FIRST_UNVALIDATED ? "unvalidated" : "validated", "plain Express"] : ["validated", "unvalidated"];
+const validated = await profileOnce(first, !FIRST_UNVALIDATED);
 const unvalidated = BASE ? await profileOnce(second, true, path.resolve(BASE)) : PLAIN ? await profileOnce(second, true, undefined, await plainSpec()) : await profileOnce(second, false);
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const print = (title: string, v: Map<string, number>, u: Map<string, number>, limit: number) => {

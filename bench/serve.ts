@@ -20,6 +20,8 @@ export interface Canned {
   path: string;
   status: number;
   contentType?: string;
+  /** The other headers the reference server set on the answer, set again on each. */
+  headers?: [string, string][];
   /** base64 of the answer's body */
   body: string;
   /** parse a JSON body first, as every reference server does for writes */
@@ -74,9 +76,12 @@ switch (spec.api) {
     for (const c of spec.canned ?? []) {
       const body = Buffer.from(c.body, "base64");
       const handlers: express.RequestHandler[] = c.parse ? [express.json({ type: () => true })] : [];
+      const headers = c.headers ?? [];
       handlers.push((_req, res) => {
         res.status(c.status);
-        if (c.contentType) res.type(c.contentType);
+        for (const [name, value] of headers) res.setHeader(name, value);
+        // Exactly the server's Content-Type (res.type would add a charset the server may not send).
+        if (c.contentType) res.setHeader("Content-Type", c.contentType);
         if (body.length > 0) res.send(body);
         else res.end();
       });
