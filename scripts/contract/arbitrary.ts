@@ -238,11 +238,8 @@ function objectArbitrary(doc: OpenApiDoc, schema: JsonObject, channel: Channel, 
 
 // ---- requests ---------------------------------------------------------------------------------
 
-/** Headers a description may not define as parameters (OpenAPI ignores them). */
-const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
-
 function requestParameters(operation: Operation) {
-  return operation.parameters.filter((p) => p.in !== "cookie" && !(p.in === "header" && RESERVED_HEADERS.has(p.name.toLowerCase())));
+  return operation.parameters.filter((p) => p.in !== "cookie");
 }
 
 /** The media type generated bodies use: the first JSON one, else the first text one. */

@@ -94,8 +94,49 @@ export interface Operation {
   /** JSON pointer of the operation in the document. */
   pointer: string;
   operation: JsonObject;
-  /** Path-level and operation-level parameters; the operation's win (same name and location). */
+  /**
+   * Path-level and operation-level parameters; the operation's win (same name and location). Header
+   * parameters named Accept, Content-Type or Authorization are not among them: OpenAPI says such a
+   * definition is ignored (the media types and the security schemes say those).
+   */
   parameters: Parameter[];
+}
+
+/** Headers a description may not define as parameters: OpenAPI ignores such definitions. */
+const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+function isIgnoredParameter(p: Pick<Parameter, "in" | "name">): boolean {
+  return p.in === "header" && RESERVED_HEADERS.has(p.name.toLowerCase());
+}
+
+/**
+ * A copy of the document without the parameter definitions OpenAPI ignores (above), for a tool
+ * that checks them anyway (Prism 5 refuses `Accept: *\/*` by an Accept parameter's enum:
+ * stoplightio/prism#2057); undefined when it has none. Only the path items' and operations'
+ * parameter lists change: components stay as they are.
+ */
+export function withoutIgnoredParameters(doc: OpenApiDoc): OpenApiDoc | undefined {
+  let changed = false;
+  const kept = (list: Json | undefined): Json | undefined => {
+    if (!Array.isArray(list)) return list;
+    const filtered = list.filter((raw) => {
+      const { value } = deref<JsonObject>(doc, raw);
+      return !isIgnoredParameter({ in: value.in as Parameter["in"], name: String(value.name) });
+    });
+    changed ||= filtered.length !== list.length;
+    return filtered;
+  };
+  const paths: Record<string, JsonObject> = {};
+  for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
+    const item: JsonObject = { ...deref<JsonObject>(doc, rawItem).value };
+    if (item.parameters !== undefined) item.parameters = kept(item.parameters)!;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (isObject(operation) && operation.parameters !== undefined) item[method] = { ...operation, parameters: kept(operation.parameters)! };
+    }
+    paths[template] = item;
+  }
+  return changed ? { ...doc, paths } : undefined;
 }
 
 /** Every operation of the document, in document order. */
@@ -120,7 +161,7 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
             pointer: ref ? ref.slice(1) : pointer(base, "parameters", i),
             raw: value,
           };
-          byKey.set(parameterKey(p), p);
+          if (!isIgnoredParameter(p)) byKey.set(parameterKey(p), p);
         });
       };
       add(item.parameters, pointer("/paths", template));

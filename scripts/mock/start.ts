@@ -2,11 +2,14 @@
 // on a free port of 127.0.0.1. The front binds first, so a port in use is reported at once, and
 // Prism's output goes to `onPrismLine` (the mock script formats it; tests keep it for errors).
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { bundlePath, readBundle } from "../apis.ts";
-import type { OpenApiDoc } from "../contract/document.ts";
+import { withoutIgnoredParameters, type OpenApiDoc } from "../contract/document.ts";
 import { toolCommand } from "../project.ts";
 import { describedErrorsProfile } from "./described-errors.ts";
 import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
@@ -40,10 +43,28 @@ export interface MockOptions {
   onFrontLine?(line: string): void;
   /** Prism's start-up time limit. */
   timeoutMs?: number;
+  /** The project folder whose `generated/<api>/openapi.json` is mocked (the working directory's project). */
+  root?: string;
+}
+
+/**
+ * The description Prism is given: the bundle itself, or, when it defines header parameters OpenAPI
+ * ignores (Accept, Content-Type, Authorization), a copy without them in a folder of its own, which
+ * `remove` deletes once Prism has read it. Prism checks such a parameter (an Accept's enum refuses `Accept: *\/*`,
+ * stoplightio/prism#2057), and Prism runs as its own process from the installed `@stoplight/prism-cli`,
+ * where a patch of it would not reach an installed toolkit.
+ */
+function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(): void } {
+  const forPrism = withoutIgnoredParameters(doc);
+  if (!forPrism) return { file: bundle, remove: () => undefined };
+  const dir = mkdtempSync(path.join(tmpdir(), "mock-"));
+  const file = path.join(dir, "openapi.json");
+  writeFileSync(file, JSON.stringify(forPrism));
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export async function startMock(api: string, options: MockOptions = {}): Promise<RunningMock> {
-  const doc = readBundle<OpenApiDoc>({ name: api });
+  const doc = readBundle<OpenApiDoc>({ name: api }, options.root);
   // This toolkit's APIs have a profile written from their servers; any other answers in the envelope its description documents.
   const profile = MOCK_PROFILES[api] ?? describedErrorsProfile(doc);
   const internalPort = await freePort();
@@ -59,7 +80,8 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   const closeFront = () => new Promise<void>((resolve) => { front.closeAllConnections(); front.close(() => resolve()); });
 
   const [node, prism] = toolCommand("@stoplight/prism-cli", "prism");
-  const child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), bundlePath({ name: api })], {
+  const described = prismDocument(doc, bundlePath({ name: api }, options.root));
+  const child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), described.file], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let closing = false;
@@ -88,6 +110,9 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
     child.kill("SIGTERM");
     await closeFront();
     throw error;
+  } finally {
+    // Prism has read its description once it listens (or will not need it).
+    described.remove();
   }
   prismReady();
   // Prism's output is always read (a full pipe would stall it); lines go to onPrismLine if given.

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 
 const doc: OpenApiDoc = {
   openapi: "3.1.0",
@@ -102,6 +103,17 @@ describe("parameters", () => {
   it("parses header parameters by their schema (names are case-insensitive)", () => {
     expect(pointersOf(get("/pets/1", [], { "x-limit": "5" }))).toEqual([]);
     expect(pointersOf(get("/pets/1", [], { "x-limit": "50" }))).toEqual(["/request/header/X-Limit: must be <= 10"]);
+  });
+});
+
+describe("header parameters OpenAPI ignores", () => {
+  it("does not check one named Accept, Content-Type or Authorization, in any letter case; other headers still", () => {
+    const reports = contractChecker(WITH_IGNORED_HEADER_PARAMETERS);
+    const check = (headers: Record<string, string>) => reports.checkExchange(get("/reports/1", [], headers)).map((v) => `${v.pointer}: ${v.reason}`);
+    expect(check({ accept: "*/*", "x-trace": "abcd" })).toEqual([]);
+    expect(check({ accept: "text/html", authorization: "Basic eA==", "content-type": "text/plain", "x-trace": "abcd" })).toEqual([]);
+    expect(check({ accept: "*/*" })).toEqual(["/request/header/X-Trace: required header parameter is missing"]);
+    expect(check({ "x-trace": "ab" })).toEqual(["/request/header/X-Trace: must NOT have fewer than 4 characters"]);
   });
 });
 

@@ -85,6 +85,19 @@ describe("diffDocuments", () => {
     expect(only(diffDocuments(api(), withParam(false)), "parameter-added-optional").breaking).toBe(false);
   });
 
+  it("a header parameter named Accept, Content-Type or Authorization: no change (OpenAPI ignores such a definition)", () => {
+    const withHeaders = api({
+      parameters: [
+        { name: "id", in: "path", required: true, schema: { type: "string" } },
+        { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
+        { name: "accept", in: "header", required: true, schema: { type: "string", enum: ["text/csv"] } },
+        { name: "Content-Type", in: "header", required: true, schema: { type: "string" } },
+      ],
+    });
+    expect(diffDocuments(api(), withHeaders)).toEqual([]);
+    expect(diffDocuments(withHeaders, api())).toEqual([]);
+  });
+
   it("parameter became required: breaking; became optional: not", () => {
     const withParam = (required: boolean) =>
       api({ parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "X-Trace", in: "header", required, schema: { type: "string" } }] });

@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { APIS, readApis } from "../../scripts/apis.ts";
-import { operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
+import { operationsOf, withoutIgnoredParameters, type JsonObject, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { describedErrorsProfile, errorBody } from "../../scripts/mock/described-errors.ts";
+import { startMock } from "../../scripts/mock/start.ts";
+import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 import { projectRoot } from "../../scripts/project.ts";
 
 const work = mkdtempSync(path.join(tmpdir(), "registry-"));
@@ -120,5 +122,37 @@ describe("the mock's errors for an API without a profile", () => {
     expect(errorBody(doc, { type: "object", required: ["code", "message"], properties: { code: { type: "integer" }, message: { type: "string" } } }, "m", 422)).toEqual({ code: 422, message: "m" });
     expect(errorBody(doc, { type: "object", properties: { errors: { type: "array", items: { type: "string" } } }, required: ["errors"] }, "m", 400)).toEqual({ errors: ["m"] });
     expect(errorBody(doc, { type: "string" }, "m", 400)).toBe("m");
+  });
+});
+
+describe("the mock of a description that defines Accept, Content-Type or Authorization as header parameters", { timeout: 60_000 }, () => {
+  const reports = WITH_IGNORED_HEADER_PARAMETERS;
+
+  it("leaves them out of Prism's copy of the description, and only them", () => {
+    const copy = withoutIgnoredParameters(reports)!;
+    const item = copy.paths!["/reports/{id}"]!;
+    expect((item.parameters as JsonObject[]).map((p) => p.name)).toEqual(["id"]);
+    expect(((item.get as JsonObject).parameters as JsonObject[]).map((p) => p.name)).toEqual(["X-Trace"]);
+    expect(copy.components).toBe(reports.components);
+    expect(withoutIgnoredParameters({ paths: { "/a": { get: { parameters: [{ name: "X-Trace", in: "header" }], responses: {} } } } })).toBeUndefined();
+  });
+
+  it("answers a request with any Accept and no Authorization, and still checks the other headers", async () => {
+    const root = project("apis:\n  reports@v1:\n    root: openapi.json\n", { "generated/reports/openapi.json": JSON.stringify(reports), "openapi.json": JSON.stringify(reports) });
+    const mock = await startMock("reports", { root });
+    try {
+      for (const accept of ["*/*", "application/json", "application/*"]) {
+        const good = await fetch(`${mock.url}/reports/7`, { headers: { accept, "x-trace": "abcd" } });
+        expect([accept, good.status, await good.json()]).toEqual([accept, 200, { id: 1 }]);
+      }
+      const short = await fetch(`${mock.url}/reports/7`, { headers: { accept: "*/*", "x-trace": "ab" } });
+      expect(short.status).toBe(400);
+      expect(await short.json()).toEqual({ message: 'header parameter "X-Trace" must NOT have fewer than 4 characters' });
+      // Prism itself, behind the front, is given the copy: it too takes the request.
+      const direct = await fetch(`${mock.prismUrl}/reports/7`, { headers: { accept: "*/*", "x-trace": "abcd" } });
+      expect(direct.status).toBe(200);
+    } finally {
+      await mock.close();
+    }
   });
 });
