@@ -8,6 +8,7 @@ import {
   deref,
   escapePointer,
   isJsonMediaType,
+  isMarked,
   isObject,
   pointer,
   type Json,
@@ -211,8 +212,10 @@ function arrayArbitrary(doc: OpenApiDoc, schema: JsonObject, channel: Channel, d
 }
 
 function objectArbitrary(doc: OpenApiDoc, schema: JsonObject, channel: Channel, depth: number): fc.Arbitrary<Record<string, unknown>> {
-  const properties = isObject(schema.properties) ? schema.properties : {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+  // OpenAPI: a readOnly property is not sent in a request, and not required there.
+  const properties = Object.fromEntries(Object.entries(isObject(schema.properties) ? schema.properties : {}).filter(([, property]) => !isMarked(doc, property, "readOnly")));
+  const readOnly = (name: string) => isObject(schema.properties) && Object.hasOwn(schema.properties, name) && !Object.hasOwn(properties, name);
+  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String).filter((name) => !readOnly(name)) : []);
   const deep = depth >= MAX_DEPTH;
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, propertySchema] of Object.entries(properties)) {

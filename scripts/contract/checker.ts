@@ -9,6 +9,7 @@ import {
   deref,
   escapePointer,
   isJsonMediaType,
+  isMarked,
   isObject,
   matchMediaType,
   mediaTypeOf,
@@ -91,14 +92,25 @@ export interface CheckerOptions {
 export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): ContractChecker {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  ajv.addSchema({ ...(discriminatorsAsConditionals(doc) as object), $id: BUNDLE_ID });
+  // A request and a response are checked against copies of the bundle in which OpenAPI's readOnly
+  // (a request) or writeOnly (a response) properties are not required (the same when it has none).
+  const bundle = discriminatorsAsConditionals(doc) as OpenApiDoc;
+  const bundleIds = { request: BUNDLE_ID, response: BUNDLE_ID };
+  ajv.addSchema({ ...bundle, $id: BUNDLE_ID });
+  for (const [direction, flag] of [["request", "readOnly"], ["response", "writeOnly"]] as const) {
+    const copy = withoutRequired(bundle, flag);
+    if (copy === bundle) continue;
+    bundleIds[direction] = `${BUNDLE_ID}-${direction}`;
+    ajv.addSchema({ ...copy, $id: bundleIds[direction] });
+  }
   const validators = new Map<string, ValidateFunction>();
-  /** The validator of the schema at a JSON pointer of the bundle. */
-  const validatorAt = (at: string): ValidateFunction => {
-    let validate = validators.get(at);
+  /** The validator of the schema at a JSON pointer of the bundle, as a request's or a response's. */
+  const validatorAt = (at: string, direction: "request" | "response"): ValidateFunction => {
+    const id = `${bundleIds[direction]}#${at}`;
+    let validate = validators.get(id);
     if (!validate) {
-      validate = ajv.compile({ $ref: `${BUNDLE_ID}#${at}` });
-      validators.set(at, validate);
+      validate = ajv.compile({ $ref: id });
+      validators.set(id, validate);
     }
     return validate;
   };
@@ -127,7 +139,7 @@ export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): 
   }
 
   function schemaViolations(operation: Operation, kind: ViolationKind, schemaAt: string, value: unknown, base: string): Violation[] {
-    const validate = validatorAt(schemaAt);
+    const validate = validatorAt(schemaAt, kind.startsWith("request") ? "request" : "response");
     if (validate(value)) return [];
     return describeErrors(validate.errors ?? []).map(({ at, reason }) => violation(operation, kind, base + at, reason));
   }
@@ -460,6 +472,33 @@ export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObjec
  * discriminator's value, as OpenAPI means it: the value picks the schema. Errors then name the
  * wrong field of the chosen schema instead of every alternative's.
  */
+/**
+ * The document with every `required` list of an object schema left without its properties marked
+ * `flag` (beside a `$ref` or in its target): OpenAPI's "a readOnly property that is required is
+ * required in a response only" (and a writeOnly one in a request only). The document itself when
+ * no list changes.
+ */
+export function withoutRequired(doc: OpenApiDoc, flag: "readOnly" | "writeOnly"): OpenApiDoc {
+  let changed = false;
+  const rewrite = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!isObject(node)) return node;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(node)) out[k] = rewrite(v);
+    const properties = node.properties;
+    if (Array.isArray(node.required) && isObject(properties)) {
+      const required = node.required.filter((name) => !(typeof name === "string" && Object.hasOwn(properties, name) && isMarked(doc, properties[name]!, flag)));
+      if (required.length !== node.required.length) {
+        changed = true;
+        out.required = required;
+      }
+    }
+    return out;
+  };
+  const rewritten = rewrite(doc as JsonObject);
+  return changed ? (rewritten as OpenApiDoc) : doc;
+}
+
 export function discriminatorsAsConditionals(doc: OpenApiDoc): unknown {
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);

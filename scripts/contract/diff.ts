@@ -5,6 +5,7 @@
 // is breaking). $refs are followed inside each document.
 import {
   deref,
+  isMarked,
   isObject,
   operationsOf,
   parameterKey,
@@ -384,7 +385,7 @@ function compareSchema(ctx: Context, dir: Direction, beforeNode: Json | undefine
   compareTypes(dir, before, after, report);
   compareEnums(dir, before, after, report);
   compareConstraints(dir, before, after, report);
-  compareProperties(dir, before, after, report, child);
+  compareProperties(ctx, dir, before, after, report, child);
   if (isObject(before.items) || isObject(after.items)) child(before.items ?? {}, after.items ?? {}, "items");
   if (bVariants && aVariants) compareVariants(dir, bVariants, aVariants, report, child);
 }
@@ -497,11 +498,15 @@ function forbidsOthers(schema: JsonObject): boolean {
   return schema.additionalProperties === false || schema.unevaluatedProperties === false;
 }
 
-function compareProperties(dir: Direction, before: JsonObject, after: JsonObject, report: Report, child: Child) {
+function compareProperties(ctx: Context, dir: Direction, before: JsonObject, after: JsonObject, report: Report, child: Child) {
   const bProps = isObject(before.properties) ? before.properties : {};
   const aProps = isObject(after.properties) ? after.properties : {};
-  const bRequired = new Set(Array.isArray(before.required) ? before.required.map(String) : []);
-  const aRequired = new Set(Array.isArray(after.required) ? after.required.map(String) : []);
+  // OpenAPI: a required readOnly property is required in a response only, a writeOnly one in a request only.
+  const notRequiredHere = dir === "request" ? "readOnly" : "writeOnly";
+  const requiredOf = (doc: OpenApiDoc, schema: JsonObject, props: JsonObject) =>
+    new Set((Array.isArray(schema.required) ? schema.required.map(String) : []).filter((name) => !(Object.hasOwn(props, name) && isMarked(doc, props[name]!, notRequiredHere))));
+  const bRequired = requiredOf(ctx.before, before, bProps);
+  const aRequired = requiredOf(ctx.after, after, aProps);
   const names = new Set([...Object.keys(bProps), ...Object.keys(aProps), ...bRequired, ...aRequired]);
   for (const name of names) {
     const wasThere = name in bProps || bRequired.has(name);

@@ -75,6 +75,19 @@ export function deref<T = JsonObject>(doc: unknown, node: unknown): Resolved<T> 
   return { value: value as T, ref };
 }
 
+/**
+ * Whether a property's schema is marked `readOnly` or `writeOnly` true, beside a `$ref` or in its
+ * target. A reference that does not resolve marks nothing (the check that reads it reports it).
+ */
+export function isMarked(doc: unknown, schema: Json, flag: "readOnly" | "writeOnly"): boolean {
+  try {
+    const { value } = deref<JsonObject>(doc, schema);
+    return isObject(value) && value[flag] === true;
+  } catch {
+    return false;
+  }
+}
+
 export interface Parameter {
   name: string;
   in: "path" | "query" | "header" | "cookie";

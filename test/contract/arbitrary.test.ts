@@ -72,6 +72,17 @@ describe("schemaArbitrary", () => {
     });
   }
 
+  it("leaves a readOnly property out of a request, required or not (OpenAPI: it is not sent), and draws a required writeOnly one", () => {
+    const user = {
+      type: "object",
+      required: ["id", "name", "password"],
+      properties: { id: { $ref: "#/components/schemas/Uuid", readOnly: true }, created: { type: "string", readOnly: true }, name: { type: "string" }, password: { type: "string", writeOnly: true } },
+    };
+    const values = fc.sample(schemaArbitrary(doc, user), { numRuns: 100, seed: 3 }) as Record<string, unknown>[];
+    expect(values.filter((v) => "id" in v || "created" in v)).toEqual([]);
+    expect(values.every((v) => typeof v.name === "string" && typeof v.password === "string")).toBe(true);
+  });
+
   it("mixes in the schema's own examples", () => {
     const values = fc.sample(schemaArbitrary(doc, { type: "string", examples: ["15s"] }), { numRuns: 200, seed: 1 });
     expect(values).toContain("15s");

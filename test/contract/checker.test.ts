@@ -117,6 +117,51 @@ describe("header parameters OpenAPI ignores", () => {
   });
 });
 
+describe("readOnly and writeOnly properties", () => {
+  // OpenAPI: a required readOnly property is required in a response only, a required writeOnly one
+  // in a request only (here readOnly beside a $ref, and writeOnly in the $ref's target).
+  const users = contractChecker({
+    openapi: "3.1.0",
+    info: { title: "u", version: "1" },
+    paths: {
+      "/users": {
+        post: {
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/User" } } } },
+          responses: { "201": { description: "made", content: { "application/json": { schema: { $ref: "#/components/schemas/User" } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        User: {
+          type: "object",
+          required: ["id", "name", "password"],
+          properties: { id: { $ref: "#/components/schemas/Id", readOnly: true }, name: { type: "string" }, password: { $ref: "#/components/schemas/Secret" } },
+        },
+        Id: { type: "string" },
+        Secret: { type: "string", writeOnly: true },
+      },
+    },
+  });
+  const exchange = (request: object, response: object) =>
+    users
+      .checkExchange(
+        { method: "POST", path: "/users", query: [], headers: { "content-type": "application/json" }, body: JSON.stringify(request) },
+        { status: 201, headers: { "content-type": "application/json" }, body: JSON.stringify(response) },
+      )
+      .map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("asks a request for the writeOnly ones and not the readOnly ones, a response the other way round", () => {
+    expect(exchange({ name: "a", password: "p" }, { id: "1", name: "a" })).toEqual([]);
+    expect(exchange({ name: "a" }, { name: "a" })).toEqual(["/request/body/password: is required", "/response/body/id: is required"]);
+  });
+
+  it("still asks both for the other required properties, and checks the flagged ones when they are sent", () => {
+    expect(exchange({ password: "p" }, { id: "1" })).toEqual(["/request/body/name: is required", "/response/body/name: is required"]);
+    expect(exchange({ id: 1, name: "a", password: "p" }, { id: "1", name: "a", password: 2 })).toEqual(["/request/body/id: must be string", "/response/body/password: must be string"]);
+  });
+});
+
 describe("request bodies", () => {
   it("checks the alternative the discriminator names, and names its field", () => {
     expect(pointersOf(put('{"kind":"cat","lives":7}'))).toEqual([]);

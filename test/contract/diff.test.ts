@@ -123,6 +123,18 @@ describe("diffDocuments", () => {
     expect(only(diffDocuments(api(), optional), "request-body-became-optional").breaking).toBe(false);
   });
 
+  it("a required readOnly field counts as required in responses only, a writeOnly one in requests only (OpenAPI)", () => {
+    // A request field added required but readOnly: optional for a client, so not breaking.
+    const readOnlyIn = input((s) => {
+      props(s).Created = { type: "string", readOnly: true };
+      (s.required as string[]).push("Created");
+    });
+    expect(only(diffDocuments(api(), api({ request: readOnlyIn })), "request-property-added-optional").breaking).toBe(false);
+    // A response field that becomes writeOnly and stays required is no longer always sent: breaking.
+    const writeOnlyOut = output((s) => (props(s).Name = { type: "string", writeOnly: true }));
+    expect(only(diffDocuments(api(), api({ response: writeOnlyOut })), "response-property-became-optional").breaking).toBe(true);
+  });
+
   it("new required request body field: breaking; new optional field: not", () => {
     const required = input((s) => {
       props(s).Owner = { type: "string" };
