@@ -80,7 +80,7 @@ async function main(args: string[]): Promise<void> {
     }
     const doc = (YAML.parse(readFileSync(bundled, "utf8")) ?? {}) as { openapi?: unknown; info?: { title?: string; version?: string }; paths?: object };
     if (typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) fail(notOpenApi(doc.openapi));
-    if (!doc.openapi.startsWith("3.1")) console.warn(`add-api: ${source} is OpenAPI ${doc.openapi}; the toolkit reads 3.1 (most 3.0 descriptions work; nullable and exclusiveMinimum differ)`);
+    if (!doc.openapi.startsWith("3.1")) console.warn(`add-api: ${source} is OpenAPI ${doc.openapi}; the toolkit is made for 3.1 (the checks read 3.0's nullable and exclusive bounds as 3.0 means them)`);
     if (!doc.paths || !Object.keys(doc.paths).length) fail(`${source} describes no paths: nothing to mock, validate or check`);
 
     const relativeRoot = path.posix.join("openapi", name, "openapi.yaml");

@@ -15,6 +15,7 @@ import {
   mediaTypeOf,
   operationsOf,
   pointer,
+  withOpenApi31Schemas,
   type Json,
   type JsonObject,
   type OpenApiDoc,
@@ -89,7 +90,9 @@ export interface CheckerOptions {
   unknownQueryParameters?: "refuse" | "allow";
 }
 
-export function contractChecker(doc: OpenApiDoc, options: CheckerOptions = {}): ContractChecker {
+export function contractChecker(description: OpenApiDoc, options: CheckerOptions = {}): ContractChecker {
+  // An OpenAPI 3.0 description's schemas (nullable, boolean exclusive bounds) as 3.1 reads them.
+  const doc = withOpenApi31Schemas(description);
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   // A request and a response are checked against copies of the bundle in which OpenAPI's readOnly

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { invalidRequestArbitrary, toWire, UNKNOWN_PARAMETER, urlOf, validRequestArbitrary, type GeneratedRequest, type Mutation } from "./arbitrary.ts";
 import { contractChecker, type WireRequest, type WireResponse } from "./checker.ts";
-import type { OpenApiDoc, Operation } from "./document.ts";
+import { withOpenApi31Schemas, type OpenApiDoc, type Operation } from "./document.ts";
 import type { ReferenceServer } from "./reference-servers.ts";
 
 export interface PropertyOptions {
@@ -46,7 +46,9 @@ function show(request: GeneratedRequest, wire: WireRequest, response: WireRespon
 class Broken extends Error {}
 
 export async function checkProperties(options: PropertyOptions): Promise<PropertyResult[]> {
-  const { doc, baseUrl, headers, profile, numRuns, seed } = options;
+  const { baseUrl, headers, profile, numRuns, seed } = options;
+  // Requests are generated from the schemas the checker reads (an OpenAPI 3.0 description's as 3.1).
+  const doc = withOpenApi31Schemas(options.doc);
   const checker = contractChecker(doc, { unknownQueryParameters: profile.refusesUnknownQueryParameters ? "refuse" : "allow" });
   const results: PropertyResult[] = [];
 

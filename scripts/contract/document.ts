@@ -222,3 +222,49 @@ export function matchMediaType(content: JsonObject, actual: string): string | un
     keys.find((k) => mediaTypeOf(k) === "*/*")
   );
 }
+
+/** Members of a schema that hold values, not schemas: left as they are. */
+const VALUE_KEYWORDS = new Set(["example", "examples", "default", "enum", "const"]);
+/** Members that map names to schemas: every member is a schema, whatever its name. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "schemas"]);
+
+/**
+ * A document's schemas with OpenAPI 3.0's keywords as OpenAPI 3.1 (JSON Schema 2020-12) says them,
+ * for the tools that check and generate values: `nullable: true` becomes a "null" type (and a null
+ * in the enum; beside no `type`, an `anyOf` with null), a boolean `exclusiveMinimum` or
+ * `exclusiveMaximum` the bound itself. A 3.1 description that kept them (a common leftover of an
+ * upgrade) is read the same way: in 3.1 they mean nothing else, and ajv refuses them as they are
+ * (`"nullable" cannot be used without "type"`, a boolean where a number belongs).
+ */
+export function withOpenApi31Schemas(doc: OpenApiDoc): OpenApiDoc {
+  if (upgraded.has(doc)) return doc;
+  const upgrade = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(upgrade);
+    if (!isObject(node)) return node;
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (VALUE_KEYWORDS.has(key)) out[key] = value;
+      else if (SCHEMA_MAPS.has(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, upgrade(schema)]));
+      else out[key] = upgrade(value);
+    }
+    for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+      if (typeof out[flag] !== "boolean") continue;
+      if (out[flag] === true && typeof out[bound] === "number") {
+        out[flag] = out[bound];
+        delete out[bound];
+      } else delete out[flag];
+    }
+    if (out.nullable !== true) return out;
+    delete out.nullable;
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (typeof out.type === "string") return { ...out, type: [out.type, "null"] };
+    if (out.type === undefined) return { anyOf: [out, { type: "null" }] };
+    return out;
+  };
+  const result = upgrade(doc as JsonObject) as OpenApiDoc;
+  upgraded.add(result);
+  return result;
+}
+
+/** The documents withOpenApi31Schemas made (given one again, it answers it as it is). */
+const upgraded = new WeakSet<OpenApiDoc>();

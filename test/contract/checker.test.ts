@@ -162,6 +162,64 @@ describe("readOnly and writeOnly properties", () => {
   });
 });
 
+describe("an OpenAPI 3.0 description", () => {
+  // Its schemas read as 3.0 says: nullable, and exclusive bounds as booleans beside the bound.
+  // Before, a nullable without a type made ajv refuse the schema: the check threw.
+  const thirty = (openapi: string): OpenApiDoc => ({
+    openapi,
+    info: { title: "v", version: "1" },
+    paths: {
+      "/things": {
+        get: {
+          parameters: [{ name: "above", in: "query", schema: { type: "integer", minimum: 0, exclusiveMinimum: true } }],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Thing: {
+          type: "object",
+          properties: {
+            name: { type: "string", nullable: true },
+            color: { type: "string", enum: ["red"], nullable: true },
+            owner: { allOf: [{ $ref: "#/components/schemas/Owner" }], nullable: true },
+            size: { type: "number", maximum: 10, exclusiveMaximum: false },
+            example: { type: "object", nullable: true, example: { nullable: true } },
+          },
+        },
+        Owner: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+      },
+    },
+  });
+  const answer = (openapi: string, query: [string, string][], body: object) =>
+    contractChecker(thirty(openapi))
+      .checkExchange(
+        { method: "GET", path: "/things", query, headers: {}, rawQuery: query.map(([k, v]) => `${k}=${v}`).join("&") },
+        { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      )
+      .map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("takes null where a schema is nullable (beside a type, an enum, or an allOf without a type), and only there", () => {
+    expect(answer("3.0.3", [], { name: null, color: null, owner: null, example: null })).toEqual([]);
+    expect(answer("3.0.3", [], { name: "n", color: "red", owner: { id: "1" }, size: 10 })).toEqual([]);
+    expect(answer("3.0.3", [], { color: "blue", owner: {}, size: null })).toEqual([
+      "/response/body/color: must be equal to one of the allowed values: [\"red\",null]",
+      "/response/body/owner/id: is required",
+      "/response/body/size: must be number",
+    ]);
+  });
+
+  it("reads exclusiveMinimum: true as a bound that is not taken, and exclusiveMaximum: false as none", () => {
+    expect(answer("3.0.3", [["above", "1"]], {})).toEqual([]);
+    expect(answer("3.0.3", [["above", "0"]], {})).toEqual(["/request/query/above: must be > 0"]);
+  });
+
+  it("reads them so in a 3.1 description that kept them too (before, ajv refused such a schema and the check threw)", () => {
+    expect(answer("3.1.0", [["above", "0"]], { owner: null, color: null })).toEqual(["/request/query/above: must be > 0"]);
+  });
+});
+
 describe("request bodies", () => {
   it("checks the alternative the discriminator names, and names its field", () => {
     expect(pointersOf(put('{"kind":"cat","lives":7}'))).toEqual([]);
