@@ -7,9 +7,12 @@ import { discriminatorMapping, type WireRequest } from "./checker.ts";
 import {
   deref,
   escapePointer,
+  FORM_MEDIA_TYPE,
+  formText,
   isJsonMediaType,
   isMarked,
   isObject,
+  mediaTypeOf,
   pointer,
   type Json,
   type JsonObject,
@@ -250,7 +253,10 @@ function bodyMediaType(doc: OpenApiDoc, operation: Operation): { mediaType: stri
   if (operation.operation.requestBody === undefined) return undefined;
   const body = deref<JsonObject>(doc, operation.operation.requestBody).value;
   const content = isObject(body.content) ? body.content : {};
-  const mediaType = Object.keys(content).find((t) => isJsonMediaType(t.toLowerCase())) ?? Object.keys(content).find((t) => t.startsWith("text/"));
+  const mediaType =
+    Object.keys(content).find((t) => isJsonMediaType(t.toLowerCase())) ??
+    Object.keys(content).find((t) => mediaTypeOf(t) === FORM_MEDIA_TYPE) ??
+    Object.keys(content).find((t) => t.startsWith("text/"));
   if (!mediaType) return undefined;
   const media = isObject(content[mediaType]) ? (content[mediaType] as JsonObject) : {};
   return { mediaType, schema: media.schema ?? {}, required: body.required === true, examples: examplesOf(doc, media) };
@@ -511,7 +517,10 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
   if (body) headers["content-type"] = body.mediaType;
   const rawQuery = raw.join("&");
   const wire: WireRequest = { method: operation.method.toUpperCase(), path, query, rawQuery, headers };
-  if (body) wire.body = isJsonMediaType(body.mediaType.toLowerCase()) ? JSON.stringify(body.value) : text(body.value);
+  if (body) {
+    const mediaType = mediaTypeOf(body.mediaType);
+    wire.body = isJsonMediaType(mediaType) ? JSON.stringify(body.value) : mediaType === FORM_MEDIA_TYPE ? formText(body.value) : text(body.value);
+  }
   return wire;
 }
 

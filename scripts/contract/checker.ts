@@ -8,6 +8,8 @@ import { collapseAlternatives as collapseProblems } from "../../server/shared/co
 import {
   deref,
   escapePointer,
+  FORM_MEDIA_TYPE,
+  formFields,
   isJsonMediaType,
   isMarked,
   isObject,
@@ -227,6 +229,12 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       const reason = `content type ${actual || "(none)"} is not documented (documented: ${Object.keys(content).join(", ") || "none"})`;
       return [violation(operation, "request-body", "/request/headers/content-type", reason)];
     }
+    const media = isObject(content[key]) ? content[key] : {};
+    if (actual === FORM_MEDIA_TYPE) {
+      const fields = formFields(doc, media, request.body!, (value, schema) => coerce(value, typesOf(schema)));
+      if (fields === undefined || media.schema === undefined) return [];
+      return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), fields, "/request/body");
+    }
     const decoded = decodeBody(actual, request.body!);
     if ("error" in decoded) return [violation(operation, "request-body", "/request/body", decoded.error)];
     if (decoded.value === undefined || !isObject(content[key]) || content[key].schema === undefined) return [];
@@ -437,7 +445,7 @@ function decodeBody(mediaType: string, text: string): { value: unknown } | { err
     }
   }
   if (mediaType.startsWith("text/")) return { value: text };
-  // Other media types (forms, binary) are not decoded: their schema is not checked.
+  // Other media types (multipart forms, binary) are not decoded: their schema is not checked.
   return { value: undefined };
 }
 

@@ -204,6 +204,52 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
+/** OpenAPI's form body: an object schema, each property a field (Encoding Object: style form). */
+export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+
+/**
+ * A form body's fields as the object its schema describes: a field whose schema is an array takes
+ * every value of its name (or, with `explode: false` in its encoding, the comma-separated parts of
+ * one); another one its value, or its values when given more than once (which its schema refuses).
+ * `coerce` turns a value into what its schema's types read it as. Undefined when a field name holds
+ * a bracket (`card[number]`, `items[0]`): nested fields are not read.
+ */
+export function formFields(doc: OpenApiDoc, media: JsonObject, text: string, coerce: (value: string, schema: JsonObject) => unknown): Record<string, unknown> | undefined {
+  const values = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (name.includes("[")) return undefined;
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const schema = deref<JsonObject>(doc, media.schema ?? {}).value;
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const others = isObject(schema.additionalProperties) ? schema.additionalProperties : {};
+  const encoding = isObject(media.encoding) ? media.encoding : {};
+  const fields: Record<string, unknown> = {};
+  for (const [name, given] of values) {
+    const field = deref<JsonObject>(doc, Object.hasOwn(properties, name) ? properties[name]! : others).value;
+    const types = Array.isArray(field.type) ? field.type : [field.type];
+    if (types.includes("array")) {
+      const items = deref<JsonObject>(doc, field.items ?? {}).value;
+      const exploded = !(isObject(encoding[name]) && encoding[name].explode === false);
+      fields[name] = (exploded ? given : given.flatMap((v) => v.split(","))).map((v) => coerce(v, items));
+    } else {
+      fields[name] = given.length === 1 ? coerce(given[0]!, field) : given.map((v) => coerce(v, field));
+    }
+  }
+  return fields;
+}
+
+/** A form body of an object: arrays as repeated fields, other values as their text. */
+export function formText(value: unknown): string {
+  const form = new URLSearchParams();
+  for (const [name, field] of Object.entries(isObject(value) ? value : {})) {
+    for (const item of Array.isArray(field) ? field : [field]) {
+      if (item !== undefined) form.append(name, typeof item === "string" ? item : JSON.stringify(item));
+    }
+  }
+  return form.toString();
+}
+
 /** application/json and every +json type carry JSON. */
 export function isJsonMediaType(mediaType: string): boolean {
   return mediaType === "application/json" || /^[a-z]+\/[^;]+\+json$/.test(mediaType);

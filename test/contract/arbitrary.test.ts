@@ -8,6 +8,7 @@ import { invalidRequestArbitrary, mutationsOf, schemaArbitrary, toWire, validReq
 import { contractChecker, discriminatorsAsConditionals } from "../../scripts/contract/checker.ts";
 import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
+import { withFormBody } from "../fixtures/form-body.ts";
 
 const schemas: Record<string, JsonObject> = {
   Enum: { type: "string", enum: ["tcp", "http"] },
@@ -86,6 +87,27 @@ describe("schemaArbitrary", () => {
   it("mixes in the schema's own examples", () => {
     const values = fc.sample(schemaArbitrary(doc, { type: "string", examples: ["15s"] }), { numRuns: 200, seed: 1 });
     expect(values).toContain("15s");
+  });
+});
+
+describe("requests with a form body", () => {
+  const api = withFormBody(
+    { type: "object", required: ["grant"], properties: { grant: { $ref: "#/components/schemas/Enum" }, ttl: { type: "integer", minimum: 1 }, scope: { type: "array", items: { $ref: "#/components/schemas/Pattern" } } } },
+    undefined,
+    doc,
+  );
+  const checker = contractChecker(api);
+
+  it("are sent as forms the checker reads and takes", () => {
+    fc.assert(
+      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
+        const wire = toWire(request);
+        expect(wire.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+        expect(new URLSearchParams(wire.body).get("grant")).toMatch(/^(tcp|http)$/);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
+      }),
+      { numRuns: 100, seed: 5 },
+    );
   });
 });
 

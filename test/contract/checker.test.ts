@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+import { withFormBody } from "../fixtures/form-body.ts";
 import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 
 const doc: OpenApiDoc = {
@@ -217,6 +218,51 @@ describe("an OpenAPI 3.0 description", () => {
 
   it("reads them so in a 3.1 description that kept them too (before, ajv refused such a schema and the check threw)", () => {
     expect(answer("3.1.0", [["above", "0"]], { owner: null, color: null })).toEqual(["/request/query/above: must be > 0"]);
+  });
+});
+
+describe("form bodies (application/x-www-form-urlencoded)", () => {
+  // OpenAPI: an object schema whose properties are the fields; arrays repeat their name (explode),
+  // or are one comma-separated field with explode: false in the encoding.
+  const tokens = contractChecker(
+    withFormBody(
+      {
+        type: "object",
+        required: ["grant_type"],
+        properties: {
+          grant_type: { type: "string", enum: ["client_credentials"] },
+          scope: { type: "array", items: { type: "string" } },
+          tags: { type: "array", items: { type: "integer" } },
+          ttl: { type: "integer", minimum: 1 },
+          renew: { type: "boolean" },
+        },
+      },
+      { tags: { explode: false } },
+    ),
+  );
+  const form = (body: string) =>
+    tokens.checkExchange({ method: "POST", path: "/token", query: [], headers: { "content-type": "application/x-www-form-urlencoded" }, body }).map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("reads the fields by their schemas: numbers, booleans, repeated and comma-separated arrays, + as a space", () => {
+    expect(form("grant_type=client_credentials&ttl=30&renew=true&scope=read+all&scope=write&tags=1,2")).toEqual([]);
+  });
+
+  it("refuses what the schema refuses, field by field", () => {
+    expect(form("ttl=30")).toEqual(["/request/body/grant_type: is required"]);
+    expect(form("grant_type=password&ttl=0&renew=yes&tags=1,x")).toEqual([
+      '/request/body/grant_type: must be equal to one of the allowed values: ["client_credentials"]',
+      "/request/body/tags/1: must be integer",
+      "/request/body/ttl: must be >= 1",
+      "/request/body/renew: must be boolean",
+    ]);
+    expect(form("grant_type=client_credentials&grant_type=client_credentials")).toEqual([
+      "/request/body/grant_type: must be string",
+      '/request/body/grant_type: must be equal to one of the allowed values: ["client_credentials"]',
+    ]);
+  });
+
+  it("does not read nested fields (name[key]): such a body is not checked against its schema", () => {
+    expect(form("grant_type=password&card[number]=4242")).toEqual([]);
   });
 });
 
