@@ -484,8 +484,8 @@ export function strictEncode(value: string): string {
 export function toWire(request: GeneratedRequest, extraHeaders: Record<string, string> = {}): WireRequest {
   const { operation, params, body } = request;
   const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => strictEncode(text(params.path[name])));
-  // Serialized as each parameter's style says: form (exploded arrays repeat the name, others are
-  // comma-separated) or deepObject (name[key]=value).
+  // Serialized as each parameter's style says: form (exploded arrays repeat the name, exploded
+  // objects are a field per property, others are comma-separated) or deepObject (name[key]=value).
   const query: [string, string][] = [];
   const raw: string[] = [];
   for (const [name, value] of Object.entries(params.query)) {
@@ -498,6 +498,13 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
         if (v === undefined) continue;
         query.push([`${name}[${key}]`, text(v)]);
         raw.push(`${strictEncode(`${name}[${key}]`)}=${strictEncode(text(v))}`);
+      }
+    } else if (style === "form" && explode && isObject(value)) {
+      // An exploded form object: one field per property (color=red&size=2).
+      for (const [key, v] of Object.entries(value)) {
+        if (v === undefined) continue;
+        query.push([key, text(v)]);
+        raw.push(`${strictEncode(key)}=${strictEncode(text(v))}`);
       }
     } else if (Array.isArray(value) && !explode) {
       query.push([name, value.map(text).join(",")]);

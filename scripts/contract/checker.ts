@@ -179,6 +179,18 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
         const value = deepObject(doc, p, members);
         found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
         continue;
+      } else if (p.in === "query" && isExplodedFormObject(doc, p)) {
+        // OpenAPI: an object in style form, exploded, is one field per property (color=red&size=2).
+        const properties = deref<JsonObject>(doc, p.schema).value.properties as JsonObject;
+        const members = [...queryValues].filter(([name]) => Object.hasOwn(properties, name));
+        members.forEach(([name]) => documentedQuery.add(name));
+        if (!members.length) {
+          if (p.required) found.push(violation(operation, "request-parameter", at, "required query parameter is missing"));
+          continue;
+        }
+        const value = Object.fromEntries(members.map(([name, values]) => [name, coerce(values[values.length - 1]!, typesOf(deref<JsonObject>(doc, properties[name]!).value))]));
+        found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
+        continue;
       } else if (p.in === "query") {
         documentedQuery.add(p.name);
         raw = queryValues.get(p.name);
@@ -419,6 +431,16 @@ function deepObject(doc: OpenApiDoc, p: Parameter, members: [string, string[]][]
     value[key] = coerce(values[values.length - 1]!, typesOf(propertySchema));
   }
   return value;
+}
+
+/**
+ * A query parameter whose schema is an object with properties, in style form (a query's default),
+ * exploded (form's default): its properties are the query's fields.
+ */
+function isExplodedFormObject(doc: OpenApiDoc, p: Parameter): boolean {
+  if (p.in !== "query" || (p.raw.style ?? "form") !== "form" || p.raw.explode === false) return false;
+  const schema = deref<JsonObject>(doc, p.schema).value;
+  return isObject(schema.properties) && (schema.type === "object" || (Array.isArray(schema.type) && schema.type.includes("object")));
 }
 
 function typesOf(schema: JsonObject): Set<string> {

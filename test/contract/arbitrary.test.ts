@@ -90,6 +90,32 @@ describe("schemaArbitrary", () => {
   });
 });
 
+describe("requests with an object query parameter in style form, exploded", () => {
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/things": {
+        get: {
+          parameters: [{ name: "filter", in: "query", required: true, schema: { type: "object", required: ["kind"], properties: { kind: { $ref: "#/components/schemas/Enum" }, size: { type: "integer" } } } }],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  const checker = contractChecker(api);
+
+  it("send its properties as fields of the query, which the checker takes", () => {
+    fc.assert(
+      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
+        const wire = toWire(request);
+        expect(wire.query.map(([name]) => name).filter((name) => name !== "kind" && name !== "size")).toEqual([]);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
+      }),
+      { numRuns: 100, seed: 9 },
+    );
+  });
+});
+
 describe("requests with a form body", () => {
   const api = withFormBody(
     { type: "object", required: ["grant"], properties: { grant: { $ref: "#/components/schemas/Enum" }, ttl: { type: "integer", minimum: 1 }, scope: { type: "array", items: { $ref: "#/components/schemas/Pattern" } } } },

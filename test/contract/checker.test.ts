@@ -107,6 +107,35 @@ describe("parameters", () => {
   });
 });
 
+describe("an object query parameter in style form, exploded (the default)", () => {
+  const things = contractChecker({
+    openapi: "3.1.0",
+    info: { title: "o", version: "1" },
+    paths: {
+      "/things": {
+        get: {
+          parameters: [
+            { name: "filter", in: "query", required: true, schema: { type: "object", properties: { color: { type: "string", enum: ["red"] }, size: { type: "integer" } } } },
+            { name: "page", in: "query", schema: { type: "integer" } },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  });
+  const query = (pairs: [string, string][]) => things.checkExchange(get("/things", pairs)).map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("is its properties as fields of the query, each read by its schema", () => {
+    expect(query([["color", "red"], ["size", "2"], ["page", "1"]])).toEqual([]);
+    expect(query([["size", "x"], ["color", "blue"]])).toEqual(['/request/query/filter/color: must be equal to one of the allowed values: ["red"]', "/request/query/filter/size: must be integer"]);
+  });
+
+  it("is missing when none of its fields is there; a field it does not have is still undocumented", () => {
+    expect(query([["page", "1"]])).toEqual(["/request/query/filter: required query parameter is missing"]);
+    expect(query([["size", "2"], ["shape", "round"]])).toEqual(["/request/query/shape: is not a documented query parameter"]);
+  });
+});
+
 describe("header parameters OpenAPI ignores", () => {
   it("does not check one named Accept, Content-Type or Authorization, in any letter case; other headers still", () => {
     const reports = contractChecker(WITH_IGNORED_HEADER_PARAMETERS);
