@@ -155,7 +155,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     const queryValues = new Map<string, string[]>();
     for (const [name, value] of request.query) queryValues.set(name, [...(queryValues.get(name) ?? []), value]);
     const rawValues = rawQueryValues(request.rawQuery);
-    const documentedQuery = new Set<string>();
+    const documentedQuery = new Set<string>(queryKeysOf(doc, operation));
     for (const p of operation.parameters) {
       if (p.in === "cookie") continue;
       const at = pointer("/request", p.in, p.name);
@@ -431,6 +431,20 @@ function deepObject(doc: OpenApiDoc, p: Parameter, members: [string, string[]][]
     value[key] = coerce(values[values.length - 1]!, typesOf(propertySchema));
   }
   return value;
+}
+
+/**
+ * The query parameters that carry the operation's API keys: its security schemes (its own
+ * requirements, else the document's) of type apiKey in the query. They are no parameters.
+ */
+function queryKeysOf(doc: OpenApiDoc, operation: Operation): string[] {
+  const requirements = operation.operation.security ?? (doc as { security?: Json }).security;
+  const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+  const names = new Set((Array.isArray(requirements) ? requirements : []).flatMap((r) => (isObject(r) ? Object.keys(r) : [])));
+  return [...names].flatMap((name) => {
+    const scheme = Object.hasOwn(schemes, name) ? deref<JsonObject>(doc, schemes[name]!).value : undefined;
+    return scheme?.type === "apiKey" && scheme.in === "query" && typeof scheme.name === "string" ? [scheme.name] : [];
+  });
 }
 
 /**

@@ -136,6 +136,32 @@ describe("an object query parameter in style form, exploded (the default)", () =
   });
 });
 
+describe("an API key in the query", () => {
+  // Declared by a security scheme (apiKey, in: query), not as a parameter: a request carries it.
+  const keyed = (security: Record<string, string[]>[] | undefined) =>
+    contractChecker({
+      openapi: "3.1.0",
+      info: { title: "k", version: "1" },
+      security: [{ key: [] }],
+      components: { securitySchemes: { key: { type: "apiKey", in: "query", name: "api_key" }, header: { type: "apiKey", in: "header", name: "X-Key" } } },
+      paths: { "/things": { get: { ...(security ? { security } : {}), parameters: [{ name: "page", in: "query", schema: { type: "integer" } }], responses: { "200": { description: "ok" } } } } },
+    });
+  const sent = (security?: Record<string, string[]>[]) =>
+    keyed(security)
+      .checkExchange(get("/things", [["api_key", "s3cret"], ["page", "1"]]))
+      .map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("is no undocumented parameter where the operation's security (or the document's) names its scheme", () => {
+    expect(sent()).toEqual([]);
+    expect(sent([{ header: [] }, { key: [] }])).toEqual([]);
+  });
+
+  it("is one where the operation's security does not name it", () => {
+    expect(sent([{ header: [] }])).toEqual(["/request/query/api_key: is not a documented query parameter"]);
+    expect(sent([])).toEqual(["/request/query/api_key: is not a documented query parameter"]);
+  });
+});
+
 describe("header parameters OpenAPI ignores", () => {
   it("does not check one named Accept, Content-Type or Authorization, in any letter case; other headers still", () => {
     const reports = contractChecker(WITH_IGNORED_HEADER_PARAMETERS);
