@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { discriminatorMapping, type WireRequest } from "./checker.ts";
 import {
+  arrayDelimiter,
   deref,
   escapePointer,
   FORM_MEDIA_TYPE,
@@ -507,8 +508,10 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
         raw.push(`${strictEncode(key)}=${strictEncode(text(v))}`);
       }
     } else if (Array.isArray(value) && !explode) {
-      query.push([name, value.map(text).join(",")]);
-      raw.push(`${strictEncode(name)}=${value.map((v) => strictEncode(text(v))).join(",")}`);
+      const delimiter = p ? arrayDelimiter(p) : ",";
+      query.push([name, value.map(text).join(delimiter)]);
+      // The delimiter as OpenAPI's style examples write it: a comma or a pipe as it is, a space %20.
+      raw.push(`${strictEncode(name)}=${value.map((v) => strictEncode(text(v))).join(delimiter === " " ? "%20" : delimiter)}`);
     } else {
       for (const v of Array.isArray(value) ? value : [value]) {
         query.push([name, text(v)]);

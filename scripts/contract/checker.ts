@@ -6,6 +6,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormats from "ajv-formats";
 import { collapseAlternatives as collapseProblems } from "../../server/shared/collapse-alternatives.ts";
 import {
+  arrayDelimiter,
   deref,
   escapePointer,
   FORM_MEDIA_TYPE,
@@ -413,7 +414,7 @@ function deserialize(doc: OpenApiDoc, p: Parameter, raw: string[]): unknown {
   if (types.has("array")) {
     const items = deref<JsonObject>(doc, schema.items ?? {}).value;
     const explode = p.raw.explode ?? p.in === "query";
-    const values = explode ? raw : raw.flatMap((v) => v.split(","));
+    const values = explode ? raw : raw.flatMap((v) => v.split(arrayDelimiter(p)));
     return values.map((v) => coerce(v, typesOf(items)));
   }
   if (raw.length > 1) return TOO_MANY;

@@ -194,6 +194,14 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
   return operations;
 }
 
+/**
+ * What separates the items of an array parameter that is not exploded: a space (spaceDelimited),
+ * a pipe (pipeDelimited), else a comma (form, simple).
+ */
+export function arrayDelimiter(p: Pick<Parameter, "raw">): string {
+  return p.raw.style === "spaceDelimited" ? " " : p.raw.style === "pipeDelimited" ? "|" : ",";
+}
+
 /** Header names are case-insensitive; other parameter names are not. */
 export function parameterKey(p: { in: string; name: string }): string {
   return `${p.in}:${p.in === "header" ? p.name.toLowerCase() : p.name}`;

@@ -116,6 +116,35 @@ describe("requests with an object query parameter in style form, exploded", () =
   });
 });
 
+describe("requests with arrays in spaceDelimited and pipeDelimited style", () => {
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/s": {
+        get: {
+          parameters: [
+            { name: "s", in: "query", required: true, style: "spaceDelimited", explode: false, schema: { type: "array", minItems: 2, items: { type: "integer" } } },
+            { name: "p", in: "query", required: true, style: "pipeDelimited", explode: false, schema: { type: "array", minItems: 2, items: { type: "integer" } } },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  const checker = contractChecker(api);
+
+  it("join the items with the style's delimiter, which the checker splits", () => {
+    fc.assert(
+      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
+        const wire = toWire(request);
+        expect(wire.rawQuery).toMatch(/^s=-?\d+(%20-?\d+)+&p=-?\d+(\|-?\d+)+$/);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
+      }),
+      { numRuns: 50, seed: 13 },
+    );
+  });
+});
+
 describe("requests with a form body", () => {
   const api = withFormBody(
     { type: "object", required: ["grant"], properties: { grant: { $ref: "#/components/schemas/Enum" }, ttl: { type: "integer", minimum: 1 }, scope: { type: "array", items: { $ref: "#/components/schemas/Pattern" } } } },

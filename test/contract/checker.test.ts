@@ -96,6 +96,28 @@ describe("parameters", () => {
     ]);
   });
 
+  it("splits an array that is not exploded by its style's delimiter: a comma, a space or a pipe", () => {
+    const styled = contractChecker({
+      openapi: "3.1.0",
+      info: { title: "s", version: "1" },
+      paths: {
+        "/s": {
+          get: {
+            parameters: [
+              { name: "c", in: "query", explode: false, schema: { type: "array", items: { type: "integer" } } },
+              { name: "s", in: "query", style: "spaceDelimited", explode: false, schema: { type: "array", items: { type: "integer" } } },
+              { name: "p", in: "query", style: "pipeDelimited", explode: false, schema: { type: "array", items: { type: "integer" } } },
+            ],
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+    });
+    const problems = (query: [string, string][], raw: string) => styled.checkExchange(get("/s", query, {}, raw)).map((v) => `${v.pointer}: ${v.reason}`);
+    expect(problems([["c", "1,2"], ["s", "3 4"], ["p", "5|6"]], "c=1,2&s=3%204&p=5|6")).toEqual([]);
+    expect(problems([["s", "3,4"], ["p", "5,6"]], "s=3%2C4&p=5%2C6")).toEqual(["/request/query/s/0: must be integer", "/request/query/p/0: must be integer"]);
+  });
+
   it("reads repeated query parameters as an array, and a repeated scalar as a mistake", () => {
     expect(pointersOf(get("/pets/1", [["tags", "a"], ["tags", "b"]]))).toEqual([]);
     expect(pointersOf(get("/pets/1", [["fields", "a"], ["fields", "b"]]))).toEqual(["/request/query/fields: given 2 times but is not an array"]);
