@@ -249,7 +249,7 @@ function requestParameters(operation: Operation) {
   return operation.parameters.filter((p) => p.in !== "cookie");
 }
 
-/** The media type generated bodies use: the first JSON one, else the first text one. */
+/** The media type generated bodies use: the first JSON one, else a form, else the first text one. */
 function bodyMediaType(doc: OpenApiDoc, operation: Operation): { mediaType: string; schema: Json; required: boolean; examples: unknown[] } | undefined {
   if (operation.operation.requestBody === undefined) return undefined;
   const body = deref<JsonObject>(doc, operation.operation.requestBody).value;

@@ -250,7 +250,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     }
     const decoded = decodeBody(actual, request.body!);
     if ("error" in decoded) return [violation(operation, "request-body", "/request/body", decoded.error)];
-    if (decoded.value === undefined || !isObject(content[key]) || content[key].schema === undefined) return [];
+    if (decoded.value === undefined || media.schema === undefined) return [];
     return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), decoded.value, "/request/body");
   }
 
@@ -516,17 +516,12 @@ export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObjec
 }
 
 /**
- * A copy of the bundle where each oneOf/anyOf with a discriminator becomes if/then on the
- * discriminator's value, as OpenAPI means it: the value picks the schema. Errors then name the
- * wrong field of the chosen schema instead of every alternative's.
- */
-/**
  * The document with every `required` list of an object schema left without its properties marked
  * `flag` (beside a `$ref` or in its target): OpenAPI's "a readOnly property that is required is
  * required in a response only" (and a writeOnly one in a request only). The document itself when
  * no list changes.
  */
-export function withoutRequired(doc: OpenApiDoc, flag: "readOnly" | "writeOnly"): OpenApiDoc {
+function withoutRequired(doc: OpenApiDoc, flag: "readOnly" | "writeOnly"): OpenApiDoc {
   let changed = false;
   const rewrite = (node: Json): Json => {
     if (Array.isArray(node)) return node.map(rewrite);
@@ -547,6 +542,11 @@ export function withoutRequired(doc: OpenApiDoc, flag: "readOnly" | "writeOnly")
   return changed ? (rewritten as OpenApiDoc) : doc;
 }
 
+/**
+ * A copy of the bundle where each oneOf/anyOf with a discriminator becomes if/then on the
+ * discriminator's value, as OpenAPI means it: the value picks the schema. Errors then name the
+ * wrong field of the chosen schema instead of every alternative's.
+ */
 export function discriminatorsAsConditionals(doc: OpenApiDoc): unknown {
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
