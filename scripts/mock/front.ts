@@ -156,7 +156,7 @@ export function requestViolations(header: string | null): Violation[] {
 }
 
 /** Whether the request carries credentials for one of the operation's security alternatives. */
-function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingMessage["headers"]): boolean {
+function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingMessage["headers"], rawQuery: string): boolean {
   const security = (operation.operation.security ?? doc.security) as Record<string, string[]>[] | undefined;
   if (!Array.isArray(security) || security.length === 0) return true;
   const schemes = (isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {}) as Record<string, Record<string, string>>;
@@ -165,10 +165,20 @@ function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingM
       const scheme = schemes[name];
       if (!scheme) return false;
       if (scheme.type === "apiKey" && scheme.in === "header") return Boolean(headers[scheme.name!.toLowerCase()]);
+      if (scheme.type === "apiKey" && scheme.in === "query") return Boolean(new URLSearchParams(rawQuery).get(scheme.name!));
+      if (scheme.type === "apiKey" && scheme.in === "cookie") return cookiesOf(headers.cookie).some(([name, value]) => name === scheme.name && value !== "");
       if (scheme.type === "http") return new RegExp(`^${scheme.scheme}\\s+\\S`, "i").test(headers.authorization ?? "");
       return true;
     }),
   );
+}
+
+/** The name and value pairs of a Cookie header (RFC 6265: `name=value; name2=value2`). */
+function cookiesOf(header: string | undefined): [string, string][] {
+  return (header ?? "").split(";").flatMap((pair) => {
+    const eq = pair.indexOf("=");
+    return eq < 0 ? [] : [[pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()] as [string, string]];
+  });
 }
 
 export interface FrontOptions {
@@ -202,7 +212,7 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
       const otherMethod = ["GET", "PUT", "POST", "DELETE", "PATCH"].some((m) => checker.match(m, path));
       return { refusal: otherMethod ? { kind: "method-not-allowed", method, path } : { kind: "not-found", path }, method, headers: forwarded };
     }
-    if (!authenticated(doc, matched.operation, headers)) return { refusal: { kind: "unauthenticated" }, method, headers: forwarded };
+    if (!authenticated(doc, matched.operation, headers, rawQuery)) return { refusal: { kind: "unauthenticated" }, method, headers: forwarded };
     if (profile.listMethod && matched.operation.operation["x-http-method"] !== "LIST" && /^(1|t|T|TRUE|true|True)$/.test(new URLSearchParams(rawQuery).get("list") ?? "")) {
       return { refusal: { kind: "not-a-list", path }, method, headers: forwarded };
     }

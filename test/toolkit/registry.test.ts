@@ -156,3 +156,29 @@ describe("the mock of a description that defines Accept, Content-Type or Authori
     }
   });
 });
+
+describe("the mock of a description whose API key goes in the query or a cookie", { timeout: 60_000 }, () => {
+  const keyed: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "Keyed", version: "1.0.0" },
+    security: [{ query: [] }, { cookie: [] }],
+    components: { securitySchemes: { query: { type: "apiKey", in: "query", name: "api_key" }, cookie: { type: "apiKey", in: "cookie", name: "session" } } },
+    paths: { "/things": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } } } } },
+  };
+
+  it("answers a request that carries the key, and refuses one without it as it refuses a missing header key", async () => {
+    const root = project("apis:\n  keyed@v1:\n    root: openapi.json\n", { "generated/keyed/openapi.json": JSON.stringify(keyed), "openapi.json": JSON.stringify(keyed) });
+    const mock = await startMock("keyed", { root });
+    try {
+      const status = async (query: string, headers: Record<string, string> = {}) => (await fetch(`${mock.url}/things${query}`, { headers })).status;
+      expect(await status("?api_key=k")).toBe(200);
+      expect(await status("", { cookie: "theme=dark; session=s1" })).toBe(200);
+      expect(await status("")).toBe(401);
+      expect(await status("?api_key=")).toBe(401);
+      expect(await status("", { cookie: "session=; theme=dark" })).toBe(401);
+      expect(await status("?key=k", { cookie: "sessionx=s1" })).toBe(401);
+    } finally {
+      await mock.close();
+    }
+  });
+});
