@@ -19,7 +19,7 @@ export const VERBS: Record<string, Verb> = {
   validate: { script: "scripts/validate-har.ts", usage: "validate <api> <file.har> [--base-path P] [--allow-unknown-query]", summary: "recorded traffic (HAR) checked against the description" },
   proxy: { script: "scripts/proxy.ts", usage: "proxy <api> <upstream-url> [--port N] [--record FILE.har]", summary: "a validating proxy in front of a server of the API" },
   diff: { script: "scripts/diff.ts", usage: "diff <git-ref> | diff <old> <new> [--markdown | --json]", summary: "breaking changes between two refs, two files or two URLs" },
-  conformance: { script: "scripts/conformance.ts", usage: 'conformance <api> <base-url> [--header "Name: value"]...', summary: "a server checked against the description: the API's workflows, then generated requests" },
+  conformance: { script: "scripts/conformance.ts", usage: 'conformance <api> <base-url> [--header "Name: value"]... [--query name=value]...', summary: "a server checked against the description: the API's workflows, then generated requests" },
   docs: { script: "scripts/docs.ts", usage: "docs [<api>...]", summary: "the published reference, into dist/docs/" },
   lint: { script: "scripts/lint.ts", usage: "lint [<api>...]", summary: "Redocly lint of the descriptions (warnings fail)" },
   workflows: { script: "scripts/workflows.ts", usage: "workflows [<file.arazzo.yaml>...]", summary: "the Arazzo workflows against reference servers (or mocks) started for them" },

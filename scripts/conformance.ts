@@ -1,11 +1,13 @@
-// npm run conformance -- <api> <base-url> [--header "Name: value"]... [--input name=value]...
+// npm run conformance -- <api> <base-url> [--header "Name: value"]... [--query name=value]... [--input name=value]...
 //                        [--runs N] [--seed S] [--no-properties] [--no-workflows]
 // Checks any server that implements one of the APIs against the contract: the API's Arazzo
 // workflows (workflows/<api>-*.arazzo.yaml whose only source is this API, run by redocly respect),
 // then the contract property check (scripts/contract/conformance.ts: generated valid and invalid
 // requests for every operation). Both change the server's state: point it at a test deployment.
 // --header: credentials for every generated request (default: the reference server's dev
-// credentials); --input: workflow inputs (tokens, key shares), over the reference server's defaults.
+// credentials); --query: query parameters for every generated request (an API key a security
+// scheme puts in the query); --input: workflow inputs (tokens, key shares), over the reference
+// server's defaults.
 // One line per operation and per workflow; details for what failed; exit 1 if anything failed.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -32,13 +34,14 @@ const flag = (name: string) => {
   return i >= 0;
 };
 const headerArgs = take("--header");
+const queryArgs = take("--query");
 const inputArgs = take("--input");
 const runs = Number(take("--runs")[0] ?? 10);
 const seed = Number(take("--seed")[0] ?? Math.floor(Math.random() * 2 ** 31));
 const noProperties = flag("--no-properties");
 const noWorkflows = flag("--no-workflows");
 const [apiName, baseUrlArg] = args;
-const usage = `usage: npm run conformance -- <${APIS.map((a) => a.name).join("|")}> <base-url> [--header "Name: value"]... [--input name=value]... [--runs N] [--seed S] [--no-properties] [--no-workflows]`;
+const usage = `usage: npm run conformance -- <${APIS.map((a) => a.name).join("|")}> <base-url> [--header "Name: value"]... [--query name=value]... [--input name=value]... [--runs N] [--seed S] [--no-properties] [--no-workflows]`;
 
 const api = APIS.find((a) => a.name === apiName);
 // An API without a reference server here is judged by its description alone (its documented errors).
@@ -62,6 +65,12 @@ for (const h of headerArgs) {
   const at = h.indexOf(":");
   if (at <= 0) fail(`--header "${h}": not "Name: value"`);
   headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
+}
+const query: [string, string][] = [];
+for (const q of queryArgs) {
+  const at = q.indexOf("=");
+  if (at <= 0) fail(`--query "${q}": not name=value`);
+  query.push([q.slice(0, at), q.slice(at + 1)]);
 }
 const inputs: Record<string, string> = { ...entry!.workflowInputs };
 for (const i of inputArgs) {
@@ -114,6 +123,7 @@ if (!noProperties) {
     doc,
     baseUrl,
     headers,
+    query,
     profile: entry!,
     numRuns: runs,
     seed,

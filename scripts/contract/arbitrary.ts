@@ -482,7 +482,7 @@ export function strictEncode(value: string): string {
 }
 
 /** The request as it goes over the wire (path below the base path, percent-encoded). */
-export function toWire(request: GeneratedRequest, extraHeaders: Record<string, string> = {}): WireRequest {
+export function toWire(request: GeneratedRequest, extraHeaders: Record<string, string> = {}, extraQuery: [string, string][] = []): WireRequest {
   const { operation, params, body } = request;
   const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => strictEncode(text(params.path[name])));
   // Serialized as each parameter's style says: form (exploded arrays repeat the name, exploded
@@ -518,6 +518,10 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
         raw.push(`${strictEncode(name)}=${strictEncode(text(v))}`);
       }
     }
+  }
+  for (const [name, value] of extraQuery) {
+    query.push([name, value]);
+    raw.push(`${strictEncode(name)}=${strictEncode(value)}`);
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;

@@ -15,6 +15,8 @@ export interface PropertyOptions {
   baseUrl: string;
   /** Sent with every request: the credentials that let requests reach the operations. */
   headers: Record<string, string>;
+  /** Query parameters sent with every request (an API key a security scheme puts in the query). */
+  query?: [string, string][];
   /** The API's rules: error envelope, leniency, request preparation, known issues. */
   profile: Pick<ReferenceServer, "errorEnvelope" | "refusesUnknownQueryParameters" | "prepare" | "knownIssues" | "describedServerErrors">;
   numRuns: number;
@@ -54,7 +56,7 @@ export async function checkProperties(options: PropertyOptions): Promise<Propert
 
   const wireOf = (generated: GeneratedRequest, expectValid: boolean): WireRequest | undefined => {
     const request = profile.prepare?.(generated) ?? generated;
-    const wire = toWire(request, headers);
+    const wire = toWire(request, headers, options.query);
     const matched = checker.match(wire.method, wire.path);
     if (matched?.operation !== request.operation) return undefined;
     return (checker.checkRequest(matched, wire).length === 0) === expectValid ? wire : undefined;

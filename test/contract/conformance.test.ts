@@ -8,7 +8,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { checkProperties } from "../../scripts/contract/conformance.ts";
+import type { OpenApiDoc } from "../../scripts/contract/document.ts";
+import { describedProfile, REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
@@ -101,10 +105,57 @@ describe("npm run conformance on a server that is not fresh", () => {
 
 describe("npm run conformance, bad input", () => {
   it("names the problem and exits 2", async () => {
-    for (const args of [["nope", "http://x"], ["mesh", "not a url"], ["mesh", "http://127.0.0.1:1/v1", "--header", "no colon"]]) {
+    for (const args of [["nope", "http://x"], ["mesh", "not a url"], ["mesh", "http://127.0.0.1:1/v1", "--header", "no colon"], ["mesh", "http://127.0.0.1:1/v1", "--query", "no-equals"]]) {
       const { code, stdout } = await conformance(args);
       expect(code, args.join(" ")).toBe(2);
       expect(stdout).toMatch(/^conformance: .+\nusage: npm run conformance/m);
+    }
+  });
+});
+
+describe("the property check with query parameters for every request (--query)", () => {
+  // An API whose key goes in the query (a security scheme, apiKey in: query).
+  const doc: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "Keyed", version: "1.0.0" },
+    security: [{ key: [] }],
+    components: { securitySchemes: { key: { type: "apiKey", in: "query", name: "api_key" } } },
+    paths: {
+      "/things": {
+        get: {
+          parameters: [{ name: "n", in: "query", schema: { type: "integer" } }],
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } },
+            "400": { description: "bad", content: { "application/json": { schema: { type: "object" } } } },
+            "401": { description: "no key", content: { "application/json": { schema: { type: "object" } } } },
+          },
+        },
+      },
+    },
+  };
+
+  it("sends them with every generated request, so that the key reaches the operations", async () => {
+    const keys: (string | null)[] = [];
+    const server = createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      keys.push(url.searchParams.get("api_key"));
+      const bad = url.searchParams.has("n") && !/^-?\d+$/.test(url.searchParams.get("n")!);
+      res.writeHead(url.searchParams.get("api_key") !== "k" ? 401 : bad ? 400 : 200, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const check = (query?: [string, string][]) => checkProperties({ doc, baseUrl, headers: {}, query, profile: describedProfile("keyed"), numRuns: 5, seed: 1 });
+      const results = await check([["api_key", "k"]]);
+      expect(results.filter((r) => r.failure)).toEqual([]);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.every((key) => key === "k")).toBe(true);
+      keys.length = 0;
+      await check();
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.every((key) => key === null)).toBe(true);
+    } finally {
+      server.close();
     }
   });
 });
