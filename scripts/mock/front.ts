@@ -168,6 +168,8 @@ function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingM
       if (scheme.type === "apiKey" && scheme.in === "query") return Boolean(new URLSearchParams(rawQuery).get(scheme.name!));
       if (scheme.type === "apiKey" && scheme.in === "cookie") return cookiesOf(headers.cookie).some(([name, value]) => name === scheme.name && value !== "");
       if (scheme.type === "http") return new RegExp(`^${scheme.scheme}\\s+\\S`, "i").test(headers.authorization ?? "");
+      // OAuth 2 and OpenID Connect access tokens are bearer tokens (RFC 6750's Authorization header).
+      if (scheme.type === "oauth2" || scheme.type === "openIdConnect") return /^bearer\s+\S/i.test(headers.authorization ?? "");
       return true;
     }),
   );

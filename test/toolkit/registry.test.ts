@@ -157,13 +157,22 @@ describe("the mock of a description that defines Accept, Content-Type or Authori
   });
 });
 
-describe("the mock of a description whose API key goes in the query or a cookie", { timeout: 60_000 }, () => {
+describe("the mock of a description whose API key goes in the query or a cookie, or whose token is OAuth 2's", { timeout: 60_000 }, () => {
   const keyed: OpenApiDoc = {
     openapi: "3.1.0",
     info: { title: "Keyed", version: "1.0.0" },
     security: [{ query: [] }, { cookie: [] }],
-    components: { securitySchemes: { query: { type: "apiKey", in: "query", name: "api_key" }, cookie: { type: "apiKey", in: "cookie", name: "session" } } },
-    paths: { "/things": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } } } } },
+    components: {
+      securitySchemes: {
+        query: { type: "apiKey", in: "query", name: "api_key" },
+        cookie: { type: "apiKey", in: "cookie", name: "session" },
+        oauth: { type: "oauth2", flows: { clientCredentials: { tokenUrl: "https://example.com/token", scopes: { read: "read" } } } },
+      },
+    },
+    paths: {
+      "/things": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } } } },
+      "/reports": { get: { security: [{ oauth: ["read"] }], responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } } } },
+    },
   };
 
   it("answers a request that carries the key, and refuses one without it as it refuses a missing header key", async () => {
@@ -177,6 +186,14 @@ describe("the mock of a description whose API key goes in the query or a cookie"
       expect(await status("?api_key=")).toBe(401);
       expect(await status("", { cookie: "session=; theme=dark" })).toBe(401);
       expect(await status("?key=k", { cookie: "sessionx=s1" })).toBe(401);
+      // An OAuth 2 operation asks for a bearer token.
+      const report = async (headers: Record<string, string>) => (await fetch(`${mock.url}/reports`, { headers })).status;
+      expect(await report({ authorization: "Bearer t0k3n" })).toBe(200);
+      for (const headers of [{}, { authorization: "Basic eDp5" }]) {
+        const refused = await fetch(`${mock.url}/reports`, { headers });
+        // The front's answer (the envelope the description documents, here RFC 9457's), not Prism's.
+        expect([refused.status, await refused.json()]).toEqual([401, { type: "about:blank", title: "Unauthorized", status: 401, detail: "credentials are required" }]);
+      }
     } finally {
       await mock.close();
     }
