@@ -189,7 +189,7 @@ describe("the mock of a description whose API key goes in the query or a cookie,
       // An OAuth 2 operation asks for a bearer token.
       const report = async (headers: Record<string, string>) => (await fetch(`${mock.url}/reports`, { headers })).status;
       expect(await report({ authorization: "Bearer t0k3n" })).toBe(200);
-      for (const headers of [{}, { authorization: "Basic eDp5" }]) {
+      for (const headers of [{}, { authorization: "Basic eDp5" }] as Record<string, string>[]) {
         const refused = await fetch(`${mock.url}/reports`, { headers });
         // The front's answer (the envelope the description documents, here RFC 9457's), not Prism's.
         expect([refused.status, await refused.json()]).toEqual([401, { type: "about:blank", title: "Unauthorized", status: 401, detail: "credentials are required" }]);
