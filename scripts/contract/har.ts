@@ -1,7 +1,7 @@
 // Traffic validation: HAR 1.2 entries checked against a bundle with the contract checker, and a
 // fetch wrapper that records HAR entries (tests record real traffic with it).
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
-import { HTTP_METHODS, type OpenApiDoc } from "./document.ts";
+import { HTTP_METHODS, mediaTypeOf, type OpenApiDoc } from "./document.ts";
 
 export interface HarHeader {
   name: string;
@@ -20,7 +20,8 @@ export interface HarEntry {
     cookies: unknown[];
     headersSize: number;
     bodySize: number;
-    postData?: { mimeType: string; text?: string };
+    /** HAR 1.2: `text` or `params` (a form's posted parameters), not both. */
+    postData?: { mimeType: string; text?: string; params?: HarPostParam[] };
   };
   response: {
     status: number;
@@ -35,6 +36,14 @@ export interface HarEntry {
   };
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
+}
+
+/** A posted parameter of a form body, as HAR 1.2 records it. */
+export interface HarPostParam {
+  name: string;
+  value?: string;
+  fileName?: string;
+  contentType?: string;
 }
 
 export interface Har {
@@ -142,7 +151,7 @@ export function exchangeOf(entry: HarEntry, basePath: string): { request: WireRe
     query: [...url.searchParams.entries()],
     rawQuery: url.search.slice(1),
     headers: requestHeaders,
-    body: entry.request.postData?.text,
+    body: entry.request.postData ? bodyOf(entry.request.postData, requestHeaders["content-type"]) : undefined,
   };
   // Status 0: no answer was recorded (aborted request); only the request is checked.
   if (!entry.response || entry.response.status === 0) return { request };
@@ -151,6 +160,24 @@ export function exchangeOf(entry: HarEntry, basePath: string): { request: WireRe
   if (content.mimeType && !responseHeaders["content-type"]) responseHeaders["content-type"] = content.mimeType;
   const body = content.text !== undefined && content.encoding === "base64" ? Buffer.from(content.text, "base64").toString("utf8") : content.text;
   return { request, response: { status: entry.response.status, headers: responseHeaders, body } };
+}
+
+/**
+ * The body an entry recorded: its text or, where a recorder kept a form's posted parameters instead
+ * (HAR 1.2 gives one or the other), the text they stand for: `name=value&...`, or the parts of a
+ * multipart body under its Content-Type's boundary.
+ */
+function bodyOf(postData: NonNullable<HarEntry["request"]["postData"]>, contentType: string | undefined): string | undefined {
+  if (postData.text !== undefined || !postData.params) return postData.text;
+  const type = contentType ?? postData.mimeType;
+  if (mediaTypeOf(type) !== "multipart/form-data") return new URLSearchParams(postData.params.map((p) => [p.name, p.value ?? ""])).toString();
+  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1] ?? "har-params";
+  const parts = postData.params.map((p) => {
+    const file = p.fileName === undefined ? "" : `; filename="${p.fileName}"`;
+    const partType = p.contentType ? `Content-Type: ${p.contentType}\r\n` : "";
+    return `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${file}\r\n${partType}\r\n${p.value ?? ""}\r\n`;
+  });
+  return `${parts.join("")}--${boundary}--\r\n`;
 }
 
 function headerMap(headers: HarHeader[] | undefined): Record<string, string> {

@@ -11,6 +11,7 @@ import { contractChecker } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
 import { harRecorder, validateHar, type Har, type HarEntry } from "../../scripts/contract/har.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
+import { withFormBody } from "../fixtures/form-body.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -283,5 +284,38 @@ describe("which entries are the API's: whole path templates", () => {
     const report = validateHar(templated, gateway, {});
     expect(report).toMatchObject({ checked: 1, skipped: 1, violations: [] });
     expect(validateHar(bundle, gateway, { basePath: "/gateway/{stage}/v1" })).toMatchObject({ checked: 1, skipped: 1 });
+  });
+});
+
+describe("a form body a recorder kept as posted parameters (HAR 1.2: postData.params, no text)", () => {
+  const doc = withFormBody({ type: "object", required: ["grant_type"], properties: { grant_type: { type: "string", enum: ["client_credentials"] } } });
+  (doc.paths!["/upload"] = {
+    post: {
+      requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", format: "binary" } } } } } },
+      responses: { "200": { description: "ok" } },
+    },
+  });
+  const entry = (path: string, postData: NonNullable<HarEntry["request"]["postData"]>): HarEntry => ({
+    startedDateTime: "2026-11-26T00:00:00.000Z",
+    time: 1,
+    request: { method: "POST", url: `http://127.0.0.1:1${path}`, httpVersion: "HTTP/1.1", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: -1, postData },
+    response: { status: 200, statusText: "OK", httpVersion: "HTTP/1.1", headers: [], cookies: [], content: { size: 0, mimeType: "" }, redirectURL: "", headersSize: -1, bodySize: 0 },
+    cache: {},
+    timings: { send: 0, wait: 0, receive: 0 },
+  });
+  const check = (...entries: HarEntry[]) =>
+    validateHar(doc, { log: { version: "1.2", creator: { name: "t", version: "1" }, entries } }, { basePath: "" }).violations.map((v) => `${v.entry} ${v.pointer}: ${v.reason}`);
+  const form = "application/x-www-form-urlencoded";
+
+  it("checks a form's parameters as the form they stand for", () => {
+    expect(check(entry("/token", { mimeType: form, params: [{ name: "grant_type", value: "client_credentials" }] }))).toEqual([]);
+    expect(check(entry("/token", { mimeType: form, params: [{ name: "grant_type", value: "password" }] }))).toEqual([
+      '0 /request/body/grant_type: must be equal to one of the allowed values: ["client_credentials"]',
+    ]);
+    expect(check(entry("/token", { mimeType: form, params: [] }))).toEqual(["0 /request/body: request body is required"]);
+  });
+
+  it("counts a multipart body kept as parameters as sent", () => {
+    expect(check(entry("/upload", { mimeType: "multipart/form-data; boundary=b1", params: [{ name: "file", fileName: "a.txt", contentType: "text/plain", value: "x" }] }))).toEqual([]);
   });
 });
