@@ -18,6 +18,7 @@ import {
   mediaTypeOf,
   operationsOf,
   pointer,
+  securityAlternatives,
   withOpenApi31Schemas,
   type Json,
   type JsonObject,
@@ -439,13 +440,9 @@ function deepObject(doc: OpenApiDoc, p: Parameter, members: [string, string[]][]
  * requirements, else the document's) of type apiKey in the query. They are no parameters.
  */
 function queryKeysOf(doc: OpenApiDoc, operation: Operation): string[] {
-  const requirements = operation.operation.security ?? (doc as { security?: Json }).security;
-  const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
-  const names = new Set((Array.isArray(requirements) ? requirements : []).flatMap((r) => (isObject(r) ? Object.keys(r) : [])));
-  return [...names].flatMap((name) => {
-    const scheme = Object.hasOwn(schemes, name) ? deref<JsonObject>(doc, schemes[name]!).value : undefined;
-    return scheme?.type === "apiKey" && scheme.in === "query" && typeof scheme.name === "string" ? [scheme.name] : [];
-  });
+  return securityAlternatives(doc, operation)
+    .flat()
+    .flatMap((scheme) => (scheme?.type === "apiKey" && scheme.in === "query" && typeof scheme.name === "string" ? [scheme.name] : []));
 }
 
 /**

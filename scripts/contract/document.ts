@@ -202,6 +202,19 @@ export function arrayDelimiter(p: Pick<Parameter, "raw">): string {
   return p.raw.style === "spaceDelimited" ? " " : p.raw.style === "pipeDelimited" ? "|" : ",";
 }
 
+/**
+ * An operation's security alternatives (its own requirements, else the document's), each as the
+ * schemes it names, after `$ref`s: undefined for a name `components.securitySchemes` lacks. An empty
+ * list: the operation asks for no credentials.
+ */
+export function securityAlternatives(doc: OpenApiDoc, operation: Operation): (JsonObject | undefined)[][] {
+  const requirements = operation.operation.security ?? (doc as { security?: Json }).security;
+  const schemes = isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {};
+  return (Array.isArray(requirements) ? requirements : []).map((requirement) =>
+    (isObject(requirement) ? Object.keys(requirement) : []).map((name) => (Object.hasOwn(schemes, name) ? deref<JsonObject>(doc, schemes[name]!).value : undefined)),
+  );
+}
+
 /** Header names are case-insensitive; other parameter names are not. */
 export function parameterKey(p: { in: string; name: string }): string {
   return `${p.in}:${p.in === "header" ? p.name.toLowerCase() : p.name}`;

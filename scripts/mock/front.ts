@@ -8,7 +8,7 @@
 // secrets service ignores unknown query parameters and takes PUT for POST), the front is too.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { contractChecker, type Violation } from "../contract/checker.ts";
-import { isObject, mediaTypeOf, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { isObject, mediaTypeOf, securityAlternatives, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 
 /** Why the front answers a request itself. */
@@ -157,13 +157,12 @@ export function requestViolations(header: string | null): Violation[] {
 
 /** Whether the request carries credentials for one of the operation's security alternatives. */
 function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingMessage["headers"], rawQuery: string): boolean {
-  const security = (operation.operation.security ?? doc.security) as Record<string, string[]>[] | undefined;
-  if (!Array.isArray(security) || security.length === 0) return true;
-  const schemes = (isObject(doc.components) && isObject(doc.components.securitySchemes) ? doc.components.securitySchemes : {}) as Record<string, Record<string, string>>;
-  return security.some((requirement) =>
-    Object.keys(requirement).every((name) => {
-      const scheme = schemes[name];
-      if (!scheme) return false;
+  const alternatives = securityAlternatives(doc, operation);
+  if (alternatives.length === 0) return true;
+  return alternatives.some((schemes) =>
+    schemes.every((found) => {
+      if (!found) return false;
+      const scheme = found as Record<string, string>;
       if (scheme.type === "apiKey" && scheme.in === "header") return Boolean(headers[scheme.name!.toLowerCase()]);
       if (scheme.type === "apiKey" && scheme.in === "query") return Boolean(new URLSearchParams(rawQuery).get(scheme.name!));
       if (scheme.type === "apiKey" && scheme.in === "cookie") return cookiesOf(headers.cookie).some(([name, value]) => name === scheme.name && value !== "");
