@@ -21,7 +21,7 @@ export const VERBS: Record<string, Verb> = {
   diff: { script: "scripts/diff.ts", usage: "diff <git-ref> | diff <old> <new> [--markdown | --json]", summary: "breaking changes between two refs, two files or two URLs" },
   conformance: { script: "scripts/conformance.ts", usage: 'conformance <api> <base-url> [--header "Name: value"]... [--query name=value]...', summary: "a server checked against the description: the API's workflows, then generated requests" },
   docs: { script: "scripts/docs.ts", usage: "docs [<api>...]", summary: "the published reference, into dist/docs/" },
-  lint: { script: "scripts/lint.ts", usage: "lint [<api>...]", summary: "Redocly lint of the descriptions (warnings fail)" },
+  lint: { script: "scripts/lint.ts", usage: "lint [<api>...]", summary: "Redocly lint of the descriptions, as redocly.yaml sets its rules (errors fail, warnings are printed)" },
   workflows: { script: "scripts/workflows.ts", usage: "workflows [<file.arazzo.yaml>...]", summary: "the Arazzo workflows against reference servers (or mocks) started for them" },
 };
 
