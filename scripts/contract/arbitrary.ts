@@ -4,6 +4,7 @@
 // the judge of both: callers keep a request only when the checker agrees (fc.pre).
 import fc from "fast-check";
 import { discriminatorMapping, type WireRequest } from "./checker.ts";
+import { MULTIPART_MEDIA_TYPE, multipartText } from "./multipart.ts";
 import {
   arrayDelimiter,
   deref,
@@ -249,7 +250,7 @@ function requestParameters(operation: Operation) {
   return operation.parameters.filter((p) => p.in !== "cookie");
 }
 
-/** The media type generated bodies use: the first JSON one, else a form, else the first text one. */
+/** The media type generated bodies use: the first JSON one, else a form, else a multipart body, else the first text one. */
 function bodyMediaType(doc: OpenApiDoc, operation: Operation): { mediaType: string; schema: Json; required: boolean; examples: unknown[] } | undefined {
   if (operation.operation.requestBody === undefined) return undefined;
   const body = deref<JsonObject>(doc, operation.operation.requestBody).value;
@@ -257,6 +258,7 @@ function bodyMediaType(doc: OpenApiDoc, operation: Operation): { mediaType: stri
   const mediaType =
     Object.keys(content).find((t) => isJsonMediaType(t.toLowerCase())) ??
     Object.keys(content).find((t) => mediaTypeOf(t) === FORM_MEDIA_TYPE) ??
+    Object.keys(content).find((t) => mediaTypeOf(t) === MULTIPART_MEDIA_TYPE) ??
     Object.keys(content).find((t) => t.startsWith("text/"));
   if (!mediaType) return undefined;
   const media = isObject(content[mediaType]) ? (content[mediaType] as JsonObject) : {};
@@ -528,12 +530,20 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
   for (const [name, value] of Object.entries(params.header)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.map(text).join(",") : text(value);
   }
-  if (body) headers["content-type"] = body.mediaType;
   const rawQuery = raw.join("&");
   const wire: WireRequest = { method: operation.method.toUpperCase(), path, query, rawQuery, headers };
   if (body) {
     const mediaType = mediaTypeOf(body.mediaType);
-    wire.body = isJsonMediaType(mediaType) ? JSON.stringify(body.value) : mediaType === FORM_MEDIA_TYPE ? formText(body.value) : text(body.value);
+    headers["content-type"] = body.mediaType;
+    if (isJsonMediaType(mediaType)) wire.body = JSON.stringify(body.value);
+    else if (mediaType === FORM_MEDIA_TYPE) wire.body = formText(body.value);
+    else if (mediaType === MULTIPART_MEDIA_TYPE) {
+      // A boundary none of the values holds.
+      let boundary = "conformance-part";
+      while (JSON.stringify(body.value ?? null).includes(boundary)) boundary += "-";
+      headers["content-type"] = `${body.mediaType}; boundary=${boundary}`;
+      wire.body = multipartText(body.value, boundary);
+    } else wire.body = text(body.value);
   }
   return wire;
 }

@@ -26,6 +26,7 @@ import {
   type Operation,
   type Parameter,
 } from "./document.ts";
+import { MULTIPART_MEDIA_TYPE, multipartFields, multipartParts } from "./multipart.ts";
 
 export type ViolationKind =
   | "undocumented-operation"
@@ -247,6 +248,13 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     if (actual === FORM_MEDIA_TYPE) {
       const fields = formFields(doc, media, request.body!, (value, schema) => coerce(value, typesOf(schema)));
       if (fields === undefined || media.schema === undefined) return [];
+      return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), fields, "/request/body");
+    }
+    if (actual === MULTIPART_MEDIA_TYPE) {
+      const parts = multipartParts(request.body!, request.headers["content-type"]);
+      if ("error" in parts) return [violation(operation, "request-body", "/request/body", parts.error)];
+      if (media.schema === undefined) return [];
+      const fields = multipartFields(doc, media, parts, (value, schema) => coerce(value, typesOf(schema)));
       return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), fields, "/request/body");
     }
     const decoded = decodeBody(actual, request.body!);
@@ -479,7 +487,7 @@ function decodeBody(mediaType: string, text: string): { value: unknown } | { err
     }
   }
   if (mediaType.startsWith("text/")) return { value: text };
-  // Other media types (multipart forms, binary) are not decoded: their schema is not checked.
+  // Other media types (binary; multipart and form responses) are not decoded: their schema is not checked.
   return { value: undefined };
 }
 

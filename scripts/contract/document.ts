@@ -229,32 +229,45 @@ export function mediaTypeOf(contentType: string | undefined): string {
 export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
 /**
- * A form body's fields as the object its schema describes: a field whose schema is an array takes
- * every value of its name (or, with `explode: false` in its encoding, the comma-separated parts of
- * one); another one its value, or its values when given more than once (which its schema refuses).
- * `coerce` turns a value into what its schema's types read it as. Undefined when a field name holds
- * a bracket (`card[number]`, `items[0]`): nested fields are not read.
+ * A form body's fields as the object its schema describes (bodyFields): with `explode: false` in its
+ * encoding, an array is the comma-separated parts of one field. Undefined when a field name holds a
+ * bracket (`card[number]`, `items[0]`): nested fields are not read.
  */
 export function formFields(doc: OpenApiDoc, media: JsonObject, text: string, coerce: (value: string, schema: JsonObject) => unknown): Record<string, unknown> | undefined {
-  const values = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(text)) {
-    if (name.includes("[")) return undefined;
-    values.set(name, [...(values.get(name) ?? []), value]);
-  }
+  const given: [string, string][] = [...new URLSearchParams(text)];
+  if (given.some(([name]) => name.includes("["))) return undefined;
+  const encoding = isObject(media.encoding) ? media.encoding : {};
+  const split = (name: string, value: string) => (isObject(encoding[name]) && encoding[name].explode === false ? value.split(",") : [value]);
+  return bodyFields(doc, media, given, (name, value, schema, inArray) => (inArray ? split(name, value) : [value]).map((v) => coerce(v, schema)));
+}
+
+/**
+ * The fields of a form or multipart body as the object its schema describes: a field whose schema is
+ * an array takes every value of its name; another one its value, or its values when given more than
+ * once (which its schema refuses). `read` turns one given value into what the field's (or, in an
+ * array, the item's) schema reads it as, one or more values.
+ */
+export function bodyFields<Given>(
+  doc: OpenApiDoc,
+  media: JsonObject,
+  given: [string, Given][],
+  read: (name: string, value: Given, schema: JsonObject, inArray: boolean) => unknown[],
+): Record<string, unknown> {
+  const values = new Map<string, Given[]>();
+  for (const [name, value] of given) values.set(name, [...(values.get(name) ?? []), value]);
   const schema = deref<JsonObject>(doc, media.schema ?? {}).value;
   const properties = isObject(schema.properties) ? schema.properties : {};
   const others = isObject(schema.additionalProperties) ? schema.additionalProperties : {};
-  const encoding = isObject(media.encoding) ? media.encoding : {};
   const fields: Record<string, unknown> = {};
-  for (const [name, given] of values) {
+  for (const [name, all] of values) {
     const field = deref<JsonObject>(doc, Object.hasOwn(properties, name) ? properties[name]! : others).value;
     const types = Array.isArray(field.type) ? field.type : [field.type];
     if (types.includes("array")) {
       const items = deref<JsonObject>(doc, field.items ?? {}).value;
-      const exploded = !(isObject(encoding[name]) && encoding[name].explode === false);
-      fields[name] = (exploded ? given : given.flatMap((v) => v.split(","))).map((v) => coerce(v, items));
+      fields[name] = all.flatMap((v) => read(name, v, items, true));
     } else {
-      fields[name] = given.length === 1 ? coerce(given[0]!, field) : given.map((v) => coerce(v, field));
+      const read1 = all.flatMap((v) => read(name, v, field, false));
+      fields[name] = read1.length === 1 ? read1[0] : read1;
     }
   }
   return fields;

@@ -2,6 +2,7 @@
 // fetch wrapper that records HAR entries (tests record real traffic with it).
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
 import { HTTP_METHODS, mediaTypeOf, type OpenApiDoc } from "./document.ts";
+import { boundaryOf, MULTIPART_MEDIA_TYPE } from "./multipart.ts";
 
 export interface HarHeader {
   name: string;
@@ -151,7 +152,7 @@ export function exchangeOf(entry: HarEntry, basePath: string): { request: WireRe
     query: [...url.searchParams.entries()],
     rawQuery: url.search.slice(1),
     headers: requestHeaders,
-    body: entry.request.postData ? bodyOf(entry.request.postData, requestHeaders["content-type"]) : undefined,
+    body: entry.request.postData ? bodyOf(entry.request.postData, requestHeaders) : undefined,
   };
   // Status 0: no answer was recorded (aborted request); only the request is checked.
   if (!entry.response || entry.response.status === 0) return { request };
@@ -165,13 +166,18 @@ export function exchangeOf(entry: HarEntry, basePath: string): { request: WireRe
 /**
  * The body an entry recorded: its text or, where a recorder kept a form's posted parameters instead
  * (HAR 1.2 gives one or the other), the text they stand for: `name=value&...`, or the parts of a
- * multipart body under its Content-Type's boundary.
+ * multipart body under its Content-Type's boundary (one is named in the headers when the recorded
+ * type names none: the recorder kept no body text to take it from).
  */
-function bodyOf(postData: NonNullable<HarEntry["request"]["postData"]>, contentType: string | undefined): string | undefined {
+function bodyOf(postData: NonNullable<HarEntry["request"]["postData"]>, headers: Record<string, string>): string | undefined {
   if (postData.text !== undefined || !postData.params) return postData.text;
-  const type = contentType ?? postData.mimeType;
-  if (mediaTypeOf(type) !== "multipart/form-data") return new URLSearchParams(postData.params.map((p) => [p.name, p.value ?? ""])).toString();
-  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1] ?? "har-params";
+  const type = headers["content-type"] ?? postData.mimeType;
+  if (mediaTypeOf(type) !== MULTIPART_MEDIA_TYPE) return new URLSearchParams(postData.params.map((p) => [p.name, p.value ?? ""])).toString();
+  let boundary = boundaryOf(type);
+  if (!boundary) {
+    boundary = "har-params";
+    headers["content-type"] = `${type}; boundary=${boundary}`;
+  }
   const parts = postData.params.map((p) => {
     const file = p.fileName === undefined ? "" : `; filename="${p.fileName}"`;
     const partType = p.contentType ? `Content-Type: ${p.contentType}\r\n` : "";

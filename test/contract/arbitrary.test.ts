@@ -8,7 +8,8 @@ import { invalidRequestArbitrary, mutationsOf, schemaArbitrary, toWire, validReq
 import { contractChecker, discriminatorsAsConditionals } from "../../scripts/contract/checker.ts";
 import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
-import { withFormBody } from "../fixtures/form-body.ts";
+import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
+import { multipartParts } from "../../scripts/contract/multipart.ts";
 
 const schemas: Record<string, JsonObject> = {
   Enum: { type: "string", enum: ["tcp", "http"] },
@@ -162,6 +163,49 @@ describe("requests with a form body", () => {
         expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
       }),
       { numRuns: 100, seed: 5 },
+    );
+  });
+});
+
+describe("requests with a multipart body", () => {
+  const api = withMultipartBody(
+    {
+      type: "object",
+      required: ["kind", "file"],
+      properties: {
+        kind: { $ref: "#/components/schemas/Enum" },
+        count: { $ref: "#/components/schemas/Integer" },
+        note: { $ref: "#/components/schemas/Nullable" },
+        ids: { $ref: "#/components/schemas/Array" },
+        meta: { $ref: "#/components/schemas/Object" },
+        file: { type: "string", format: "binary" },
+      },
+    },
+    undefined,
+    doc,
+  );
+  const checker = contractChecker(api);
+
+  it("are sent as multipart bodies, under a boundary of their Content-Type, that the checker reads and takes", () => {
+    fc.assert(
+      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
+        const wire = toWire(request);
+        expect(wire.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=conformance-part-*$/);
+        const parts = multipartParts(wire.body!, wire.headers["content-type"]);
+        expect(Array.isArray(parts) && parts.find((p) => p.name === "kind")?.value).toMatch(/^(tcp|http)$/);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
+      }),
+      { numRuns: 100, seed: 8 },
+    );
+  });
+
+  it("are refused by the checker when the generator breaks them", () => {
+    fc.assert(
+      fc.property(invalidRequestArbitrary(api, checker.operations[0]!)!, (request) => {
+        const wire = toWire(request);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).not.toEqual([]);
+      }),
+      { numRuns: 100, seed: 9 },
     );
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
-import { withFormBody } from "../fixtures/form-body.ts";
+import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
 import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 
 const doc: OpenApiDoc = {
@@ -340,6 +340,62 @@ describe("form bodies (application/x-www-form-urlencoded)", () => {
 
   it("does not read nested fields (name[key]): such a body is not checked against its schema", () => {
     expect(form("grant_type=password&card[number]=4242")).toEqual([]);
+  });
+});
+
+describe("multipart bodies (multipart/form-data)", () => {
+  // OpenAPI: an object schema whose properties are the parts; an array is repeated parts of its name,
+  // an object is JSON (its default Content-Type), a file is its content (format binary).
+  const uploads = contractChecker(
+    withMultipartBody({
+      type: "object",
+      required: ["file", "title"],
+      properties: {
+        title: { type: "string", minLength: 1 },
+        pages: { type: "integer", minimum: 1 },
+        draft: { type: "boolean" },
+        tags: { type: "array", items: { type: "string", enum: ["a", "b"] } },
+        meta: { type: "object", required: ["lang"], properties: { lang: { type: "string" } } },
+        file: { type: "string", format: "binary" },
+      },
+    }),
+  );
+  const BOUNDARY = "----form7MA4YWxkTrZu0gW";
+  const part = (name: string, value: string, headers = "") => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n${headers}\r\n${value}\r\n`;
+  const body = (...parts: string[]) => `${parts.join("")}--${BOUNDARY}--\r\n`;
+  const upload = (text: string, contentType = `multipart/form-data; boundary=${BOUNDARY}`) =>
+    uploads.checkExchange({ method: "POST", path: "/token", query: [], headers: { "content-type": contentType }, body: text }).map((v) => `${v.pointer}: ${v.reason}`);
+  const file = part("file", "%PDF-1.7\r\n\u0000binary", 'Content-Type: application/pdf\r\n').replace('name="file"', 'name="file"; filename="a \\"b\\".pdf"');
+
+  it("reads each part by its schema: numbers, booleans, repeated parts, JSON objects and files", () => {
+    expect(upload(body(part("title", "Report"), part("pages", "12"), part("draft", "false"), part("tags", "a"), part("tags", "b"), part("meta", '{"lang":"en"}'), file))).toEqual([]);
+    // A JSON part said so, a quoted boundary, a preamble and an epilogue.
+    const quoted = `preamble\r\n${body(part("title", "R"), part("meta", '{"lang":"en"}', "Content-Type: application/json\r\n"), file)}epilogue`;
+    expect(upload(quoted, `multipart/form-data; boundary="${BOUNDARY}"`)).toEqual([]);
+  });
+
+  it("refuses what the schema refuses, part by part", () => {
+    expect(upload(body(part("title", "R")))).toEqual(["/request/body/file: is required"]);
+    expect(upload(body(part("title", ""), part("pages", "0"), part("draft", "yes"), part("tags", "c"), part("meta", "{}"), file))).toEqual([
+      "/request/body/title: must NOT have fewer than 1 characters",
+      "/request/body/pages: must be >= 1",
+      "/request/body/draft: must be boolean",
+      "/request/body/tags/0: must be equal to one of the allowed values: [\"a\",\"b\"]",
+      "/request/body/meta/lang: is required",
+    ]);
+    expect(upload(body(part("title", "R"), part("meta", "not json"), file))).toEqual(["/request/body/meta: must be object"]);
+    expect(upload(body(part("title", "R"), part("title", "S"), file))).toEqual(["/request/body/title: must be string"]);
+  });
+
+  it("refuses a body that is not multipart under its boundary, saying why", () => {
+    expect(upload(body(part("title", "R"), file), "multipart/form-data")).toEqual(["/request/body: multipart body: its Content-Type names no boundary"]);
+    const under = `body is not multipart/form-data under the boundary "${BOUNDARY}"`;
+    expect(upload("title=R")).toEqual([`/request/body: ${under}: no delimiter line`]);
+    expect(upload(part("title", "R"))).toEqual([`/request/body: ${under}: no closing delimiter (--boundary--)`]);
+    expect(upload(body(`--${BOUNDARY}\r\nContent-Disposition: form-data\r\n\r\nx\r\n`))).toEqual([`/request/body: ${under}: a part has no name`]);
+    expect(upload(body(`--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\nx\r\n`))).toEqual([`/request/body: ${under}: a part has no Content-Disposition: form-data`]);
+    expect(upload(body(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="title"\r\nR\r\n`))).toEqual([`/request/body: ${under}: a part's headers do not end with an empty line`]);
+    expect(upload(`--${BOUNDARY}xyz\r\n`)).toEqual([`/request/body: ${under}: a delimiter line does not end after the boundary`]);
   });
 });
 

@@ -291,7 +291,10 @@ describe("a form body a recorder kept as posted parameters (HAR 1.2: postData.pa
   const doc = withFormBody({ type: "object", required: ["grant_type"], properties: { grant_type: { type: "string", enum: ["client_credentials"] } } });
   (doc.paths!["/upload"] = {
     post: {
-      requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", format: "binary" } } } } } },
+      requestBody: {
+        required: true,
+        content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" }, pages: { type: "integer" } } } } },
+      },
       responses: { "200": { description: "ok" } },
     },
   });
@@ -315,7 +318,13 @@ describe("a form body a recorder kept as posted parameters (HAR 1.2: postData.pa
     expect(check(entry("/token", { mimeType: form, params: [] }))).toEqual(["0 /request/body: request body is required"]);
   });
 
-  it("counts a multipart body kept as parameters as sent", () => {
-    expect(check(entry("/upload", { mimeType: "multipart/form-data; boundary=b1", params: [{ name: "file", fileName: "a.txt", contentType: "text/plain", value: "x" }] }))).toEqual([]);
+  it("checks a multipart body kept as parameters as the parts they stand for, with or without a boundary recorded", () => {
+    const file = { name: "file", fileName: "a.txt", contentType: "text/plain", value: "x" };
+    expect(check(entry("/upload", { mimeType: "multipart/form-data; boundary=b1", params: [file, { name: "pages", value: "3" }] }))).toEqual([]);
+    expect(check(entry("/upload", { mimeType: "multipart/form-data", params: [file] }))).toEqual([]);
+    expect(check(entry("/upload", { mimeType: "multipart/form-data; boundary=b1", params: [{ name: "pages", value: "three" }] }))).toEqual([
+      "0 /request/body/file: is required",
+      "0 /request/body/pages: must be integer",
+    ]);
   });
 });
