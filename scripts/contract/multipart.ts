@@ -34,7 +34,7 @@ export function boundaryOf(contentType: string | undefined): string | undefined 
  */
 export function multipartParts(text: string, contentType: string | undefined): MultipartPart[] | { error: string } {
   const boundary = boundaryOf(contentType);
-  if (!boundary) return { error: "multipart body: its Content-Type names no boundary" };
+  if (!boundary) return { error: "body is multipart/form-data without a boundary in its Content-Type" };
   const delimiter = `--${boundary}`;
   const notMultipart = (why: string) => ({ error: `body is not multipart/form-data under the boundary ${JSON.stringify(boundary)}: ${why}` });
   let at = text.startsWith(delimiter) ? 0 : text.indexOf(`\r\n${delimiter}`) + 2;

@@ -54,6 +54,8 @@ export function subjectOf(v: Pick<Violation, "pointer">): string {
 export function describeViolation(v: Pick<Violation, "pointer" | "reason">): string {
   const subject = subjectOf(v);
   if (/^required \w+ parameter is missing$/.test(v.reason)) return `${subject} is required`;
+  // The checker's reasons about a whole body say "body ..." ("body is not valid JSON: ...").
+  if (subject === "request body" && v.reason.startsWith("body ")) return `request ${v.reason}`;
   return v.reason.startsWith(subject) ? v.reason : `${subject} ${v.reason}`;
 }
 

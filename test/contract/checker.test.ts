@@ -388,7 +388,7 @@ describe("multipart bodies (multipart/form-data)", () => {
   });
 
   it("refuses a body that is not multipart under its boundary, saying why", () => {
-    expect(upload(body(part("title", "R"), file), "multipart/form-data")).toEqual(["/request/body: multipart body: its Content-Type names no boundary"]);
+    expect(upload(body(part("title", "R"), file), "multipart/form-data")).toEqual(["/request/body: body is multipart/form-data without a boundary in its Content-Type"]);
     const under = `body is not multipart/form-data under the boundary "${BOUNDARY}"`;
     expect(upload("title=R")).toEqual([`/request/body: ${under}: no delimiter line`]);
     expect(upload(part("title", "R"))).toEqual([`/request/body: ${under}: no closing delimiter (--boundary--)`]);

@@ -3,11 +3,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { APIS, readApis } from "../../scripts/apis.ts";
 import { operationsOf, withoutIgnoredParameters, type JsonObject, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { describedErrorsProfile, errorBody } from "../../scripts/mock/described-errors.ts";
 import { startMock } from "../../scripts/mock/start.ts";
+import { validRequestArbitrary, toWire } from "../../scripts/contract/arbitrary.ts";
+import { contractChecker } from "../../scripts/contract/checker.ts";
+import { withMultipartBody } from "../fixtures/form-body.ts";
 import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 import { projectRoot } from "../../scripts/project.ts";
 
@@ -194,6 +198,38 @@ describe("the mock of a description whose API key goes in the query or a cookie,
         // The front's answer (the envelope the description documents, here RFC 9457's), not Prism's.
         expect([refused.status, await refused.json()]).toEqual([401, { type: "about:blank", title: "Unauthorized", status: 401, detail: "credentials are required" }]);
       }
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe("the mock of a description whose operation takes a multipart body", { timeout: 60_000 }, () => {
+  const uploads = withMultipartBody({
+    type: "object",
+    required: ["title", "file"],
+    properties: { title: { type: "string", minLength: 1 }, pages: { type: "integer", minimum: 1 }, file: { type: "string", format: "binary" } },
+  });
+  uploads.paths!["/token"]!.post = {
+    ...(uploads.paths!["/token"]!.post as JsonObject),
+    responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } },
+  };
+
+  it("answers the bodies conformance generates, and refuses a body that breaks the schema or is not multipart", async () => {
+    const root = project("apis:\n  uploads@v1:\n    root: openapi.json\n", { "generated/uploads/openapi.json": JSON.stringify(uploads), "openapi.json": JSON.stringify(uploads) });
+    const mock = await startMock("uploads", { root });
+    try {
+      const checker = contractChecker(uploads);
+      const requests = fc.sample(validRequestArbitrary(uploads, checker.operations[0]!), { numRuns: 10, seed: 3 }).map((request) => toWire(request));
+      for (const wire of requests) {
+        const answer = await fetch(`${mock.url}${wire.path}`, { method: wire.method, headers: wire.headers, body: wire.body });
+        // Both the front and Prism behind it read the generated body.
+        expect([answer.status, await answer.text(), wire.body]).toEqual([200, '{"ok":true}', wire.body]);
+      }
+      const post = (body: string, type = "multipart/form-data; boundary=b") => fetch(`${mock.url}/token`, { method: "POST", headers: { "content-type": type }, body });
+      const refusal = async (answer: Response) => [answer.status, ((await answer.json()) as { detail?: string }).detail];
+      expect(await refusal(await post('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nR\r\n--b--\r\n'))).toEqual([400, "file is required"]);
+      expect(await refusal(await post("title=R"))).toEqual([400, 'request body is not multipart/form-data under the boundary "b": no delimiter line']);
     } finally {
       await mock.close();
     }
