@@ -247,7 +247,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     const media = isObject(content[key]) ? content[key] : {};
     if (actual === FORM_MEDIA_TYPE) {
       const fields = formFields(doc, media, request.body!, (value, schema) => coerce(value, typesOf(schema)));
-      if (fields === undefined || media.schema === undefined) return [];
+      if (media.schema === undefined) return [];
       return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), fields, "/request/body");
     }
     if (actual === MULTIPART_MEDIA_TYPE) {

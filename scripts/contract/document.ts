@@ -1,6 +1,7 @@
 // Reading an OpenAPI 3.1 bundle: $refs inside the document, JSON pointers, and the list of
 // operations with their parameters merged. Pure: no I/O. Shared by the diff, the traffic checker
 // and the request generator.
+import qs from "qs";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -230,15 +231,50 @@ export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
 /**
  * A form body's fields as the object its schema describes (bodyFields): with `explode: false` in its
- * encoding, an array is the comma-separated parts of one field. Undefined when a field name holds a
- * bracket (`card[number]`, `items[0]`): nested fields are not read.
+ * encoding, an array is the comma-separated parts of one field. A form whose field names hold
+ * brackets (`card[number]=4242&items[0][price]=p1`: style deepObject, as Stripe-like APIs nest their
+ * forms) is read as the nested objects and arrays they name (nestedFormFields).
  */
-export function formFields(doc: OpenApiDoc, media: JsonObject, text: string, coerce: (value: string, schema: JsonObject) => unknown): Record<string, unknown> | undefined {
+export function formFields(doc: OpenApiDoc, media: JsonObject, text: string, coerce: (value: string, schema: JsonObject) => unknown): Record<string, unknown> {
   const given: [string, string][] = [...new URLSearchParams(text)];
-  if (given.some(([name]) => name.includes("["))) return undefined;
+  if (given.some(([name]) => name.includes("["))) return nestedFormFields(doc, media, text, coerce);
   const encoding = isObject(media.encoding) ? media.encoding : {};
   const split = (name: string, value: string) => (isObject(encoding[name]) && encoding[name].explode === false ? value.split(",") : [value]);
   return bodyFields(doc, media, given, (name, value, schema, inArray) => (inArray ? split(name, value) : [value]).map((v) => coerce(v, schema)));
+}
+
+/**
+ * A form with bracketed field names as the value they build (qs, the parser Express and Rails-style
+ * servers read such forms with: `a[b]` a member, `a[0]` or `a[]` an item; repeated names an array),
+ * each text read by the schema at its place (through `anyOf`/`oneOf`/`allOf` alternatives: the
+ * types of them all). Bounded: 20 levels, indices up to 1,000 (a larger one is a member named by it).
+ */
+function nestedFormFields(doc: OpenApiDoc, media: JsonObject, text: string, coerce: (value: string, schema: JsonObject) => unknown): Record<string, unknown> {
+  const parsed = qs.parse(text, { depth: 20, arrayLimit: 1000, parameterLimit: Infinity, plainObjects: true });
+  return readByShape(doc, parsed, media.schema ?? {}, coerce) as Record<string, unknown>;
+}
+
+function readByShape(doc: OpenApiDoc, value: unknown, node: Json, coerce: (value: string, schema: JsonObject) => unknown): unknown {
+  const schema = deref<JsonObject>(doc, node).value;
+  const alternatives = [schema, ...(["anyOf", "oneOf", "allOf"] as const).flatMap((k) => (Array.isArray(schema[k]) ? schema[k].map((s) => deref<JsonObject>(doc, s).value) : []))];
+  const types = new Set(alternatives.flatMap((a) => (Array.isArray(a.type) ? a.type.map(String) : typeof a.type === "string" ? [a.type] : [])));
+  const items = alternatives.find((a) => a.items !== undefined)?.items ?? {};
+  if (typeof value === "string") {
+    // One field where an array is asked: its one item.
+    if (types.has("array") && !types.has("string")) return [readByShape(doc, value, items, coerce)];
+    return coerce(value, types.size > 0 ? { type: [...types] } : schema);
+  }
+  if (Array.isArray(value)) return value.map((item) => readByShape(doc, item, items, coerce));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    const property =
+      alternatives.map((a) => (isObject(a.properties) && Object.hasOwn(a.properties, key) ? a.properties[key] : undefined)).find((p) => p !== undefined) ??
+      alternatives.map((a) => (isObject(a.additionalProperties) ? a.additionalProperties : undefined)).find((p) => p !== undefined) ??
+      {};
+    out[key] = readByShape(doc, member, property, coerce);
+  }
+  return out;
 }
 
 /**
@@ -273,10 +309,16 @@ export function bodyFields<Given>(
   return fields;
 }
 
-/** A form body of an object: arrays as repeated fields, other values as their text. */
+/**
+ * A form body of an object: arrays as repeated fields, other values as their text; a value that
+ * holds objects in bracketed fields (`card[number]=4242`, `items[0][price]=p1`), as formFields reads them.
+ */
 export function formText(value: unknown): string {
+  const fields = Object.entries(isObject(value) ? value : {});
+  const holdsObject = (field: unknown) => (Array.isArray(field) ? field.some(holdsObject) : typeof field === "object" && field !== null);
+  if (fields.some(([, field]) => holdsObject(field))) return qs.stringify(value, { arrayFormat: "indices" });
   const form = new URLSearchParams();
-  for (const [name, field] of Object.entries(isObject(value) ? value : {})) {
+  for (const [name, field] of fields) {
     for (const item of Array.isArray(field) ? field : [field]) {
       if (item !== undefined) form.append(name, typeof item === "string" ? item : JSON.stringify(item));
     }

@@ -148,7 +148,18 @@ describe("requests with arrays in spaceDelimited and pipeDelimited style", () =>
 
 describe("requests with a form body", () => {
   const api = withFormBody(
-    { type: "object", required: ["grant"], properties: { grant: { $ref: "#/components/schemas/Enum" }, ttl: { type: "integer", minimum: 1 }, scope: { type: "array", items: { $ref: "#/components/schemas/Pattern" } } } },
+    {
+      type: "object",
+      required: ["grant"],
+      properties: {
+        grant: { $ref: "#/components/schemas/Enum" },
+        ttl: { type: "integer", minimum: 1 },
+        scope: { type: "array", items: { $ref: "#/components/schemas/Pattern" } },
+        // Nested: sent and read in bracketed fields (card[Name]=..., items[0][Name]=...).
+        card: { $ref: "#/components/schemas/Object" },
+        items: { type: "array", maxItems: 3, items: { $ref: "#/components/schemas/Object" } },
+      },
+    },
     undefined,
     doc,
   );

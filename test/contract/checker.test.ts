@@ -338,8 +338,36 @@ describe("form bodies (application/x-www-form-urlencoded)", () => {
     ]);
   });
 
-  it("does not read nested fields (name[key]): such a body is not checked against its schema", () => {
-    expect(form("grant_type=password&card[number]=4242")).toEqual([]);
+  it("reads fields named with brackets as the nested objects and arrays they name (style deepObject, as Stripe's forms)", () => {
+    const charges = contractChecker(
+      withFormBody({
+        type: "object",
+        required: ["amount"],
+        properties: {
+          amount: { type: "integer" },
+          card: { type: "object", properties: { number: { type: "string" }, exp_month: { type: "integer", minimum: 1, maximum: 12 } } },
+          items: { type: "array", items: { type: "object", required: ["price"], properties: { price: { type: "string" }, quantity: { type: "integer" } } } },
+          metadata: { anyOf: [{ type: "object", additionalProperties: { type: "string" } }, { type: "string", enum: [""] }] },
+          expand: { type: "array", items: { type: "string" } },
+          capture: { type: "boolean" },
+        },
+      }),
+    );
+    const charge = (body: string) =>
+      charges.checkExchange({ method: "POST", path: "/token", query: [], headers: { "content-type": "application/x-www-form-urlencoded" }, body }).map((v) => `${v.pointer}: ${v.reason}`);
+    expect(charge("amount=500&card[number]=4242&card[exp_month]=12&items[0][price]=p1&items[0][quantity]=2&items[1][price]=p2&metadata[order]=7&expand[]=customer&expand[]=invoice&capture=false")).toEqual([]);
+    expect(charge("amount=500&card%5Bnumber%5D=4242&metadata=&expand=customer")).toEqual([]);
+    expect(charge("amount=5.5&card[exp_month]=13&items[0][quantity]=two&capture=maybe")).toEqual([
+      "/request/body/amount: must be integer",
+      "/request/body/card/exp_month: must be <= 12",
+      "/request/body/items/0/price: is required",
+      "/request/body/items/0/quantity: must be integer",
+      "/request/body/capture: must be boolean",
+    ]);
+    expect(charge("amount=1&card[number][x]=1&metadata=set")).toEqual([
+      "/request/body/card/number: must be string",
+      '/request/body/metadata: must be equal to one of the allowed values: [""]',
+    ]);
   });
 });
 
