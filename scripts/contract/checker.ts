@@ -228,7 +228,9 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
   }
 
   function checkRequestBody(operation: Operation, request: WireRequest): Violation[] {
-    const hasBody = request.body !== undefined && request.body !== "";
+    // An empty form (no field set, as a client sends an object with none) is a body: its Content-Type says so.
+    const emptyForm = request.body === "" && mediaTypeOf(request.headers["content-type"]) === FORM_MEDIA_TYPE;
+    const hasBody = (request.body !== undefined && request.body !== "") || emptyForm;
     if (operation.operation.requestBody === undefined) {
       return hasBody ? [violation(operation, "request-body", "/request/body", "the operation documents no request body")] : [];
     }

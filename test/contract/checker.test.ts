@@ -326,6 +326,8 @@ describe("form bodies (application/x-www-form-urlencoded)", () => {
 
   it("refuses what the schema refuses, field by field", () => {
     expect(form("ttl=30")).toEqual(["/request/body/grant_type: is required"]);
+    // An empty form is a form with no field, not a missing body.
+    expect(form("")).toEqual(["/request/body/grant_type: is required"]);
     expect(form("grant_type=password&ttl=0&renew=yes&tags=1,x")).toEqual([
       '/request/body/grant_type: must be equal to one of the allowed values: ["client_credentials"]',
       "/request/body/tags/1: must be integer",
