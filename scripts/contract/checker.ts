@@ -6,6 +6,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormats from "ajv-formats";
 import { collapseAlternatives as collapseProblems } from "../../server/shared/collapse-alternatives.ts";
 import {
+  appendTo,
   arrayDelimiter,
   deref,
   escapePointer,
@@ -156,7 +157,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     const { operation, pathParams } = matched;
     const found: Violation[] = [];
     const queryValues = new Map<string, string[]>();
-    for (const [name, value] of request.query) queryValues.set(name, [...(queryValues.get(name) ?? []), value]);
+    for (const [name, value] of request.query) appendTo(queryValues, name, value);
     const rawValues = rawQueryValues(request.rawQuery);
     const documentedQuery = new Set<string>(queryKeysOf(doc, operation));
     for (const p of operation.parameters) {
@@ -407,7 +408,7 @@ function rawQueryValues(rawQuery: string | undefined): Map<string, string[]> {
     } catch {
       name = rawName;
     }
-    values.set(name, [...(values.get(name) ?? []), eq < 0 ? "" : pair.slice(eq + 1)]);
+    appendTo(values, name, eq < 0 ? "" : pair.slice(eq + 1));
   }
   return values;
 }

@@ -221,6 +221,16 @@ export function parameterKey(p: { in: string; name: string }): string {
   return `${p.in}:${p.in === "header" ? p.name.toLowerCase() : p.name}`;
 }
 
+/**
+ * Adds a value to the list of its key, in place: a copy per value (`[...list, value]`) made a body or
+ * query of one name repeated quadratic (40,000 form fields took 11 s to check).
+ */
+export function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
+}
+
 /** Media types are compared without parameters and case. */
 export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
@@ -290,7 +300,7 @@ export function bodyFields<Given>(
   read: (name: string, value: Given, schema: JsonObject, inArray: boolean) => unknown[],
 ): Record<string, unknown> {
   const values = new Map<string, Given[]>();
-  for (const [name, value] of given) values.set(name, [...(values.get(name) ?? []), value]);
+  for (const [name, value] of given) appendTo(values, name, value);
   const schema = deref<JsonObject>(doc, media.schema ?? {}).value;
   const properties = isObject(schema.properties) ? schema.properties : {};
   const others = isObject(schema.additionalProperties) ? schema.additionalProperties : {};
