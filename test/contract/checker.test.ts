@@ -461,6 +461,21 @@ describe("hostile bodies and queries: one name repeated", () => {
   });
 });
 
+describe("hostile bodies: nesting deeper than the call stack", () => {
+  it("is reported as a violation of the body, not thrown", () => {
+    const trees = contractChecker({
+      openapi: "3.1.0",
+      info: { title: "trees", version: "1" },
+      components: { schemas: { Tree: { type: "object", properties: { c: { type: "array", items: { $ref: "#/components/schemas/Tree" } } } } } },
+      paths: { "/t": { post: { requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Tree" } } } }, responses: { "200": { description: "ok" } } } } },
+    });
+    const post = (depth: number) =>
+      trees.checkExchange({ method: "POST", path: "/t", query: [], headers: { "content-type": "application/json" }, body: `${'{"c":['.repeat(depth)}{}${"]}".repeat(depth)}` });
+    expect(post(100)).toEqual([]);
+    expect(post(100_000).map((v) => `${v.pointer}: ${v.reason}`)).toEqual(["/request/body: is nested too deeply to be checked (Maximum call stack size exceeded)"]);
+  });
+});
+
 describe("request bodies", () => {
   it("checks the alternative the discriminator names, and names its field", () => {
     expect(pointersOf(put('{"kind":"cat","lives":7}'))).toEqual([]);
