@@ -480,6 +480,12 @@ export const GUARD_MODULES: GuardModule[] = [
     ],
   },
   {
+    // The bytes the answer memo counts are the bytes it holds: a kept body owns its memory.
+    name: "own-bytes",
+    mutate: "server/shared/own-bytes.ts",
+    tests: ["test/shared/answer-memo.test.ts"],
+  },
+  {
     // What an answer says: a kept JSON text is only ever the text of the value it is written for.
     name: "json-text",
     mutate: "server/shared/json-text.ts",

@@ -22,6 +22,7 @@
 // requests seen once are held for that, bounded too (an eighth of the bytes, the same count).
 import type { Request, Response } from "express";
 import { LRUCache } from "lru-cache";
+import { ownedBytes } from "./own-bytes.ts";
 
 export interface AnswerMemoOptions {
   /** The service's state version: any write changes it. */
@@ -141,7 +142,8 @@ export class AnswerMemo {
           ([name, value]) => name !== "content-length" && name !== "date" && before.get(name) !== value,
         ) as KeptAnswer["headers"];
         const encoding = typeof args[1] === "string" ? (args[1] as BufferEncoding) : "utf8";
-        memo.#keep(key, { status: res.statusCode, headers, body: typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk });
+        // Kept in memory of its own, so that the bytes counted are the bytes held.
+        memo.#keep(key, { status: res.statusCode, headers, body: ownedBytes(typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk) });
       }
       return (end as (...a: unknown[]) => Response).apply(this, args);
     } as Response["end"];
