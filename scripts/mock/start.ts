@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { bundlePath, readBundle } from "../apis.ts";
-import { withoutIgnoredParameters, type OpenApiDoc } from "../contract/document.ts";
+import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, withoutIgnoredParameters, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
 import { toolCommand } from "../project.ts";
 import { describedErrorsProfile } from "./described-errors.ts";
 import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
@@ -48,19 +48,65 @@ export interface MockOptions {
 }
 
 /**
- * The description Prism is given: the bundle itself, or, when it defines header parameters OpenAPI
- * ignores (Accept, Content-Type, Authorization), a copy without them in a folder of its own, which
- * `remove` deletes once Prism has read it. Prism checks such a parameter (an Accept's enum refuses `Accept: *\/*`,
- * stoplightio/prism#2057), and Prism runs as its own process from the installed `@stoplight/prism-cli`,
- * where a patch of it would not reach an installed toolkit.
+ * The description Prism is given: the bundle itself, or a copy in a folder of its own, which
+ * `remove` deletes once Prism has read it, without what Prism misreads (the front checks both
+ * itself, by the description as it is):
+ * - header parameters OpenAPI ignores (Accept, Content-Type, Authorization): Prism checks them (an
+ *   Accept's enum refuses `Accept: *\/*`, stoplightio/prism#2057);
+ * - the schema of a form body that nests objects (`card[number]=4242`, `items[0][price]=p1`, as
+ *   Stripe-like APIs write their forms): Prism reads an absent deepObject field as an empty object
+ *   (so an optional `card` with a required `number` refuses every request without it), refuses an
+ *   array of objects written with brackets, and refuses such fields written as JSON without
+ *   deepObject. Its copy takes any form there; its answers do not depend on the body.
+ * Prism runs as its own process from the installed `@stoplight/prism-cli`, where a patch of it
+ * would not reach an installed toolkit.
  */
 function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(): void } {
-  const forPrism = withoutIgnoredParameters(doc);
-  if (!forPrism) return { file: bundle, remove: () => undefined };
+  const withoutParameters = withoutIgnoredParameters(doc) ?? doc;
+  const forPrism = withoutNestedFormSchemas(withoutParameters) ?? withoutParameters;
+  if (forPrism === doc) return { file: bundle, remove: () => undefined };
   const dir = mkdtempSync(path.join(tmpdir(), "mock-"));
   const file = path.join(dir, "openapi.json");
   writeFileSync(file, JSON.stringify(forPrism));
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The document with every form body that nests objects taking any form (`schema: {}`); undefined when none does. */
+export function withoutNestedFormSchemas(doc: OpenApiDoc): OpenApiDoc | undefined {
+  let changed = false;
+  const paths: Record<string, JsonObject> = {};
+  for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
+    const item: JsonObject = { ...deref<JsonObject>(doc, rawItem).value };
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!isObject(operation) || operation.requestBody === undefined) continue;
+      const requestBody = deref<JsonObject>(doc, operation.requestBody).value;
+      const content = isObject(requestBody.content) ? requestBody.content : {};
+      const nested = Object.keys(content).filter((type) => mediaTypeOf(type) === FORM_MEDIA_TYPE && isObject(content[type]) && nestsObjects(doc, content[type]));
+      if (nested.length === 0) continue;
+      changed = true;
+      const anyForm = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, nested.includes(type) ? { schema: {} } : media]));
+      item[method] = { ...operation, requestBody: { ...requestBody, content: anyForm } };
+    }
+    paths[template] = item;
+  }
+  return changed ? { ...doc, paths } : undefined;
+}
+
+/** Whether a form's fields nest: a field in style deepObject, or one whose schema is an object or an array of objects. */
+function nestsObjects(doc: OpenApiDoc, media: JsonObject): boolean {
+  const encoding = isObject(media.encoding) ? media.encoding : {};
+  if (Object.values(encoding).some((e) => isObject(e) && e.style === "deepObject")) return true;
+  const schema = deref<JsonObject>(doc, media.schema ?? {}).value;
+  const isObjectSchema = (node: Json | undefined) => {
+    const field = deref<JsonObject>(doc, node ?? {}).value;
+    const types = Array.isArray(field.type) ? field.type : [field.type];
+    return types.includes("object") || isObject(field.properties);
+  };
+  return Object.values(isObject(schema.properties) ? schema.properties : {}).some((node) => {
+    const field = deref<JsonObject>(doc, node).value;
+    return isObjectSchema(field) || (Array.isArray(field.type) ? field.type.includes("array") : field.type === "array") && isObjectSchema(field.items);
+  });
 }
 
 export async function startMock(api: string, options: MockOptions = {}): Promise<RunningMock> {

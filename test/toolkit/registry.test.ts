@@ -8,10 +8,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { APIS, readApis } from "../../scripts/apis.ts";
 import { operationsOf, withoutIgnoredParameters, type JsonObject, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { describedErrorsProfile, errorBody } from "../../scripts/mock/described-errors.ts";
-import { startMock } from "../../scripts/mock/start.ts";
+import { startMock, withoutNestedFormSchemas } from "../../scripts/mock/start.ts";
 import { validRequestArbitrary, toWire } from "../../scripts/contract/arbitrary.ts";
 import { contractChecker } from "../../scripts/contract/checker.ts";
-import { withMultipartBody } from "../fixtures/form-body.ts";
+import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
 import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 import { projectRoot } from "../../scripts/project.ts";
 
@@ -204,30 +204,50 @@ describe("the mock of a description whose API key goes in the query or a cookie,
   });
 });
 
-describe("the mock of a description whose operation takes a multipart body", { timeout: 60_000 }, () => {
-  const uploads = withMultipartBody({
-    type: "object",
-    required: ["title", "file"],
-    properties: { title: { type: "string", minLength: 1 }, pages: { type: "integer", minimum: 1 }, file: { type: "string", format: "binary" } },
-  });
-  uploads.paths!["/token"]!.post = {
-    ...(uploads.paths!["/token"]!.post as JsonObject),
+/** A description of POST /token (test/fixtures/form-body.ts) whose 200 has an example, as a mock answers it. */
+function answering(doc: OpenApiDoc): OpenApiDoc {
+  doc.paths!["/token"]!.post = {
+    ...(doc.paths!["/token"]!.post as JsonObject),
     responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } },
   };
+  return doc;
+}
+
+/** The mock of `doc` as the API `name`, in a project of its own. */
+async function mockOf(name: string, doc: OpenApiDoc) {
+  const root = project(`apis:\n  ${name}@v1:\n    root: openapi.json\n`, { [`generated/${name}/openapi.json`]: JSON.stringify(doc), "openapi.json": JSON.stringify(doc) });
+  return startMock(name, { root });
+}
+
+/** Conformance's generated valid requests for the operation, sent to the mock: each status and body. */
+async function generatedAnswers(doc: OpenApiDoc, url: string, seed: number): Promise<[number, string][]> {
+  const checker = contractChecker(doc);
+  const answers: [number, string][] = [];
+  for (const request of fc.sample(validRequestArbitrary(doc, checker.operations[0]!), { numRuns: 10, seed })) {
+    const wire = toWire(request);
+    const answer = await fetch(`${url}${wire.path}`, { method: wire.method, headers: wire.headers, body: wire.body });
+    answers.push([answer.status, await answer.text()]);
+  }
+  return answers;
+}
+
+const refusal = async (answer: Response) => [answer.status, ((await answer.json()) as { detail?: string }).detail];
+
+describe("the mock of a description whose operation takes a multipart body", { timeout: 60_000 }, () => {
+  const uploads = answering(
+    withMultipartBody({
+      type: "object",
+      required: ["title", "file"],
+      properties: { title: { type: "string", minLength: 1 }, pages: { type: "integer", minimum: 1 }, file: { type: "string", format: "binary" } },
+    }),
+  );
 
   it("answers the bodies conformance generates, and refuses a body that breaks the schema or is not multipart", async () => {
-    const root = project("apis:\n  uploads@v1:\n    root: openapi.json\n", { "generated/uploads/openapi.json": JSON.stringify(uploads), "openapi.json": JSON.stringify(uploads) });
-    const mock = await startMock("uploads", { root });
+    const mock = await mockOf("uploads", uploads);
     try {
-      const checker = contractChecker(uploads);
-      const requests = fc.sample(validRequestArbitrary(uploads, checker.operations[0]!), { numRuns: 10, seed: 3 }).map((request) => toWire(request));
-      for (const wire of requests) {
-        const answer = await fetch(`${mock.url}${wire.path}`, { method: wire.method, headers: wire.headers, body: wire.body });
-        // Both the front and Prism behind it read the generated body.
-        expect([answer.status, await answer.text(), wire.body]).toEqual([200, '{"ok":true}', wire.body]);
-      }
+      // Both the front and Prism behind it read the generated bodies.
+      expect(await generatedAnswers(uploads, mock.url, 3)).toEqual(Array(10).fill([200, '{"ok":true}']));
       const post = (body: string, type = "multipart/form-data; boundary=b") => fetch(`${mock.url}/token`, { method: "POST", headers: { "content-type": type }, body });
-      const refusal = async (answer: Response) => [answer.status, ((await answer.json()) as { detail?: string }).detail];
       expect(await refusal(await post('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nR\r\n--b--\r\n'))).toEqual([400, "file is required"]);
       expect(await refusal(await post("title=R"))).toEqual([400, 'request body is not multipart/form-data under the boundary "b": no delimiter line']);
     } finally {
@@ -235,3 +255,56 @@ describe("the mock of a description whose operation takes a multipart body", { t
     }
   });
 });
+
+describe("the mock of a description whose form nests objects and arrays of them (card[number], items[0][price])", { timeout: 60_000 }, () => {
+  const charges = answering(
+    withFormBody(
+      {
+      type: "object",
+      required: ["amount"],
+      properties: {
+        amount: { type: "integer", minimum: 1 },
+        card: { type: "object", required: ["number"], properties: { number: { type: "string" }, exp_month: { type: "integer", minimum: 1, maximum: 12 } } },
+        items: { type: "array", items: { type: "object", required: ["price"], properties: { price: { type: "string" }, quantity: { type: "integer" } } } },
+        expand: { type: "array", items: { type: "string" } },
+      },
+    },
+    // As Stripe's description says how its forms nest.
+    { card: { style: "deepObject", explode: true }, items: { style: "deepObject", explode: true }, expand: { style: "deepObject", explode: true } },
+    ),
+  );
+
+  it("answers such forms, which Prism given the description refuses, and refuses a bad nested value", async () => {
+    const mock = await mockOf("charges", charges);
+    try {
+      const post = (body: string) => fetch(`${mock.url}/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+      // Prism given the description itself refused the first (an array of objects in brackets) and
+      // the second (no card: it read the absent deepObject field as {}, without its required number).
+      for (const form of ["amount=5&card[number]=4242&card[exp_month]=12&items[0][price]=p1&items[0][quantity]=2&items[1][price]=p2&expand[]=customer", "amount=5"]) {
+        const answer = await post(form);
+        expect([form, answer.status, await answer.text()]).toEqual([form, 200, '{"ok":true}']);
+      }
+      expect(await generatedAnswers(charges, mock.url, 4)).toEqual(Array(10).fill([200, '{"ok":true}']));
+      expect(await refusal(await post("amount=5&items[0][quantity]=2&card[number]=1&card[exp_month]=dec"))).toEqual([400, "card.exp_month must be integer; items.0.price is required"]);
+      expect(await refusal(await post("amount=5&card[exp_month]=3"))).toEqual([400, "card.number is required"]);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe("the copy of a description Prism is given", () => {
+  it("takes any form where a form body nests objects, and leaves every other body as it is", () => {
+    const nested = withFormBody({ type: "object", properties: { card: { type: "object", properties: { number: { type: "string" } } } } });
+    const flat = withFormBody({ type: "object", properties: { amount: { type: "integer" } } });
+    const deep = withFormBody({ type: "object", properties: { tags: { type: "string" } } }, { tags: { style: "deepObject" } });
+    const arrayOfObjects = withFormBody({ type: "object", properties: { items: { type: "array", items: { type: "object" } } } });
+    const bodyOf = (doc: OpenApiDoc) => (doc.paths!["/token"]!.post as JsonObject).requestBody;
+    for (const doc of [nested, deep, arrayOfObjects]) {
+      expect(bodyOf(withoutNestedFormSchemas(doc)!)).toEqual({ required: true, content: { "application/x-www-form-urlencoded": { schema: {} } } });
+    }
+    expect(withoutNestedFormSchemas(flat)).toBeUndefined();
+    expect(withoutNestedFormSchemas(withMultipartBody({ type: "object", properties: { card: { type: "object" } } }))).toBeUndefined();
+  });
+});
+
