@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { bundlePath, readBundle } from "../apis.ts";
+import { MULTIPART_MEDIA_TYPE } from "../contract/multipart.ts";
 import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, withoutIgnoredParameters, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
 import { toolCommand } from "../project.ts";
 import { describedErrorsProfile } from "./described-errors.ts";
@@ -53,17 +54,20 @@ export interface MockOptions {
  * itself, by the description as it is):
  * - header parameters OpenAPI ignores (Accept, Content-Type, Authorization): Prism checks them (an
  *   Accept's enum refuses `Accept: *\/*`, stoplightio/prism#2057);
+ * - the schema of a multipart body: Prism's parser stops the whole Prism process on a file part
+ *   without a Content-Type (which RFC 7578 allows), and Prism reads every part as text, one per name
+ *   (a JSON part, or repeated parts of an array, are refused);
  * - the schema of a form body that nests objects (`card[number]=4242`, `items[0][price]=p1`, as
  *   Stripe-like APIs write their forms): Prism reads an absent deepObject field as an empty object
- *   (so an optional `card` with a required `number` refuses every request without it), refuses an
- *   array of objects written with brackets, and refuses such fields written as JSON without
- *   deepObject. Its copy takes any form there; its answers do not depend on the body.
+ *   (so an optional `card` with a required `number` refuses every request without it), and refuses
+ *   an array of objects written with brackets.
+ * Without a schema, Prism neither parses nor checks such a body; its answers do not depend on it.
  * Prism runs as its own process from the installed `@stoplight/prism-cli`, where a patch of it
  * would not reach an installed toolkit.
  */
 function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(): void } {
   const withoutParameters = withoutIgnoredParameters(doc) ?? doc;
-  const forPrism = withoutNestedFormSchemas(withoutParameters) ?? withoutParameters;
+  const forPrism = withoutBodySchemasPrismMisreads(withoutParameters) ?? withoutParameters;
   if (forPrism === doc) return { file: bundle, remove: () => undefined };
   const dir = mkdtempSync(path.join(tmpdir(), "mock-"));
   const file = path.join(dir, "openapi.json");
@@ -71,9 +75,11 @@ function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The document with every form body that nests objects taking any form (`schema: {}`); undefined when none does. */
-export function withoutNestedFormSchemas(doc: OpenApiDoc): OpenApiDoc | undefined {
+/** The document without the schemas of multipart bodies and of form bodies that nest objects (prismDocument); undefined when it has none. */
+export function withoutBodySchemasPrismMisreads(doc: OpenApiDoc): OpenApiDoc | undefined {
   let changed = false;
+  const misread = (type: string, media: Json | undefined) =>
+    mediaTypeOf(type) === MULTIPART_MEDIA_TYPE || (mediaTypeOf(type) === FORM_MEDIA_TYPE && isObject(media) && nestsObjects(doc, media));
   const paths: Record<string, JsonObject> = {};
   for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
     const item: JsonObject = { ...deref<JsonObject>(doc, rawItem).value };
@@ -82,11 +88,10 @@ export function withoutNestedFormSchemas(doc: OpenApiDoc): OpenApiDoc | undefine
       if (!isObject(operation) || operation.requestBody === undefined) continue;
       const requestBody = deref<JsonObject>(doc, operation.requestBody).value;
       const content = isObject(requestBody.content) ? requestBody.content : {};
-      const nested = Object.keys(content).filter((type) => mediaTypeOf(type) === FORM_MEDIA_TYPE && isObject(content[type]) && nestsObjects(doc, content[type]));
-      if (nested.length === 0) continue;
+      if (!Object.entries(content).some(([type, media]) => misread(type, media))) continue;
       changed = true;
-      const anyForm = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, nested.includes(type) ? { schema: {} } : media]));
-      item[method] = { ...operation, requestBody: { ...requestBody, content: anyForm } };
+      const kept = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, misread(type, media) ? {} : media]));
+      item[method] = { ...operation, requestBody: { ...requestBody, content: kept } };
     }
     paths[template] = item;
   }
