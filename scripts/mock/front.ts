@@ -50,12 +50,17 @@ export function subjectOf(v: Pick<Violation, "pointer">): string {
   return v.pointer;
 }
 
+/** How the checker's reasons name a subject when they start with it. */
+const SUBJECT_WORDS: Record<string, string> = { "request body": "body ", "Content-Type": "content type " };
+
 /** One line naming the violation: `Protocol must be equal to one of the allowed values: ...`. */
 export function describeViolation(v: Pick<Violation, "pointer" | "reason">): string {
   const subject = subjectOf(v);
   if (/^required \w+ parameter is missing$/.test(v.reason)) return `${subject} is required`;
-  // The checker's reasons about a whole body say "body ..." ("body is not valid JSON: ...").
-  if (subject === "request body" && v.reason.startsWith("body ")) return `request ${v.reason}`;
+  // A reason about a whole body or the Content-Type names it in its own words ("body is not valid
+  // JSON", "content type text/plain is not documented"): said once.
+  const saidAs = SUBJECT_WORDS[subject];
+  if (saidAs !== undefined && v.reason.startsWith(saidAs)) return `${subject} ${v.reason.slice(saidAs.length)}`;
   return v.reason.startsWith(subject) ? v.reason : `${subject} ${v.reason}`;
 }
 

@@ -125,6 +125,13 @@ describe("Prism's own findings", () => {
     ]);
     expect(describeViolation(found[0]!)).toBe("secret_shares Request body property secret_shares must be integer");
     expect(requestViolations(null)).toEqual([]);
+    // A reason that names its subject in its own words names it once.
+    const said = (pointer: string, reason: string) => describeViolation({ pointer, reason });
+    expect(said("/request/headers/content-type", "content type text/plain is not documented (documented: application/json)")).toBe(
+      "Content-Type text/plain is not documented (documented: application/json)",
+    );
+    expect(said("/request/body", "body is not valid JSON: Unexpected end of JSON input")).toBe("request body is not valid JSON: Unexpected end of JSON input");
+    expect(said("/request/body/Protocol", "must be string")).toBe("Protocol must be string");
     expect(requestViolations("not json")).toEqual([]);
   });
 });
