@@ -22,7 +22,7 @@ import {
   type Operation,
 } from "./document.ts";
 
-type Location = "path" | "query" | "header";
+type Location = "path" | "query" | "header" | "cookie";
 
 export interface GeneratedRequest {
   operation: Operation;
@@ -246,9 +246,6 @@ function objectArbitrary(doc: OpenApiDoc, schema: JsonObject, channel: Channel, 
 
 // ---- requests ---------------------------------------------------------------------------------
 
-function requestParameters(operation: Operation) {
-  return operation.parameters.filter((p) => p.in !== "cookie");
-}
 
 /** The media type generated bodies use: the first JSON one, else a form, else a multipart body, else the first text one. */
 function bodyMediaType(doc: OpenApiDoc, operation: Operation): { mediaType: string; schema: Json; required: boolean; examples: unknown[] } | undefined {
@@ -280,10 +277,11 @@ export function validRequestArbitrary(doc: OpenApiDoc, operation: Operation): fc
   const byLocation = (location: Location) => {
     const model: Record<string, fc.Arbitrary<unknown>> = {};
     const required: string[] = [];
-    for (const p of requestParameters(operation).filter((q) => q.in === location)) {
-      const arb = withExamples(schemaArbitrary(doc, p.schema, location), examplesOf(doc, p.raw));
+    for (const p of operation.parameters.filter((q) => q.in === location)) {
+      // A cookie's value is sent percent-encoded: any header text will do.
+      const arb = withExamples(schemaArbitrary(doc, p.schema, location === "cookie" ? "header" : location), examplesOf(doc, p.raw));
       // An empty query value is only allowed with allowEmptyValue; an empty path segment is no value.
-      const mayBeEmpty = location === "header" || (location === "query" && p.raw.allowEmptyValue === true);
+      const mayBeEmpty = location === "header" || location === "cookie" || (location === "query" && p.raw.allowEmptyValue === true);
       model[p.name] = mayBeEmpty ? arb : arb.filter((v) => (Array.isArray(v) ? v.length > 0 : text(v) !== ""));
       if (p.required || location === "path") required.push(p.name);
     }
@@ -298,6 +296,7 @@ export function validRequestArbitrary(doc: OpenApiDoc, operation: Operation): fc
       path: byLocation("path"),
       query: byLocation("query"),
       header: byLocation("header"),
+      cookie: byLocation("cookie"),
       body: media && !media.required ? fc.option(body, { nil: undefined }) : body,
     })
     .map(({ body: generatedBody, ...params }) => ({ operation, params, ...(generatedBody ? { body: generatedBody } : {}) }));
@@ -357,7 +356,7 @@ function wrongTypeValue(schema: JsonObject): { value: unknown; type: string } | 
 /** Every way to break this request that a server must refuse. */
 export function mutationsOf(doc: OpenApiDoc, request: GeneratedRequest): Mutation[] {
   const mutations: Mutation[] = [];
-  for (const p of requestParameters(request.operation)) {
+  for (const p of request.operation.parameters) {
     const location = p.in as Location;
     const at = pointer("/request", location, p.name);
     const schema = merged(doc, p.schema);
@@ -530,6 +529,11 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
   for (const [name, value] of Object.entries(params.header)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.map(text).join(",") : text(value);
   }
+  // Cookie parameters after any cookie given (credentials), each value percent-encoded, an array's items joined by commas.
+  const cookies = Object.entries(params.cookie ?? {}).flatMap(([name, value]) =>
+    value === undefined ? [] : [`${name}=${(Array.isArray(value) ? value : [value]).map((v) => encodeURIComponent(text(v))).join(",")}`],
+  );
+  if (cookies.length) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join("; ");
   const rawQuery = raw.join("&");
   const wire: WireRequest = { method: operation.method.toUpperCase(), path, query, rawQuery, headers };
   if (body) {

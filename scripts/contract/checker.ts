@@ -8,6 +8,7 @@ import { collapseAlternatives as collapseProblems } from "../../server/shared/co
 import {
   appendTo,
   arrayDelimiter,
+  cookiesOf,
   deref,
   escapePointer,
   FORM_MEDIA_TYPE,
@@ -167,8 +168,8 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     for (const [name, value] of request.query) appendTo(queryValues, name, value);
     const rawValues = rawQueryValues(request.rawQuery);
     const documentedQuery = new Set<string>(queryKeysOf(doc, operation));
+    const cookies = cookiesOf(request.headers.cookie);
     for (const p of operation.parameters) {
-      if (p.in === "cookie") continue;
       const at = pointer("/request", p.in, p.name);
       let raw: string[] | undefined;
       if (p.in === "path") {
@@ -205,6 +206,10 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       } else if (p.in === "query") {
         documentedQuery.add(p.name);
         raw = queryValues.get(p.name);
+      } else if (p.in === "cookie") {
+        // The first cookie of the name: a client may send one per path it was set for, the most specific first.
+        const value = cookies.find(([name]) => name === p.name)?.[1];
+        raw = value === undefined ? undefined : [decodedCookie(value)];
       } else {
         const value = request.headers[p.name.toLowerCase()];
         raw = value === undefined ? undefined : [value];
@@ -438,6 +443,15 @@ function deserialize(doc: OpenApiDoc, p: Parameter, raw: string[]): unknown {
   }
   if (raw.length > 1) return TOO_MANY;
   return coerce(raw[0]!, types);
+}
+
+/** A cookie's value percent-decoded, as servers read cookies; as it is when it is not valid percent-encoding. */
+function decodedCookie(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /** The object a deepObject parameter's name[key]=value pairs stand for. */

@@ -231,6 +231,14 @@ export function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
   else lists.set(key, [value]);
 }
 
+/** The name and value pairs of a Cookie header (RFC 6265: `name=value; name2=value2`), in order. */
+export function cookiesOf(header: string | undefined): [string, string][] {
+  return (header ?? "").split(";").flatMap((pair) => {
+    const eq = pair.indexOf("=");
+    return eq < 0 ? [] : [[pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()] as [string, string]];
+  });
+}
+
 /** Media types are compared without parameters and case. */
 export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();

@@ -8,7 +8,7 @@
 // secrets service ignores unknown query parameters and takes PUT for POST), the front is too.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { contractChecker, type Violation } from "../contract/checker.ts";
-import { isObject, mediaTypeOf, securityAlternatives, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { cookiesOf, isObject, mediaTypeOf, securityAlternatives, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 
 /** Why the front answers a request itself. */
@@ -46,7 +46,7 @@ export function subjectOf(v: Pick<Violation, "pointer">): string {
   const name = rest.map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
   if (where === "body") return name || "request body";
   if (where === "headers" && name === "content-type") return "Content-Type";
-  if (where === "query" || where === "path" || where === "header" || where === "headers") return `${where.replace(/s$/, "")} parameter "${name}"`;
+  if (where === "query" || where === "path" || where === "header" || where === "headers" || where === "cookie") return `${where.replace(/s$/, "")} parameter "${name}"`;
   return v.pointer;
 }
 
@@ -179,14 +179,6 @@ function authenticated(doc: OpenApiDoc, operation: Operation, headers: IncomingM
       return true;
     }),
   );
-}
-
-/** The name and value pairs of a Cookie header (RFC 6265: `name=value; name2=value2`). */
-function cookiesOf(header: string | undefined): [string, string][] {
-  return (header ?? "").split(";").flatMap((pair) => {
-    const eq = pair.indexOf("=");
-    return eq < 0 ? [] : [[pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()] as [string, string]];
-  });
 }
 
 export interface FrontOptions {

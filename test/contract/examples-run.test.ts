@@ -31,10 +31,10 @@ for (const server of REFERENCE_SERVERS) {
       const problems: string[] = [];
       let sent = 0;
       for (const operation of checker.operations) {
-        const params: GeneratedRequest["params"] = { path: {}, query: {}, header: {} };
+        const params: GeneratedRequest["params"] = { path: {}, query: {}, header: {}, cookie: {} };
         for (const parameter of operation.parameters) {
           const example = parameterExample(bundle, parameter);
-          if (example === undefined || parameter.in === "cookie" || (parameter.in === "header" && !parameter.required)) continue;
+          if (example === undefined || (parameter.in === "header" && !parameter.required)) continue;
           params[parameter.in][parameter.name] = example.value;
         }
         const body = requestBodyOf(bundle, operation);
