@@ -5,11 +5,8 @@
 // (scripts/contract/proxy.ts). --record FILE.har writes every exchange that passed through to a HAR
 // file, kept up to date as they come (`npm run validate -- <api> FILE.har` reads it back). Ctrl-C
 // prints a summary; the exit status is 1 if anything broke it.
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import type { HarEntry } from "./contract/har.ts";
 import { APIS, readBundle } from "./apis.ts";
-import { formatExchange, harOf, startValidatingProxy } from "./contract/proxy.ts";
+import { formatExchange, HarFileWriter, startValidatingProxy } from "./contract/proxy.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -49,17 +46,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 
 let exchanges = 0;
 let broken = 0;
-const recorded: HarEntry[] = [];
-/** The whole file again, written aside and renamed: a reader never sees half of it. */
-const writeRecord = () => {
-  if (!record) return;
-  mkdirSync(path.dirname(path.resolve(record)), { recursive: true });
-  writeFileSync(`${record}.tmp`, JSON.stringify(harOf(recorded), null, 2) + "\n");
-  renameSync(`${record}.tmp`, record);
-};
+let recorder: HarFileWriter | undefined;
 if (record) {
   try {
-    writeRecord();
+    recorder = new HarFileWriter(record);
   } catch (error) {
     console.error(`proxy: --record ${record}: ${(error as Error).message}`);
     process.exit(2);
@@ -76,9 +66,11 @@ try {
       onExchange(e) {
         exchanges++;
         if (e.violations.length) broken++;
-        if (record) {
-          recorded.push(e.entry);
-          writeRecord();
+        try {
+          recorder?.append(e.entry);
+        } catch (error) {
+          console.error(`proxy: --record ${record}: ${(error as Error).message}; recording stopped (the file holds the exchanges before)`);
+          recorder = undefined;
         }
         if (!violationsOnly || e.violations.length) for (const line of formatExchange(e)) console.log(line);
       },

@@ -2,8 +2,10 @@
 // implementation, passes the answer back unchanged, and reports every request and response that
 // breaks the description, as they happen. The checker is the one `npm run validate` uses on HAR
 // files. `LIST` requests are accepted (turned into `GET ...?list=true`, their described form).
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
 import type { OpenApiDoc } from "./document.ts";
@@ -58,10 +60,42 @@ function harEntry(started: Date, milliseconds: number, method: string, url: URL,
   };
 }
 
-/** The HAR file of recorded entries (what `proxy --record` writes and `validate` reads). */
-export function harOf(entries: HarEntry[]): Har {
-  return { log: { version: "1.2", creator: { name: "contract-toolkit proxy", version: "1" }, entries } };
+/**
+ * The HAR file `proxy --record` writes and `validate` reads, written as exchanges come: each entry in
+ * place of the file's closing brackets, which follow it again. Between two entries the file is a
+ * whole HAR document, and an entry costs its own bytes: the file written whole again for each
+ * exchange (as it once was) made a long recording quadratic in time and held every entry in memory.
+ */
+export class HarFileWriter {
+  readonly #fd: number;
+  /** Where the closing brackets start. */
+  #end: number;
+  #entries = 0;
+
+  /** Creates (or empties) the file; throws when it cannot be written. */
+  constructor(file: string) {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const head = `{\n  "log": {\n    "version": "1.2",\n    "creator": ${JSON.stringify(HAR_CREATOR)},\n    "entries": [`;
+    this.#fd = openSync(file, "w");
+    writeSync(this.#fd, head + HAR_CLOSING, 0);
+    this.#end = Buffer.byteLength(head);
+  }
+
+  append(entry: HarEntry): void {
+    const text = `${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry, null, 2).replace(/^/gm, "      ")}`;
+    // Longer than the closing it writes over, so nothing of it is left behind.
+    writeSync(this.#fd, text + HAR_CLOSING, this.#end);
+    this.#end += Buffer.byteLength(text);
+    this.#entries++;
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+  }
 }
+
+const HAR_CREATOR: Har["log"]["creator"] = { name: "contract-toolkit proxy", version: "1" };
+const HAR_CLOSING = "\n    ]\n  }\n}\n";
 
 export interface ProxyOptions extends CheckerOptions {
   doc: OpenApiDoc;

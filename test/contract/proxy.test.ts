@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatExchange, startValidatingProxy, type Exchange } from "../../scripts/contract/proxy.ts";
+import { formatExchange, HarFileWriter, startValidatingProxy, type Exchange } from "../../scripts/contract/proxy.ts";
 import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
-import { validateHar, type Har } from "../../scripts/contract/har.ts";
+import { validateHar, type Har, type HarEntry } from "../../scripts/contract/har.ts";
 import { freePort, run, start } from "../helpers/run.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -86,6 +86,16 @@ describe("validating proxy", () => {
   });
 });
 
+/** A recorded exchange, as the proxy writes one. */
+const ENTRY: HarEntry = {
+  startedDateTime: "2026-11-26T00:00:00.000Z",
+  time: 1,
+  request: { method: "GET", url: "http://127.0.0.1:1/v1/things", httpVersion: "HTTP/1.1", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+  response: { status: 200, statusText: "OK", httpVersion: "HTTP/1.1", headers: [], cookies: [], content: { size: 2, mimeType: "application/json", text: "{}" }, redirectURL: "", headersSize: -1, bodySize: 2 },
+  cache: {},
+  timings: { send: 0, wait: 1, receive: 0 },
+};
+
 // What `npm run proxy` and `npm run validate` run (package.json: node scripts/run.mjs <script>): npm
 // would only add its own start-up.
 describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
@@ -99,8 +109,15 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
       expect((await fetch(`${base}/discovery-chain/web`, { headers: { "X-Mesh-Token": "contract-tests-management-token" } })).status).toBe(200);
       const put = await fetch(`${base}/config`, { method: "PUT", headers: { "Content-Type": "application/json", "X-Mesh-Token": "contract-tests-management-token" }, body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: ["http"] }) });
       expect(put.status).toBe(400);
-      // Kept up to date as exchanges come (each just after its answer went out): readable before the proxy stops.
-      const read = () => JSON.parse(readFileSync(file, "utf8")) as Har;
+      // Kept up to date as exchanges come (each just after its answer went out): readable before the
+      // proxy stops, a whole HAR document between two entries (read again if caught in the middle of one).
+      const read = (): Har => {
+        try {
+          return JSON.parse(readFileSync(file, "utf8")) as Har;
+        } catch {
+          return { log: { version: "1.2", creator: { name: "", version: "" }, entries: [] } };
+        }
+      };
       for (let i = 0; i < 50 && read().log.entries.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
       const har = read();
       expect(har.log.entries.map((e) => [e.request.method, e.request.url, e.response.status])).toEqual([
@@ -121,6 +138,30 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
     expect(proxy.output()).toContain(`2 exchange(s), 1 breaking the description; recorded in ${file}`);
+  });
+
+  it("writes each entry in place of the closing brackets: a whole HAR document after each, at the cost of the entry alone", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "proxy-record-"));
+    const file = path.join(dir, "deeper", "recorded.har");
+    try {
+      const writer = new HarFileWriter(file);
+      const entries = () => (JSON.parse(readFileSync(file, "utf8")) as Har).log.entries;
+      expect(entries()).toEqual([]);
+      const entry = (n: number) => ({ ...ENTRY, request: { ...ENTRY.request, url: `http://127.0.0.1:1/v1/things/${n}` } });
+      writer.append(entry(0));
+      expect(entries()).toEqual([entry(0)]);
+      // 2,000 entries of 16 KB: 32 MB written once. Written whole again for each, as it once was, that
+      // was 32 GB (the test's time limit long passed).
+      const big = (n: number) => ({ ...entry(n), response: { ...ENTRY.response, content: { size: 16_384, mimeType: "text/plain", text: "x".repeat(16_384) } } });
+      for (let n = 1; n <= 2_000; n++) writer.append(big(n));
+      writer.close();
+      const all = entries();
+      expect(all.length).toBe(2_001);
+      expect(all[2_000]).toEqual(big(2_000));
+      expect((JSON.parse(readFileSync(file, "utf8")) as Har).log.creator).toEqual({ name: "contract-toolkit proxy", version: "1" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("says so when the file cannot be written", async () => {
