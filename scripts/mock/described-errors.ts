@@ -122,6 +122,7 @@ export function describedErrorsProfile(doc: OpenApiDoc): MockProfile {
       if (r.kind === "unmatched-prefer") return describedErrorAnswer(doc, undefined, [r.status], unmatchedPrefer(r.prefer));
       if (r.kind === "method-not-allowed") return describedErrorAnswer(doc, undefined, [405], `${r.method} is not allowed on ${r.path}`);
       if (r.kind === "unauthenticated") return describedErrorAnswer(doc, undefined, [401, 403], "credentials are required");
+      if (r.kind === "too-large") return describedErrorAnswer(doc, undefined, [413], "the request body is larger than the mock takes (1 MiB)");
       const message = r.violations.map(describeViolation).join("; ");
       return describedErrorAnswer(doc, r.operation, [400, 422], message, checker);
     },

@@ -20,6 +20,8 @@ export type MockRefusal =
   | { kind: "unmatched-prefer"; status: number; prefer: string }
   | { kind: "method-not-allowed"; method: string; path: string }
   | { kind: "unauthenticated" }
+  /** A body longer than the mock takes (MAX_BODY). */
+  | { kind: "too-large" }
   | { kind: "invalid"; operation: Operation; violations: Violation[] };
 
 export interface MockAnswer {
@@ -90,6 +92,7 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
       if (r.kind === "unmatched-prefer") return text(r.status, unmatchedPrefer(r.prefer));
       if (r.kind === "method-not-allowed") return text(405, `method ${r.method} not allowed`);
       if (r.kind === "unauthenticated") return text(403, "Permission denied");
+      if (r.kind === "too-large") return text(413, "request entity too large");
       return text(400, `Request decoding failed: ${r.violations.map(describeViolation).join("; ")}`);
     },
   },
@@ -106,6 +109,7 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
       if (r.kind === "not-a-list") return /^\/sys\/rekey\/(init|update|verify)$/.test(r.path) ? secretsErrors(405, []) : secretsErrors(404, ["unsupported path"]);
       if (r.kind === "method-not-allowed") return secretsErrors(405, ["unsupported operation"]);
       if (r.kind === "unauthenticated") return secretsErrors(403, ["permission denied"]);
+      if (r.kind === "too-large") return secretsErrors(413, ["http: request body too large"]);
       // A list operation called without list=true is a read the path does not have.
       if (r.operation.operation["x-http-method"] === "LIST" && r.violations.some((v) => v.pointer === "/request/query/list" && /missing/.test(v.reason))) {
         return secretsErrors(405, ["unsupported operation"]);
@@ -123,6 +127,7 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
       if (r.kind === "unmatched-prefer") return jsonApi(r.status, [{ title: "no such example", detail: unmatchedPrefer(r.prefer) }]);
       if (r.kind === "method-not-allowed") return jsonApi(405, [{ title: "method not allowed", detail: `${r.method} is not allowed on this path.` }]);
       if (r.kind === "unauthenticated") return jsonApi(401, [{ title: "unauthorized" }]);
+      if (r.kind === "too-large") return jsonApi(413, [{ title: "payload too large", detail: `The request body is larger than ${MAX_BODY} bytes (1 MB).` }]);
       const contentType = r.violations.find((v) => v.pointer === "/request/headers/content-type");
       if (contentType) {
         const status = documents(r.operation, 415) ? 415 : 422;
@@ -228,7 +233,9 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > MAX_BODY) {
-        res.writeHead(413, { "Content-Type": "text/plain" }).end("request body too large");
+        // In the API's envelope, as its server says it (the reference servers take up to 1 MiB too).
+        const answer = profile.render({ kind: "too-large" });
+        res.writeHead(answer.status, { "Content-Type": answer.contentType, Connection: "close" }).end(answer.body);
         return;
       }
       chunks.push(chunk);

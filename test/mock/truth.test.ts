@@ -172,3 +172,19 @@ describe("a Prefer that matches no documented answer", () => {
     expect(answer.body).toContain("Prefer: code=418");
   });
 });
+
+describe("a body larger than the mock takes (1 MiB)", () => {
+  const envelopes = Object.fromEntries(REFERENCE_SERVERS.map((s) => [s.api, s]));
+  it.each([
+    ["org-platform", "POST", "/organizations/acme/teams", "application/vnd.api+json", "payload too large"],
+    ["secrets", "PUT", "/aws/roles/big", "application/json", "http: request body too large"],
+    ["mesh", "PUT", "/config", "application/json", "request entity too large"],
+  ])("is answered 413 in the %s envelope, in the reference server's words", { timeout: 60_000 }, async (api, method, path, type, words) => {
+    const mock = await sharedMock(api);
+    const body = JSON.stringify({ padding: "x".repeat(1 << 20) });
+    const response = await fetch(`${mock.url}${path}`, { method, headers: { ...envelopes[api]!.headers, "Content-Type": type }, body });
+    const answer = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    expect([answer.status, envelopes[api]!.errorEnvelope(answer)]).toEqual([413, []]);
+    expect(answer.body).toContain(words);
+  });
+});
