@@ -20,7 +20,7 @@ export type MockRefusal =
   | { kind: "unmatched-prefer"; status: number; prefer: string }
   | { kind: "method-not-allowed"; method: string; path: string }
   | { kind: "unauthenticated" }
-  /** A body longer than the mock takes (MAX_BODY). */
+  /** A body longer than the mock takes (the profile's maxBody, else MAX_BODY). */
   | { kind: "too-large" }
   | { kind: "invalid"; operation: Operation; violations: Violation[] };
 
@@ -39,6 +39,8 @@ export interface MockProfile {
   putIsPost: boolean;
   /** Whether the `LIST` method is taken on the wire, as `GET` with `list=true` (the secrets service's lists). */
   listMethod?: boolean;
+  /** The longest body taken (as the server takes), else MAX_BODY. */
+  maxBody?: number;
   render(refusal: MockRefusal): MockAnswer;
 }
 
@@ -101,6 +103,9 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
     bodyIsAlwaysJson: true,
     putIsPost: true,
     listMethod: true,
+    // The reference server takes 32 MiB (the real service's default max_request_size); Prism takes
+    // 10 MiB and refuses more in its own words, so the mock says its 413 from there.
+    maxBody: 10 * 1024 * 1024,
     render(r) {
       if (r.kind === "unmatched-prefer") return secretsErrors(r.status, [unmatchedPrefer(r.prefer)]);
       if (r.kind === "not-found") return secretsErrors(404, [`no handler for route "${r.path.replace(/^\//, "")}". route entry not found.`]);
@@ -196,6 +201,7 @@ export interface FrontOptions {
 }
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade", "content-encoding"]);
+/** The longest body a mock takes unless its profile says otherwise (the org platform's and the mesh's limit). */
 const MAX_BODY = 1 << 20;
 
 /** The front as a request handler. */
@@ -232,8 +238,8 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     let size = 0;
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        // In the API's envelope, as its server says it (the reference servers take up to 1 MiB too).
+      if (size > (profile.maxBody ?? MAX_BODY)) {
+        // In the API's envelope, as its server says it.
         const answer = profile.render({ kind: "too-large" });
         res.writeHead(answer.status, { "Content-Type": answer.contentType, Connection: "close" }).end(answer.body);
         return;
