@@ -6,7 +6,7 @@
 // response's own example. With nothing documented, an RFC 9457 problem document. Pure: no I/O.
 import { contractChecker } from "../contract/checker.ts";
 import { deref, isObject, operationsOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
-import { describeViolation, unmatchedPrefer, type MockAnswer, type MockProfile, type MockRefusal } from "./front.ts";
+import { describeViolation, PRISM_MAX_BODY, unmatchedPrefer, type MockAnswer, type MockProfile, type MockRefusal } from "./front.ts";
 
 const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 415: "Unsupported Media Type", 422: "Unprocessable Content" };
 /** Where a message goes, most specific first. */
@@ -117,12 +117,14 @@ export function describedErrorsProfile(doc: OpenApiDoc): MockProfile {
     refusesUnknownQuery: false,
     bodyIsAlwaysJson: false,
     putIsPost: false,
+    // As much as Prism takes (uploads): it refuses more, in its own words.
+    maxBody: PRISM_MAX_BODY,
     render(r: MockRefusal): MockAnswer {
       if (r.kind === "not-found" || r.kind === "not-a-list") return describedErrorAnswer(doc, undefined, [404], `no operation at ${r.path}`);
       if (r.kind === "unmatched-prefer") return describedErrorAnswer(doc, undefined, [r.status], unmatchedPrefer(r.prefer));
       if (r.kind === "method-not-allowed") return describedErrorAnswer(doc, undefined, [405], `${r.method} is not allowed on ${r.path}`);
       if (r.kind === "unauthenticated") return describedErrorAnswer(doc, undefined, [401, 403], "credentials are required");
-      if (r.kind === "too-large") return describedErrorAnswer(doc, undefined, [413], "the request body is larger than the mock takes (1 MiB)");
+      if (r.kind === "too-large") return describedErrorAnswer(doc, undefined, [413], "the request body is larger than the mock takes (10 MiB)");
       const message = r.violations.map(describeViolation).join("; ");
       return describedErrorAnswer(doc, r.operation, [400, 422], message, checker);
     },

@@ -82,6 +82,12 @@ export function unmatchedPrefer(prefer: string): string {
   return `the mock has no documented answer for Prefer: ${prefer}`;
 }
 
+/** The longest body a mock takes unless its profile says otherwise (the org platform's and the mesh's limit). */
+const MAX_BODY = 1 << 20;
+
+/** The longest body Prism takes (its body parser's `10mb`): it answers a longer one in its own words. */
+export const PRISM_MAX_BODY = 10 * 1024 * 1024;
+
 /** The profiles of this project's APIs: each one's envelope and leniency, as its reference server has them. */
 export const MOCK_PROFILES: Record<string, MockProfile> = {
   mesh: {
@@ -105,7 +111,7 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
     listMethod: true,
     // The reference server takes 32 MiB (the real service's default max_request_size); Prism takes
     // 10 MiB and refuses more in its own words, so the mock says its 413 from there.
-    maxBody: 10 * 1024 * 1024,
+    maxBody: PRISM_MAX_BODY,
     render(r) {
       if (r.kind === "unmatched-prefer") return secretsErrors(r.status, [unmatchedPrefer(r.prefer)]);
       if (r.kind === "not-found") return secretsErrors(404, [`no handler for route "${r.path.replace(/^\//, "")}". route entry not found.`]);
@@ -201,8 +207,6 @@ export interface FrontOptions {
 }
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade", "content-encoding"]);
-/** The longest body a mock takes unless its profile says otherwise (the org platform's and the mesh's limit). */
-const MAX_BODY = 1 << 20;
 
 /** The front as a request handler. */
 export function mockFront({ doc, profile, upstream, log }: FrontOptions) {

@@ -302,8 +302,8 @@ describe("the mock of a description whose form nests objects and arrays of them 
       expect(await generatedAnswers(charges, mock.url, 4)).toEqual(Array(10).fill([200, '{"ok":true}']));
       expect(await refusal(await post("amount=5&items[0][quantity]=2&card[number]=1&card[exp_month]=dec"))).toEqual([400, "card.exp_month must be integer; items.0.price is required"]);
       expect(await refusal(await post("amount=5&card[exp_month]=3"))).toEqual([400, "card.number is required"]);
-      // A body over the mock's 1 MiB: the described envelope too (here RFC 9457's: no 413 is documented).
-      expect(await refusal(await post(`amount=5&note=${"x".repeat(1 << 20)}`))).toEqual([413, "the request body is larger than the mock takes (1 MiB)"]);
+      // A body over the mock's 10 MiB (Prism's limit): the described envelope too (here RFC 9457's: no 413 is documented).
+      expect(await refusal(await post(`amount=5&note=${"x".repeat(10 << 20)}`))).toEqual([413, "the request body is larger than the mock takes (10 MiB)"]);
     } finally {
       await mock.close();
     }
