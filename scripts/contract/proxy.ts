@@ -2,7 +2,7 @@
 // implementation, passes the answer back unchanged, and reports every request and response that
 // breaks the description, as they happen. The checker is the one `npm run validate` uses on HAR
 // files. `LIST` requests are accepted (turned into `GET ...?list=true`, their described form).
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -81,12 +81,34 @@ export class HarFileWriter {
     this.#end = Buffer.byteLength(head);
   }
 
+  /** Appends an entry; throws when the file cannot take it, left as it was (the entries before, closed). */
   append(entry: HarEntry): void {
     const text = `${this.#entries === 0 ? "" : ","}\n${JSON.stringify(entry, null, 2).replace(/^/gm, "      ")}`;
     // Longer than the closing it writes over, so nothing of it is left behind.
-    writeSync(this.#fd, text + HAR_CLOSING, this.#end);
-    this.#end += Buffer.byteLength(text);
+    const bytes = Buffer.from(text + HAR_CLOSING);
+    let written: number;
+    try {
+      written = writeSync(this.#fd, bytes, 0, bytes.length, this.#end);
+    } catch (error) {
+      this.#closeAgain();
+      throw error;
+    }
+    if (written < bytes.length) {
+      this.#closeAgain();
+      throw new Error(`the file system took ${written} of the entry's ${bytes.length} bytes (full?)`);
+    }
+    this.#end += bytes.length - HAR_CLOSING_BYTES;
     this.#entries++;
+  }
+
+  /** The closing brackets again after the last whole entry (in bytes the file already has), and nothing after them. */
+  #closeAgain(): void {
+    try {
+      writeSync(this.#fd, HAR_CLOSING, this.#end);
+      ftruncateSync(this.#fd, this.#end + HAR_CLOSING_BYTES);
+    } catch {
+      // Nothing more can be done for the file.
+    }
   }
 
   close(): void {
@@ -96,6 +118,7 @@ export class HarFileWriter {
 
 const HAR_CREATOR: Har["log"]["creator"] = { name: "contract-toolkit proxy", version: "1" };
 const HAR_CLOSING = "\n    ]\n  }\n}\n";
+const HAR_CLOSING_BYTES = Buffer.byteLength(HAR_CLOSING);
 
 export interface ProxyOptions extends CheckerOptions {
   doc: OpenApiDoc;

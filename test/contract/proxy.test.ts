@@ -12,6 +12,7 @@ import { loadBundle } from "../../server/shared/openapi.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
 import { validateHar, type Har, type HarEntry } from "../../scripts/contract/har.ts";
 import { freePort, run, start } from "../helpers/run.ts";
+import { fill, mountTmpfs } from "../helpers/tmpfs.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 
@@ -161,6 +162,29 @@ describe("npm run proxy -- --record FILE.har", { timeout: 90_000 }, () => {
       expect((JSON.parse(readFileSync(file, "utf8")) as Har).log.creator).toEqual({ name: "contract-toolkit proxy", version: "1" });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("stops recording when the file system is full, says so once, and goes on proxying; the file holds the exchanges before", async () => {
+    const disk = mountTmpfs("1m");
+    const file = path.join(disk.dir, "recorded.har");
+    const port = await freePort();
+    const proxy = await start(process.execPath, ["scripts/run.mjs", "scripts/proxy.ts", "mesh", server.baseUrl, "--port", String(port), "--record", file], { cwd: root, ready: /validating proxy on/ });
+    try {
+      const chain = () => fetch(`http://127.0.0.1:${port}/v1/discovery-chain/web`, { headers: { "X-Mesh-Token": "contract-tests-management-token" } });
+      expect((await chain()).status).toBe(200);
+      const entries = () => (JSON.parse(readFileSync(file, "utf8")) as Har).log.entries.length;
+      for (let i = 0; i < 50 && entries() < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      fill(disk.dir);
+      for (let n = 0; n < 3; n++) expect((await chain()).status).toBe(200);
+      for (let i = 0; i < 50 && !proxy.output().includes("recording stopped"); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(proxy.output().match(/recording stopped/g)).toHaveLength(1);
+      expect(proxy.output()).toContain(`proxy: --record ${file}: `);
+      // Closed again after the entry it had: a whole HAR document.
+      expect(entries()).toBe(1);
+    } finally {
+      await proxy.stop();
+      disk.unmount();
     }
   });
 

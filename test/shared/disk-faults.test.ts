@@ -7,7 +7,7 @@
 //
 // Mounting needs root (or CAP_SYS_ADMIN), as the CI machines run the suite.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +16,7 @@ import { meshEntry } from "../../server/mesh/entry.ts";
 import { orgPlatformEntry } from "../../server/org-platform/entry.ts";
 import { secretsEntry } from "../../server/secrets/entry.ts";
 import type { ServiceEntry } from "../../server/shared/service-entry.ts";
+import { fill, mountTmpfs as mountedTmpfs } from "../helpers/tmpfs.ts";
 import { exists, MESH_MANAGEMENT_TOKEN, SERVICES, writeItem, type ServiceUnderTest } from "../helpers/three-services.ts";
 
 const ENTRIES: Record<string, ServiceEntry> = { "org-platform": orgPlatformEntry, secrets: secretsEntry, mesh: meshEntry };
@@ -27,26 +28,9 @@ afterEach(async () => {
 
 /** A tmpfs of `size` mounted on a new directory, unmounted after the test. */
 function mountTmpfs(size: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "disk-fault-"));
-  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=700`, "tmpfs", dir]);
-  cleanups.push(() => {
-    execFileSync("umount", ["-l", dir]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return dir;
-}
-
-/** Fills the file system holding `dir` to the last byte; returns the filler's path. */
-function fill(dir: string): string {
-  const filler = path.join(dir, "filler");
-  for (const size of [1 << 20, 1 << 16, 1 << 12, 512, 1]) {
-    try {
-      for (;;) appendFileSync(filler, Buffer.alloc(size));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOSPC") throw error;
-    }
-  }
-  return filler;
+  const disk = mountedTmpfs(size);
+  cleanups.push(() => disk.unmount());
+  return disk.dir;
 }
 
 /** Remounts read-only, once the server that used it has let go of its files (a closing server lets go shortly after). */
