@@ -5,7 +5,7 @@
 // bad input. --allow-unknown-query: query parameters the description does not name are no violation.
 import { readFileSync } from "node:fs";
 import { APIS, readBundle } from "./apis.ts";
-import { formatHarViolation, validateHar, type Har } from "./contract/har.ts";
+import { formatHarViolation, harProblems, validateHar, type Har } from "./contract/har.ts";
 
 const args = process.argv.slice(2);
 const basePathFlag = args.indexOf("--base-path");
@@ -25,6 +25,11 @@ try {
   har = JSON.parse(readFileSync(harFile, "utf8"));
 } catch (error) {
   console.error(`cannot read ${harFile}: ${(error as Error).message}`);
+  process.exit(2);
+}
+const problems = harProblems(har);
+if (problems.length) {
+  console.error(`${harFile} is not a HAR 1.2 file that validate can read: ${problems.join("; ")}`);
   process.exit(2);
 }
 const bundle = readBundle(api);

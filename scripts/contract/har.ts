@@ -1,5 +1,7 @@
 // Traffic validation: HAR 1.2 entries checked against a bundle with the contract checker, and a
 // fetch wrapper that records HAR entries (tests record real traffic with it).
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
 import { HTTP_METHODS, mediaTypeOf, type OpenApiDoc } from "./document.ts";
 import { boundaryOf, MULTIPART_MEDIA_TYPE } from "./multipart.ts";
@@ -49,6 +51,64 @@ export interface HarPostParam {
 
 export interface Har {
   log: { version: string; creator: { name: string; version: string }; entries: HarEntry[] };
+}
+
+/**
+ * What a HAR file must hold for these tools to read it: HAR 1.2's fields that they read, as HAR 1.2
+ * types them (the others, which recorders fill in their own ways, are not asked for).
+ */
+const READABLE_HAR = {
+  type: "object",
+  required: ["log"],
+  properties: { log: { type: "object", required: ["entries"], properties: { entries: { type: "array", items: { $ref: "#/$defs/entry" } } } } },
+  $defs: {
+    pair: { type: "object", required: ["name", "value"], properties: { name: { type: "string" }, value: { type: "string" } } },
+    entry: {
+      type: "object",
+      required: ["request"],
+      properties: {
+        request: {
+          type: "object",
+          required: ["method", "url"],
+          properties: {
+            method: { type: "string", minLength: 1 },
+            url: { type: "string", format: "uri" },
+            headers: { type: "array", items: { $ref: "#/$defs/pair" } },
+            postData: {
+              type: "object",
+              properties: {
+                mimeType: { type: "string" },
+                text: { type: "string" },
+                params: { type: "array", items: { type: "object", required: ["name"], properties: { name: { type: "string" }, value: { type: "string" }, fileName: { type: "string" }, contentType: { type: "string" } } } },
+              },
+            },
+          },
+        },
+        response: {
+          type: "object",
+          required: ["status"],
+          properties: {
+            status: { type: "integer" },
+            headers: { type: "array", items: { $ref: "#/$defs/pair" } },
+            content: { type: "object", properties: { mimeType: { type: "string" }, text: { type: "string" }, encoding: { type: "string" } } },
+          },
+        },
+      },
+    },
+  },
+};
+
+let readableHar: ValidateFunction | undefined;
+
+/** Why a parsed file is not a HAR file these tools can read (up to five reasons, each with its JSON pointer); empty when it is one. */
+export function harProblems(value: unknown): string[] {
+  if (!readableHar) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    (addFormats as unknown as (a: Ajv2020, formats: string[]) => void)(ajv, ["uri"]);
+    readableHar = ajv.compile(READABLE_HAR);
+  }
+  if (readableHar(value)) return [];
+  return (readableHar.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`);
 }
 
 export interface HarViolation extends Violation {

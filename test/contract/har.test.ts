@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMeshClient } from "../../generated/mesh/client.ts";
 import { contractChecker } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
-import { harRecorder, validateHar, type Har, type HarEntry } from "../../scripts/contract/har.ts";
+import { harProblems, harRecorder, validateHar, type Har, type HarEntry } from "../../scripts/contract/har.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { withFormBody } from "../fixtures/form-body.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
@@ -241,6 +241,34 @@ describe("npm run validate", () => {
     const other = run("mesh", clean);
     expect(other.status).toBe(2);
     expect(other.stderr).toContain("(matching no operation of the description: PUT /v1/sys/rekey/init, GET /v1/sys/rekey/init");
+  });
+});
+
+describe("a file that is not a HAR file validate can read", () => {
+  it("is refused with the reasons, each at its JSON pointer", () => {
+    expect(harProblems(har)).toEqual([]);
+    expect(harProblems([1, 2])).toEqual(["/ must be object"]);
+    expect(harProblems({ log: {} })).toEqual(["/log must have required property 'entries'"]);
+    expect(harProblems({ log: { entries: [{ request: {} }] } })).toEqual([
+      "/log/entries/0/request must have required property 'method'",
+      "/log/entries/0/request must have required property 'url'",
+    ]);
+    const broken = structuredClone(har) as unknown as { log: { entries: Record<string, Record<string, unknown>>[] } };
+    broken.log.entries[0]!.request!.url = "not a url";
+    broken.log.entries[0]!.request!.headers = "oops";
+    broken.log.entries[1]!.response!.status = "200";
+    expect(harProblems(broken)).toEqual([
+      '/log/entries/0/request/url must match format "uri"',
+      "/log/entries/0/request/headers must be array",
+      "/log/entries/1/response/status must be integer",
+    ]);
+  });
+
+  it("makes npm run validate exit 2 saying so, not stop with a stack trace", () => {
+    const file = path.join(scratch, "not-har.har");
+    writeFileSync(file, JSON.stringify({ log: { entries: [{ request: { method: "GET", url: "http://127.0.0.1/v1/agent/self", headers: "oops" } }] } }));
+    const result = spawnSync(process.execPath, [path.join(root, "scripts", "run.mjs"), path.join(root, "scripts", "validate-har.ts"), "mesh", file], { cwd: root, encoding: "utf8" });
+    expect([result.status, result.stderr.trim()]).toEqual([2, `${file} is not a HAR 1.2 file that validate can read: /log/entries/0/request/headers must be array`]);
   });
 });
 
