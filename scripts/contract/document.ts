@@ -320,8 +320,8 @@ export function bodyFields<Given>(
       const items = deref<JsonObject>(doc, field.items ?? {}).value;
       fields[name] = all.flatMap((v) => read(name, v, items, true));
     } else {
-      const read1 = all.flatMap((v) => read(name, v, field, false));
-      fields[name] = read1.length === 1 ? read1[0] : read1;
+      const readValues = all.flatMap((v) => read(name, v, field, false));
+      fields[name] = readValues.length === 1 ? readValues[0] : readValues;
     }
   }
   return fields;
