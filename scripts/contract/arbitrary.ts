@@ -495,7 +495,12 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
     const p = operation.parameters.find((q) => q.in === "query" && q.name === name);
     const style = p?.raw.style ?? "form";
     const explode = p?.raw.explode ?? style === "form";
-    if (style === "deepObject" && isObject(value)) {
+    if (p?.mediaType !== undefined) {
+      // Described by `content`: one value, written in its media type.
+      const written = contentText(p.mediaType, value);
+      query.push([name, written]);
+      raw.push(`${strictEncode(name)}=${strictEncode(written)}`);
+    } else if (style === "deepObject" && isObject(value)) {
       for (const [key, v] of Object.entries(value)) {
         if (v === undefined) continue;
         query.push([`${name}[${key}]`, text(v)]);
@@ -527,7 +532,9 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
   for (const [name, value] of Object.entries(params.header)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.map(text).join(",") : text(value);
+    if (value === undefined) continue;
+    const mediaType = operation.parameters.find((q) => q.in === "header" && q.name === name)?.mediaType;
+    headers[name.toLowerCase()] = mediaType !== undefined ? contentText(mediaType, value) : Array.isArray(value) ? value.map(text).join(",") : text(value);
   }
   // Cookie parameters after any cookie given (credentials), each value percent-encoded, an array's items joined by commas.
   const cookies = Object.entries(params.cookie ?? {}).flatMap(([name, value]) =>
@@ -550,6 +557,11 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
     } else wire.body = text(body.value);
   }
   return wire;
+}
+
+/** A value written in a parameter's `content` media type: JSON text for JSON, else its text. */
+function contentText(mediaType: string, value: unknown): string {
+  return isJsonMediaType(mediaTypeOf(mediaType)) ? JSON.stringify(value) : text(value);
 }
 
 /** The URL of a wire request below a base URL (which holds the base path). */

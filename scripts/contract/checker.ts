@@ -161,6 +161,11 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     return describeErrors(validate.errors ?? []).map(({ at, reason }) => violation(operation, kind, base + at, reason));
   }
 
+  /** A parameter's value against its schema; none to check against when it has none. */
+  function parameterViolations(operation: Operation, p: Parameter, value: unknown, at: string): Violation[] {
+    return p.schemaPointer === undefined ? [] : schemaViolations(operation, "request-parameter", p.schemaPointer, value, at);
+  }
+
   function checkParameters(matched: MatchedOperation, request: WireRequest): Violation[] {
     const { operation, pathParams } = matched;
     const found: Violation[] = [];
@@ -189,7 +194,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
           continue;
         }
         const value = deepObject(doc, p, members);
-        found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
+        found.push(...parameterViolations(operation, p, value, at));
         continue;
       } else if (p.in === "query" && isExplodedFormObject(doc, p)) {
         // OpenAPI: an object in style form, exploded, is one field per property (color=red&size=2).
@@ -201,7 +206,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
           continue;
         }
         const value = Object.fromEntries(members.map(([name, values]) => [name, coerce(values[values.length - 1]!, typesOf(deref<JsonObject>(doc, properties[name]!).value))]));
-        found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
+        found.push(...parameterViolations(operation, p, value, at));
         continue;
       } else if (p.in === "query") {
         documentedQuery.add(p.name);
@@ -225,12 +230,20 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
           continue;
         }
       }
-      const value = deserialize(doc, p, raw);
+      if (p.mediaType !== undefined && raw.length > 1) {
+        found.push(violation(operation, "request-parameter", at, `given ${raw.length} times but is one ${p.mediaType} value`));
+        continue;
+      }
+      const value = p.mediaType !== undefined ? decodedContent(p.mediaType, raw[0]!) : deserialize(doc, p, raw);
       if (value === TOO_MANY) {
         found.push(violation(operation, "request-parameter", at, `given ${raw.length} times but is not an array`));
         continue;
       }
-      found.push(...schemaViolations(operation, "request-parameter", p.pointer + "/schema", value, at));
+      if (value === NOT_JSON) {
+        found.push(violation(operation, "request-parameter", at, `is not valid JSON (its content is ${p.mediaType})`));
+        continue;
+      }
+      found.push(...parameterViolations(operation, p, value, at));
     }
     for (const name of queryValues.keys()) {
       if (options.unknownQueryParameters !== "allow" && !documentedQuery.has(name)) {
@@ -445,6 +458,19 @@ function deserialize(doc: OpenApiDoc, p: Parameter, raw: string[]): unknown {
   return coerce(raw[0]!, types);
 }
 
+/** Said of a parameter whose JSON content is not JSON. */
+const NOT_JSON = Symbol("not JSON");
+
+/** The value of a parameter described by `content`: JSON parsed for a JSON media type, else its text. */
+function decodedContent(mediaType: string, text: string): unknown {
+  if (!isJsonMediaType(mediaTypeOf(mediaType))) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 /** A cookie's value percent-decoded, as servers read cookies; as it is when it is not valid percent-encoding. */
 function decodedCookie(value: string): string {
   try {
@@ -482,7 +508,8 @@ function queryKeysOf(doc: OpenApiDoc, operation: Operation): string[] {
  * exploded (form's default): its properties are the query's fields.
  */
 function isExplodedFormObject(doc: OpenApiDoc, p: Parameter): boolean {
-  if (p.in !== "query" || (p.raw.style ?? "form") !== "form" || p.raw.explode === false) return false;
+  // A parameter described by `content` is one value in its media type, whatever its schema.
+  if (p.in !== "query" || p.mediaType !== undefined || (p.raw.style ?? "form") !== "form" || p.raw.explode === false) return false;
   const schema = deref<JsonObject>(doc, p.schema).value;
   return isObject(schema.properties) && (schema.type === "object" || (Array.isArray(schema.type) && schema.type.includes("object")));
 }

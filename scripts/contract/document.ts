@@ -93,9 +93,14 @@ export interface Parameter {
   name: string;
   in: "path" | "query" | "header" | "cookie";
   required: boolean;
+  /** Its schema, or its `content`'s (OpenAPI: a parameter has one or the other); {} when it has neither. */
   schema: Json;
   /** Where the parameter is defined (after $refs). */
   pointer: string;
+  /** Where its schema is (`<pointer>/schema`, or `<pointer>/content/<media type>/schema`); undefined when it has none. */
+  schemaPointer?: string;
+  /** The media type its value is written in, for a parameter described by `content` (`application/json`: JSON text). */
+  mediaType?: string;
   raw: JsonObject;
 }
 
@@ -167,12 +172,19 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
         if (!Array.isArray(list)) return;
         list.forEach((raw, i) => {
           const { value, ref } = deref<JsonObject>(doc, raw);
+          const at = ref ? ref.slice(1) : pointer(base, "parameters", i);
+          // A parameter described by `content` has one media type, whose schema its value follows.
+          const mediaType = isObject(value.content) ? Object.keys(value.content)[0] : undefined;
+          const media = mediaType !== undefined && isObject(value.content) && isObject(value.content[mediaType]) ? value.content[mediaType] : undefined;
+          const schema = media ? media.schema : value.schema;
           const p: Parameter = {
             name: String(value.name),
             in: value.in as Parameter["in"],
             required: value.required === true,
-            schema: (value.schema ?? {}) as Json,
-            pointer: ref ? ref.slice(1) : pointer(base, "parameters", i),
+            schema: (schema ?? {}) as Json,
+            pointer: at,
+            ...(schema === undefined ? {} : { schemaPointer: media ? pointer(at, "content", mediaType!, "schema") : pointer(at, "schema") }),
+            ...(mediaType === undefined ? {} : { mediaType }),
             raw: value,
           };
           if (!isIgnoredParameter(p)) byKey.set(parameterKey(p), p);

@@ -4,8 +4,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { invalidRequestArbitrary, mutationsOf, schemaArbitrary, toWire, validRequestArbitrary } from "../../scripts/contract/arbitrary.ts";
-import { contractChecker, discriminatorsAsConditionals } from "../../scripts/contract/checker.ts";
+import { invalidRequestArbitrary, mutationsOf, schemaArbitrary, toWire, validRequestArbitrary, type GeneratedRequest } from "../../scripts/contract/arbitrary.ts";
+import { contractChecker, discriminatorsAsConditionals, type WireRequest } from "../../scripts/contract/checker.ts";
 import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
@@ -178,6 +178,54 @@ describe("requests with a form body", () => {
   });
 });
 
+/**
+ * The property every kind of generated request keeps: valid ones, sent as `toWire` writes them (and
+ * as `sent` says of them), pass the checker; broken ones do not.
+ */
+function itRoundTrips(what: string, api: OpenApiDoc, seed: number, sent: (wire: WireRequest, request: GeneratedRequest) => void, headers: Record<string, string> = {}): void {
+  const checker = contractChecker(api);
+  const operation = checker.operations[0]!;
+  it(`are sent ${what}, and the checker takes them`, () => {
+    fc.assert(
+      fc.property(validRequestArbitrary(api, operation), (request) => {
+        const wire = toWire(request, headers);
+        sent(wire, request);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
+      }),
+      { numRuns: 100, seed },
+    );
+  });
+  it("are refused by the checker when the generator breaks them", () => {
+    fc.assert(
+      fc.property(invalidRequestArbitrary(api, operation)!, (request) => {
+        const wire = toWire(request, headers);
+        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).not.toEqual([]);
+      }),
+      { numRuns: 100, seed: seed + 1 },
+    );
+  });
+}
+
+describe("requests with parameters described by content", () => {
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/search": {
+        get: {
+          parameters: [
+            { name: "filter", in: "query", required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Object" } } } },
+            { name: "X-Context", in: "header", content: { "application/json": { schema: { $ref: "#/components/schemas/Array" } } } },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  itRoundTrips("with each value as JSON text", api, 13, (wire, request) => {
+    expect(JSON.parse(new URLSearchParams(wire.rawQuery).get("filter")!)).toEqual(request.params.query.filter);
+  });
+});
+
 describe("requests with cookie parameters", () => {
   const api: OpenApiDoc = {
     ...doc,
@@ -194,29 +242,7 @@ describe("requests with cookie parameters", () => {
       },
     },
   };
-  const checker = contractChecker(api);
-  const operation = checker.operations[0]!;
-
-  it("are sent in the Cookie header, percent-encoded, after a cookie given, and the checker takes them", () => {
-    fc.assert(
-      fc.property(validRequestArbitrary(api, operation), (request) => {
-        const wire = toWire(request, { cookie: "login=abc" });
-        expect(wire.headers.cookie).toMatch(/^login=abc; session=[^;\s]{3,}/);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
-      }),
-      { numRuns: 100, seed: 11 },
-    );
-  });
-
-  it("are refused by the checker when the generator breaks them", () => {
-    fc.assert(
-      fc.property(invalidRequestArbitrary(api, operation)!, (request) => {
-        const wire = toWire(request);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).not.toEqual([]);
-      }),
-      { numRuns: 100, seed: 12 },
-    );
-  });
+  itRoundTrips("in the Cookie header, percent-encoded, after a cookie given", api, 11, (wire) => expect(wire.headers.cookie).toMatch(/^login=abc; session=[^;\s]{3,}/), { cookie: "login=abc" });
 });
 
 describe("requests with a multipart body", () => {
@@ -236,29 +262,10 @@ describe("requests with a multipart body", () => {
     undefined,
     doc,
   );
-  const checker = contractChecker(api);
-
-  it("are sent as multipart bodies, under a boundary of their Content-Type, that the checker reads and takes", () => {
-    fc.assert(
-      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
-        const wire = toWire(request);
-        expect(wire.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=conformance-part-*$/);
-        const parts = multipartParts(wire.body!, wire.headers["content-type"]);
-        expect(Array.isArray(parts) && parts.find((p) => p.name === "kind")?.value).toMatch(/^(tcp|http)$/);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
-      }),
-      { numRuns: 100, seed: 8 },
-    );
-  });
-
-  it("are refused by the checker when the generator breaks them", () => {
-    fc.assert(
-      fc.property(invalidRequestArbitrary(api, checker.operations[0]!)!, (request) => {
-        const wire = toWire(request);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).not.toEqual([]);
-      }),
-      { numRuns: 100, seed: 9 },
-    );
+  itRoundTrips("as multipart bodies, under a boundary of their Content-Type", api, 8, (wire) => {
+    expect(wire.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=conformance-part-*$/);
+    const parts = multipartParts(wire.body!, wire.headers["content-type"]);
+    expect(Array.isArray(parts) && parts.find((p) => p.name === "kind")?.value).toMatch(/^(tcp|http)$/);
   });
 });
 

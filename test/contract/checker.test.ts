@@ -429,6 +429,42 @@ describe("multipart bodies (multipart/form-data)", () => {
   });
 });
 
+describe("parameters described by content (a JSON value in the query or a header), and one without a schema", () => {
+  const searches = contractChecker({
+    openapi: "3.1.0",
+    info: { title: "content", version: "1" },
+    paths: {
+      "/search": {
+        get: {
+          parameters: [
+            { name: "filter", in: "query", required: true, content: { "application/json": { schema: { type: "object", required: ["a"], properties: { a: { type: "integer" } } } } } },
+            { name: "X-Context", in: "header", content: { "application/json": { schema: { type: "array", items: { type: "string" } } } } },
+            { name: "note", in: "query", content: { "text/plain": { schema: { type: "string", maxLength: 3 } } } },
+            // OpenAPI asks for a schema or content; one with neither is taken as any value.
+            { name: "anything", in: "query" },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  });
+  const search = (query: string, headers: Record<string, string> = {}) =>
+    searches.checkExchange({ method: "GET", path: "/search", query: [...new URLSearchParams(query)], rawQuery: query, headers }).map((v) => `${v.pointer}: ${v.reason}`);
+  const filter = (value: string) => `filter=${encodeURIComponent(value)}`;
+
+  it("reads the value in its media type and checks it against the content's schema", () => {
+    expect(search(`${filter('{"a":1}')}&note=abc&anything=x`, { "x-context": '["a","b"]' })).toEqual([]);
+    expect(search(filter('{"a":"x"}'), { "x-context": '{"a":1}' })).toEqual(["/request/query/filter/a: must be integer", "/request/header/X-Context: must be array"]);
+    expect(search(`${filter('{"a":1}')}&note=abcd`)).toEqual(["/request/query/note: must NOT have more than 3 characters"]);
+  });
+
+  it("refuses text that is not JSON, a value given twice, and a missing required one", () => {
+    expect(search("filter=notjson")).toEqual(["/request/query/filter: is not valid JSON (its content is application/json)"]);
+    expect(search(`${filter('{"a":1}')}&${filter('{"a":2}')}`)).toEqual(["/request/query/filter: given 2 times but is one application/json value"]);
+    expect(search("")).toEqual(["/request/query/filter: required query parameter is missing"]);
+  });
+});
+
 describe("cookie parameters", () => {
   const sessions = contractChecker({
     openapi: "3.1.0",

@@ -116,6 +116,13 @@ describe("diffDocuments", () => {
     expect(change).toMatchObject({ breaking: true, message: "type string is now integer", pointer: "/paths/~1items~1{id}/put/parameters/path:id/schema" });
   });
 
+  it("narrowed parameter type: breaking, through the schema of a parameter described by content too", () => {
+    const typed = (type: string) =>
+      api({ parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "filter", in: "query", content: { "application/json": { schema: { type } } } }] });
+    const change = only(diffDocuments(typed("object"), typed("array")), "request-type-changed");
+    expect(change).toMatchObject({ breaking: true, message: "type object is now array", pointer: "/paths/~1items~1{id}/put/parameters/query:filter/schema" });
+  });
+
   it("request body added as required: breaking; body became required: breaking", () => {
     expect(only(diffDocuments(api({ body: null }), api()), "request-body-added").breaking).toBe(true);
     const optional = api({ body: { required: false, content: { "application/json": { schema: { $ref: "#/components/schemas/ItemInput" } } } } });
