@@ -15,6 +15,7 @@ import {
   isMarked,
   isObject,
   mediaTypeOf,
+  pathStyleSegment,
   pointer,
   type Json,
   type JsonObject,
@@ -485,7 +486,12 @@ export function strictEncode(value: string): string {
 /** The request as it goes over the wire (path below the base path, percent-encoded). */
 export function toWire(request: GeneratedRequest, extraHeaders: Record<string, string> = {}, extraQuery: [string, string][] = []): WireRequest {
   const { operation, params, body } = request;
-  const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => strictEncode(text(params.path[name])));
+  const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params.path[name];
+    const p = operation.parameters.find((q) => q.in === "path" && q.name === name);
+    // Written in its style (simple, label or matrix): an array's items one by one.
+    return p ? pathStyleSegment(p, (Array.isArray(value) ? value : [value]).map((v) => strictEncode(text(v))), Array.isArray(value)) : strictEncode(text(value));
+  });
   // Serialized as each parameter's style says: form (exploded arrays repeat the name, exploded
   // objects are a field per property, others are comma-separated) or deepObject (name[key]=value).
   const query: [string, string][] = [];

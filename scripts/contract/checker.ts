@@ -9,6 +9,7 @@ import {
   appendTo,
   arrayDelimiter,
   cookiesOf,
+  pathStyleTexts,
   deref,
   escapePointer,
   FORM_MEDIA_TYPE,
@@ -179,8 +180,13 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       let raw: string[] | undefined;
       if (p.in === "path") {
         const encoded = pathParams[p.name];
+        const texts = encoded === undefined ? undefined : pathStyleTexts(p, encoded, typesOf(deref<JsonObject>(doc, p.schema).value).has("array"));
+        if (texts && "error" in texts) {
+          found.push(violation(operation, "request-parameter", at, texts.error));
+          continue;
+        }
         try {
-          raw = encoded === undefined ? undefined : [decodeURIComponent(encoded)];
+          raw = texts?.map((t) => decodeURIComponent(t));
         } catch {
           found.push(violation(operation, "request-parameter", at, "is not valid percent-encoding"));
           continue;

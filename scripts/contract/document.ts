@@ -216,6 +216,40 @@ export function arrayDelimiter(p: Pick<Parameter, "raw">): string {
 }
 
 /**
+ * A path parameter's value as its style writes it in the segment (still percent-encoded), as the
+ * texts of its value: `simple` (the default) the segment itself; `label` after a `.` (an exploded
+ * array's items each after one: `.3.4.5`); `matrix` after `;<name>=` (an exploded array's items each
+ * after one: `;id=3;id=4`). A non-exploded array is one text, its items comma-separated. Or why the
+ * segment is not written in that style.
+ */
+export function pathStyleTexts(p: Pick<Parameter, "name" | "raw">, segment: string, isArray: boolean): string[] | { error: string } {
+  const style = p.raw.style ?? "simple";
+  const exploded = p.raw.explode === true && isArray;
+  if (style === "label") {
+    if (!segment.startsWith(".")) return { error: "is not written in style label (a value after a '.')" };
+    return exploded ? segment.slice(1).split(".") : [segment.slice(1)];
+  }
+  if (style === "matrix") {
+    const prefix = `;${encodeURIComponent(p.name)}=`;
+    if (!segment.startsWith(prefix)) return { error: `is not written in style matrix (${prefix}<value>)` };
+    return exploded ? segment.slice(1).split(";").map((pair) => pair.slice(prefix.length - 1)) : [segment.slice(prefix.length)];
+  }
+  return [segment];
+}
+
+/** A path parameter's value written in its style (pathStyleTexts read the other way), from the texts of its items (already encoded). */
+export function pathStyleSegment(p: Pick<Parameter, "name" | "raw">, texts: string[], isArray: boolean): string {
+  const style = p.raw.style ?? "simple";
+  const exploded = p.raw.explode === true && isArray;
+  if (style === "label") return `.${texts.join(exploded ? "." : ",")}`;
+  if (style === "matrix") {
+    const prefix = `;${encodeURIComponent(p.name)}=`;
+    return exploded ? texts.map((t) => `${prefix}${t}`).join("") : `${prefix}${texts.join(",")}`;
+  }
+  return texts.join(",");
+}
+
+/**
  * An operation's security alternatives (its own requirements, else the document's), each as the
  * schemes it names, after `$ref`s: undefined for a name `components.securitySchemes` lacks. An empty
  * list: the operation asks for no credentials.

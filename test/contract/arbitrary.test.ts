@@ -226,6 +226,27 @@ describe("requests with parameters described by content", () => {
   });
 });
 
+describe("requests with path parameters in style label and matrix", () => {
+  const array = { type: "array", minItems: 1, maxItems: 3, items: { $ref: "#/components/schemas/Integer" } };
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/styled/{a}/{b}/{c}/{d}": {
+        get: {
+          parameters: [
+            { name: "a", in: "path", required: true, style: "label", schema: { $ref: "#/components/schemas/Pattern" } },
+            { name: "b", in: "path", required: true, style: "label", explode: true, schema: array },
+            { name: "c", in: "path", required: true, style: "matrix", schema: { $ref: "#/components/schemas/Integer" } },
+            { name: "d", in: "path", required: true, style: "matrix", explode: true, schema: array },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  itRoundTrips("with each value after its style's prefix", api, 15, (wire) => expect(wire.path).toMatch(/^\/styled\/\.[^/]+\/(\.-?\d+)+\/;c=-?\d+\/(;d=-?\d+)+$/));
+});
+
 describe("requests with cookie parameters", () => {
   const api: OpenApiDoc = {
     ...doc,

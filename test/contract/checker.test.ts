@@ -465,6 +465,48 @@ describe("parameters described by content (a JSON value in the query or a header
   });
 });
 
+describe("path parameters in style label and matrix", () => {
+  const styled = contractChecker({
+    openapi: "3.1.0",
+    info: { title: "styles", version: "1" },
+    paths: {
+      "/label/{id}/{ids}/{tags}": {
+        get: {
+          parameters: [
+            { name: "id", in: "path", required: true, style: "label", schema: { type: "integer" } },
+            { name: "ids", in: "path", required: true, style: "label", explode: true, schema: { type: "array", items: { type: "integer" } } },
+            { name: "tags", in: "path", required: true, style: "label", schema: { type: "array", items: { type: "string", enum: ["a", "b"] } } },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+      "/matrix/{id}/{ids}/{tags}": {
+        get: {
+          parameters: [
+            { name: "id", in: "path", required: true, style: "matrix", schema: { type: "integer" } },
+            { name: "ids", in: "path", required: true, style: "matrix", explode: true, schema: { type: "array", items: { type: "integer" } } },
+            { name: "tags", in: "path", required: true, style: "matrix", schema: { type: "array", items: { type: "string", enum: ["a", "b"] } } },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  });
+  const get = (path: string) => styled.checkExchange({ method: "GET", path, query: [], headers: {} }).map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("reads each value after its style's prefix, an exploded array's items each after one", () => {
+    expect(get("/label/.5/.3.4/.a,b")).toEqual([]);
+    expect(get("/matrix/;id=5/;ids=3;ids=4/;tags=a,b")).toEqual([]);
+    expect(get("/label/.x/.3.y/.a,c")).toEqual(["/request/path/id: must be integer", "/request/path/ids/1: must be integer", '/request/path/tags/1: must be equal to one of the allowed values: ["a","b"]']);
+  });
+
+  it("refuses a value not written in its style", () => {
+    expect(get("/label/5/.3/.a")).toEqual(["/request/path/id: is not written in style label (a value after a '.')"]);
+    expect(get("/matrix/5/;ids=3/;tags=a")).toEqual(["/request/path/id: is not written in style matrix (;id=<value>)"]);
+    expect(get("/matrix/;other=5/;ids=3/;tags=a")).toEqual(["/request/path/id: is not written in style matrix (;id=<value>)"]);
+  });
+});
+
 describe("cookie parameters", () => {
   const sessions = contractChecker({
     openapi: "3.1.0",
