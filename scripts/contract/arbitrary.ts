@@ -490,6 +490,7 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
     const value = params.path[name];
     const p = operation.parameters.find((q) => q.in === "path" && q.name === name);
     // Written in its style (simple, label or matrix): an array's items one by one.
+    if (isObject(value) && (p?.raw.style ?? "simple") === "simple") return simpleObjectText(value, p?.raw.explode === true, strictEncode);
     return p ? pathStyleSegment(p, (Array.isArray(value) ? value : [value]).map((v) => strictEncode(text(v))), Array.isArray(value)) : strictEncode(text(value));
   });
   // Serialized as each parameter's style says: form (exploded arrays repeat the name, exploded
@@ -519,6 +520,11 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
         query.push([key, text(v)]);
         raw.push(`${strictEncode(key)}=${strictEncode(text(v))}`);
       }
+    } else if (style === "form" && !explode && isObject(value)) {
+      // A form object not exploded: names and values in turn, comma-separated (R,100,G,200).
+      const written = objectText(value);
+      query.push([name, written.map(([k, v]) => `${k},${v}`).join(",")]);
+      raw.push(`${strictEncode(name)}=${written.map(([k, v]) => `${strictEncode(k)},${strictEncode(v)}`).join(",")}`);
     } else if (Array.isArray(value) && !explode) {
       const delimiter = p ? arrayDelimiter(p) : ",";
       query.push([name, value.map(text).join(delimiter)]);
@@ -539,8 +545,12 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
   for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
   for (const [name, value] of Object.entries(params.header)) {
     if (value === undefined) continue;
-    const mediaType = operation.parameters.find((q) => q.in === "header" && q.name === name)?.mediaType;
-    headers[name.toLowerCase()] = mediaType !== undefined ? contentText(mediaType, value) : Array.isArray(value) ? value.map(text).join(",") : text(value);
+    const p = operation.parameters.find((q) => q.in === "header" && q.name === name);
+    headers[name.toLowerCase()] =
+      p?.mediaType !== undefined ? contentText(p.mediaType, value)
+      : Array.isArray(value) ? value.map(text).join(",")
+      : isObject(value) ? simpleObjectText(value, p?.raw.explode === true)
+      : text(value);
   }
   // Cookie parameters after any cookie given (credentials), each value percent-encoded, an array's items joined by commas.
   const cookies = Object.entries(params.cookie ?? {}).flatMap(([name, value]) =>
@@ -563,6 +573,18 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
     } else wire.body = text(body.value);
   }
   return wire;
+}
+
+/** An object's members as name and value texts, the undefined ones left out. */
+function objectText(value: Record<string, unknown>): [string, string][] {
+  return Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, text(v)] as [string, string]]));
+}
+
+/** An object in style simple: `R,100,G,200`, or exploded `R=100,G=200` (each name and value through `encode`). */
+function simpleObjectText(value: Record<string, unknown>, exploded: boolean, encode: (s: string) => string = (s) => s): string {
+  return objectText(value)
+    .map(([k, v]) => `${encode(k)}${exploded ? "=" : ","}${encode(v)}`)
+    .join(",");
 }
 
 /** A value written in a parameter's `content` media type: JSON text for JSON, else its text. */

@@ -461,7 +461,27 @@ function deserialize(doc: OpenApiDoc, p: Parameter, raw: string[]): unknown {
     return values.map((v) => coerce(v, typesOf(items)));
   }
   if (raw.length > 1) return TOO_MANY;
+  if (types.has("object") && !types.has("string")) return objectOf(doc, schema, raw[0]!, p.in !== "query" && p.raw.explode === true);
   return coerce(raw[0]!, types);
+}
+
+/**
+ * An object parameter written as one text (OpenAPI's style form not exploded, and style simple):
+ * `R,100,G,200` (name, value, name, value), or exploded in style simple `R=100,G=200`; each value
+ * read by its property's schema. The text itself when it holds no such pairs (its schema then says
+ * it is no object).
+ */
+function objectOf(doc: OpenApiDoc, schema: JsonObject, text: string, namesAndValues: boolean): unknown {
+  const parts = text.split(",");
+  const pairs: [string, string][] = namesAndValues
+    ? parts.map((part) => [part.slice(0, Math.max(0, part.indexOf("="))), part.slice(part.indexOf("=") + 1)])
+    : parts.length % 2 === 0
+      ? parts.flatMap((part, i) => (i % 2 === 0 ? [[part, parts[i + 1]!] as [string, string]] : []))
+      : [];
+  if (pairs.length === 0 || pairs.some(([name]) => name === "")) return text;
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const others = isObject(schema.additionalProperties) ? schema.additionalProperties : {};
+  return Object.fromEntries(pairs.map(([name, value]) => [name, coerce(value, typesOf(deref<JsonObject>(doc, Object.hasOwn(properties, name) ? properties[name]! : others).value))]));
 }
 
 /** Said of a parameter whose JSON content is not JSON. */

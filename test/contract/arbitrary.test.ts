@@ -247,6 +247,31 @@ describe("requests with path parameters in style label and matrix", () => {
   itRoundTrips("with each value after its style's prefix", api, 15, (wire) => expect(wire.path).toMatch(/^\/styled\/\.[^/]+\/(\.-?\d+)+\/;c=-?\d+\/(;d=-?\d+)+$/));
 });
 
+describe("requests with object parameters written as one text", () => {
+  // Names and values without commas: the style has no way to write a comma inside one.
+  const color = { type: "object", additionalProperties: false, required: ["Name"], properties: { Name: { $ref: "#/components/schemas/Pattern" }, Weight: { $ref: "#/components/schemas/Integer" } } };
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/colors/{path}": {
+        get: {
+          parameters: [
+            { name: "path", in: "path", required: true, schema: color },
+            { name: "color", in: "query", explode: false, schema: color },
+            { name: "X-Color", in: "header", schema: color },
+            { name: "X-Exploded", in: "header", explode: true, schema: color },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  itRoundTrips("with names and values in turn, or name=value pairs when exploded", api, 17, (wire, request) => {
+    const name = (request.params.path.path as { Name: string }).Name;
+    expect(decodeURIComponent(wire.path)).toContain(`/colors/Name,${name}`);
+  });
+});
+
 describe("requests with cookie parameters", () => {
   const api: OpenApiDoc = {
     ...doc,

@@ -507,6 +507,46 @@ describe("path parameters in style label and matrix", () => {
   });
 });
 
+describe("object parameters written as one text (style form not exploded, style simple)", () => {
+  const color = { type: "object", additionalProperties: false, properties: { R: { type: "integer" }, G: { type: "integer" }, name: { type: "string" } } };
+  const objects = contractChecker({
+    openapi: "3.1.0",
+    info: { title: "objects", version: "1" },
+    paths: {
+      "/colors/{path}": {
+        get: {
+          parameters: [
+            { name: "path", in: "path", required: true, schema: color },
+            { name: "color", in: "query", explode: false, schema: color },
+            { name: "X-Color", in: "header", schema: color },
+            { name: "X-Exploded", in: "header", explode: true, schema: color },
+          ],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  });
+  const get = (path: string, query = "", headers: Record<string, string> = {}) =>
+    objects.checkExchange({ method: "GET", path, query: [...new URLSearchParams(query)], rawQuery: query, headers }).map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("reads names and values in turn (R,100,G,200), or name=value pairs when exploded in style simple", () => {
+    expect(get("/colors/R,1,name,x", "color=R,100,G,200", { "x-color": "G,3", "x-exploded": "R=1,G=2" })).toEqual([]);
+  });
+
+  it("checks each value by its property, and says what is not such an object", () => {
+    expect(get("/colors/R,x", "color=R,1,B,2", { "x-exploded": "R=y" })).toEqual([
+      "/request/path/path/R: must be integer",
+      "/request/query/color/B: is not allowed (not a documented property)",
+      "/request/header/X-Exploded/R: must be integer",
+    ]);
+    expect(get("/colors/R", "color=R,1,G", { "x-exploded": "=1" })).toEqual([
+      "/request/path/path: must be object",
+      "/request/query/color: must be object",
+      "/request/header/X-Exploded: must be object",
+    ]);
+  });
+});
+
 describe("cookie parameters", () => {
   const sessions = contractChecker({
     openapi: "3.1.0",
