@@ -9,6 +9,7 @@ import { contractChecker, discriminatorsAsConditionals, type WireRequest } from 
 import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
+import { withObjectParameters } from "../fixtures/object-parameters.ts";
 import { multipartParts } from "../../scripts/contract/multipart.ts";
 
 const schemas: Record<string, JsonObject> = {
@@ -250,22 +251,7 @@ describe("requests with path parameters in style label and matrix", () => {
 describe("requests with object parameters written as one text", () => {
   // Names and values without commas: the style has no way to write a comma inside one.
   const color = { type: "object", additionalProperties: false, required: ["Name"], properties: { Name: { $ref: "#/components/schemas/Pattern" }, Weight: { $ref: "#/components/schemas/Integer" } } };
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/colors/{path}": {
-        get: {
-          parameters: [
-            { name: "path", in: "path", required: true, schema: color },
-            { name: "color", in: "query", explode: false, schema: color },
-            { name: "X-Color", in: "header", schema: color },
-            { name: "X-Exploded", in: "header", explode: true, schema: color },
-          ],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withObjectParameters(color, doc);
   itRoundTrips("with names and values in turn, or name=value pairs when exploded", api, 17, (wire, request) => {
     const name = (request.params.path.path as { Name: string }).Name;
     expect(decodeURIComponent(wire.path)).toContain(`/colors/Name,${name}`);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
 import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
+import { withObjectParameters } from "../fixtures/object-parameters.ts";
 import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 
 const doc: OpenApiDoc = {
@@ -509,23 +510,7 @@ describe("path parameters in style label and matrix", () => {
 
 describe("object parameters written as one text (style form not exploded, style simple)", () => {
   const color = { type: "object", additionalProperties: false, properties: { R: { type: "integer" }, G: { type: "integer" }, name: { type: "string" } } };
-  const objects = contractChecker({
-    openapi: "3.1.0",
-    info: { title: "objects", version: "1" },
-    paths: {
-      "/colors/{path}": {
-        get: {
-          parameters: [
-            { name: "path", in: "path", required: true, schema: color },
-            { name: "color", in: "query", explode: false, schema: color },
-            { name: "X-Color", in: "header", schema: color },
-            { name: "X-Exploded", in: "header", explode: true, schema: color },
-          ],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  });
+  const objects = contractChecker(withObjectParameters(color));
   const get = (path: string, query = "", headers: Record<string, string> = {}) =>
     objects.checkExchange({ method: "GET", path, query: [...new URLSearchParams(query)], rawQuery: query, headers }).map((v) => `${v.pointer}: ${v.reason}`);
 
