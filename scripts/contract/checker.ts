@@ -280,7 +280,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     }
     const media = isObject(content[key]) ? content[key] : {};
     if (actual === FORM_MEDIA_TYPE) {
-      const fields = formFields(doc, media, request.body!, (value, schema) => coerce(value, typesOf(schema)));
+      const fields = formFields(doc, media, request.body!, fieldValue);
       if (media.schema === undefined) return [];
       return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), fields, "/request/body");
     }
@@ -288,7 +288,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       const parts = multipartParts(request.body!, request.headers["content-type"]);
       if ("error" in parts) return [violation(operation, "request-body", "/request/body", parts.error)];
       if (media.schema === undefined) return [];
-      const fields = multipartFields(doc, media, parts, (value, schema) => coerce(value, typesOf(schema)));
+      const fields = multipartFields(doc, media, parts, fieldValue);
       return schemaViolations(operation, "request-body", pointer(bodyAt, "content", key, "schema"), fields, "/request/body");
     }
     const decoded = decodeBody(actual, request.body!);
@@ -546,6 +546,11 @@ function typesOf(schema: JsonObject): Set<string> {
   if (typeof type === "string") return new Set([type]);
   if (Array.isArray(schema.enum)) return new Set(schema.enum.map((v) => (Number.isInteger(v) ? "integer" : typeof v)));
   return new Set();
+}
+
+/** A form field's or part's text as its schema reads it: a number, a boolean, null or the text. */
+function fieldValue(value: string, schema: JsonObject): unknown {
+  return coerce(value, typesOf(schema));
 }
 
 function coerce(value: string, types: Set<string>): unknown {

@@ -135,27 +135,46 @@ function isIgnoredParameter(p: Pick<Parameter, "in" | "name">): boolean {
  * parameter lists change: components stay as they are.
  */
 export function withoutIgnoredParameters(doc: OpenApiDoc): OpenApiDoc | undefined {
-  let changed = false;
-  const kept = (list: Json | undefined): Json | undefined => {
-    if (!Array.isArray(list)) return list;
-    const filtered = list.filter((raw) => {
-      const { value } = deref<JsonObject>(doc, raw);
-      return !isIgnoredParameter({ in: value.in as Parameter["in"], name: String(value.name) });
-    });
-    changed ||= filtered.length !== list.length;
-    return filtered;
-  };
-  const paths: Record<string, JsonObject> = {};
-  for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
-    const item: JsonObject = { ...deref<JsonObject>(doc, rawItem).value };
-    if (item.parameters !== undefined) item.parameters = kept(item.parameters)!;
+  return withPathItems(doc, (item) => {
+    let changed = false;
+    const kept = (list: Json | undefined): Json | undefined => {
+      if (!Array.isArray(list)) return list;
+      const filtered = list.filter((raw) => {
+        const { value } = deref<JsonObject>(doc, raw);
+        return !isIgnoredParameter({ in: value.in as Parameter["in"], name: String(value.name) });
+      });
+      changed ||= filtered.length !== list.length;
+      return filtered;
+    };
+    const rewritten: JsonObject = { ...item };
+    if (item.parameters !== undefined) rewritten.parameters = kept(item.parameters)!;
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (isObject(operation) && operation.parameters !== undefined) item[method] = { ...operation, parameters: kept(operation.parameters)! };
+      if (isObject(operation) && operation.parameters !== undefined) rewritten[method] = { ...operation, parameters: kept(operation.parameters)! };
     }
-    paths[template] = item;
+    return changed ? rewritten : undefined;
+  });
+}
+
+/**
+ * A copy of the document whose path items (each after its $ref) are as `rewrite` gives them, or
+ * undefined when it changes none (`rewrite` answers undefined for an item it leaves as it is).
+ */
+export function withPathItems(doc: OpenApiDoc, rewrite: (item: JsonObject) => JsonObject | undefined): OpenApiDoc | undefined {
+  let changed = false;
+  const paths: Record<string, JsonObject> = {};
+  for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
+    const item = deref<JsonObject>(doc, rawItem).value;
+    const rewritten = rewrite(item);
+    changed ||= rewritten !== undefined;
+    paths[template] = rewritten ?? item;
   }
   return changed ? { ...doc, paths } : undefined;
+}
+
+/** The types a schema's `type` names: one, a list of them, or none. */
+export function typeNames(schema: JsonObject): string[] {
+  return Array.isArray(schema.type) ? schema.type.map(String) : typeof schema.type === "string" ? [schema.type] : [];
 }
 
 /** Every operation of the document, in document order. */
@@ -321,7 +340,7 @@ function nestedFormFields(doc: OpenApiDoc, media: JsonObject, text: string, coer
 function readByShape(doc: OpenApiDoc, value: unknown, node: Json, coerce: (value: string, schema: JsonObject) => unknown): unknown {
   const schema = deref<JsonObject>(doc, node).value;
   const alternatives = [schema, ...(["anyOf", "oneOf", "allOf"] as const).flatMap((k) => (Array.isArray(schema[k]) ? schema[k].map((s) => deref<JsonObject>(doc, s).value) : []))];
-  const types = new Set(alternatives.flatMap((a) => (Array.isArray(a.type) ? a.type.map(String) : typeof a.type === "string" ? [a.type] : [])));
+  const types = new Set(alternatives.flatMap(typeNames));
   const items = alternatives.find((a) => a.items !== undefined)?.items ?? {};
   if (typeof value === "string") {
     // One field where an array is asked: its one item.
@@ -361,8 +380,7 @@ export function bodyFields<Given>(
   const fields: Record<string, unknown> = {};
   for (const [name, all] of values) {
     const field = deref<JsonObject>(doc, Object.hasOwn(properties, name) ? properties[name]! : others).value;
-    const types = Array.isArray(field.type) ? field.type : [field.type];
-    if (types.includes("array")) {
+    if (typeNames(field).includes("array")) {
       const items = deref<JsonObject>(doc, field.items ?? {}).value;
       fields[name] = all.flatMap((v) => read(name, v, items, true));
     } else {

@@ -5,7 +5,7 @@
 // headers (a `Content-Disposition: form-data; name="..."`, and a Content-Type for a file or a JSON
 // value), an empty line and its content, and ends with `--<boundary>--`.
 
-import { bodyFields, isJsonMediaType, mediaTypeOf, type JsonObject, type OpenApiDoc } from "./document.ts";
+import { bodyFields, isJsonMediaType, mediaTypeOf, typeNames, type JsonObject, type OpenApiDoc } from "./document.ts";
 
 /** OpenAPI's multipart body: an object schema, each property a part (or repeated parts for an array). */
 export const MULTIPART_MEDIA_TYPE = "multipart/form-data";
@@ -96,8 +96,7 @@ export function multipartFields(doc: OpenApiDoc, media: JsonObject, parts: Multi
 
 function partValue(part: MultipartPart, schema: JsonObject, coerce: (value: string, schema: JsonObject) => unknown): unknown {
   const mediaType = mediaTypeOf(part.contentType);
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  if (isJsonMediaType(mediaType) || (mediaType === "" && part.filename === undefined && types.includes("object"))) {
+  if (isJsonMediaType(mediaType) || (mediaType === "" && part.filename === undefined && typeNames(schema).includes("object"))) {
     try {
       return JSON.parse(part.value) as unknown;
     } catch {

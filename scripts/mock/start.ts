@@ -10,7 +10,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { bundlePath, readBundle } from "../apis.ts";
 import { MULTIPART_MEDIA_TYPE } from "../contract/multipart.ts";
-import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, withoutIgnoredParameters, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
+import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, typeNames, withoutIgnoredParameters, withPathItems, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
 import { toolCommand } from "../project.ts";
 import { describedErrorsProfile } from "./described-errors.ts";
 import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
@@ -77,12 +77,11 @@ function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(
 
 /** The document without the schemas of multipart bodies and of form bodies that nest objects (prismDocument); undefined when it has none. */
 export function withoutBodySchemasPrismMisreads(doc: OpenApiDoc): OpenApiDoc | undefined {
-  let changed = false;
   const misread = (type: string, media: Json | undefined) =>
     mediaTypeOf(type) === MULTIPART_MEDIA_TYPE || (mediaTypeOf(type) === FORM_MEDIA_TYPE && isObject(media) && nestsObjects(doc, media));
-  const paths: Record<string, JsonObject> = {};
-  for (const [template, rawItem] of Object.entries(doc.paths ?? {})) {
-    const item: JsonObject = { ...deref<JsonObject>(doc, rawItem).value };
+  return withPathItems(doc, (item) => {
+    let changed = false;
+    const rewritten: JsonObject = { ...item };
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!isObject(operation) || operation.requestBody === undefined) continue;
@@ -91,11 +90,10 @@ export function withoutBodySchemasPrismMisreads(doc: OpenApiDoc): OpenApiDoc | u
       if (!Object.entries(content).some(([type, media]) => misread(type, media))) continue;
       changed = true;
       const kept = Object.fromEntries(Object.entries(content).map(([type, media]) => [type, misread(type, media) ? {} : media]));
-      item[method] = { ...operation, requestBody: { ...requestBody, content: kept } };
+      rewritten[method] = { ...operation, requestBody: { ...requestBody, content: kept } };
     }
-    paths[template] = item;
-  }
-  return changed ? { ...doc, paths } : undefined;
+    return changed ? rewritten : undefined;
+  });
 }
 
 /** Whether a form's fields nest: a field in style deepObject, or one whose schema is an object or an array of objects. */
@@ -105,12 +103,11 @@ function nestsObjects(doc: OpenApiDoc, media: JsonObject): boolean {
   const schema = deref<JsonObject>(doc, media.schema ?? {}).value;
   const isObjectSchema = (node: Json | undefined) => {
     const field = deref<JsonObject>(doc, node ?? {}).value;
-    const types = Array.isArray(field.type) ? field.type : [field.type];
-    return types.includes("object") || isObject(field.properties);
+    return typeNames(field).includes("object") || isObject(field.properties);
   };
   return Object.values(isObject(schema.properties) ? schema.properties : {}).some((node) => {
     const field = deref<JsonObject>(doc, node).value;
-    return isObjectSchema(field) || (Array.isArray(field.type) ? field.type.includes("array") : field.type === "array") && isObjectSchema(field.items);
+    return isObjectSchema(field) || (typeNames(field).includes("array") && isObjectSchema(field.items));
   });
 }
 
