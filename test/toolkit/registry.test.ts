@@ -123,9 +123,62 @@ describe("the mock's errors for an API without a profile", () => {
 
   it("puts the message where the schema means it to go", () => {
     const doc: OpenApiDoc = { paths: {} };
-    expect(errorBody(doc, { type: "object", required: ["code", "message"], properties: { code: { type: "integer" }, message: { type: "string" } } }, "m", 422)).toEqual({ code: 422, message: "m" });
-    expect(errorBody(doc, { type: "object", properties: { errors: { type: "array", items: { type: "string" } } }, required: ["errors"] }, "m", 400)).toEqual({ errors: ["m"] });
-    expect(errorBody(doc, { type: "string" }, "m", 400)).toBe("m");
+    const said = (status: number, ...messages: string[]) => ({ messages, status });
+    expect(errorBody(doc, { type: "object", required: ["code", "message"], properties: { code: { type: "integer" }, message: { type: "string" } } }, said(422, "m"))).toEqual({ code: 422, message: "m" });
+    expect(errorBody(doc, { type: "object", properties: { errors: { type: "array", items: { type: "string" } } }, required: ["errors"] }, said(400, "m"))).toEqual({ errors: ["m"] });
+    expect(errorBody(doc, { type: "string" }, said(400, "m"))).toBe("m");
+    // Several problems: joined in the message, one by one in a list of errors (required or not).
+    const jsonApi = { type: "object", required: ["errors"], properties: { errors: { type: "array", items: { type: "object", properties: { status: { type: "string" }, detail: { type: "string" } } } } } };
+    expect(errorBody(doc, jsonApi, said(422, "a is required", "b must be integer"))).toEqual({ errors: [{ status: "422", detail: "a is required" }, { status: "422", detail: "b must be integer" }] });
+    const simple = { type: "object", required: ["message"], properties: { message: { type: "string" }, errors: { type: "array", items: { type: "string" } } } };
+    expect(errorBody(doc, simple, said(422, "a", "b"))).toEqual({ message: "a; b", errors: ["a", "b"] });
+  });
+
+  // GitHub's errors: {"message": ..., "documentation_url": "https://docs.github.com/rest/issues/issues#list-repository-issues"}.
+  const githubLike: OpenApiDoc = {
+    openapi: "3.0.3",
+    info: { title: "G", version: "1" },
+    externalDocs: { url: "https://docs.example.com/rest" },
+    paths: {
+      "/issues": {
+        get: {
+          externalDocs: { url: "https://docs.example.com/rest/issues#list" },
+          parameters: [{ name: "state", in: "query", schema: { type: "string", enum: ["open", "closed"] } }],
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { type: "array" } } } },
+            "422": { description: "bad", content: { "application/json": { schema: { $ref: "#/components/schemas/ValidationErrorSimple" } } } },
+            "404": { description: "none", content: { "application/json": { schema: { $ref: "#/components/schemas/BasicError" } } } },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ValidationErrorSimple: {
+          type: "object",
+          required: ["message", "documentation_url"],
+          properties: { message: { type: "string" }, documentation_url: { type: "string" }, errors: { type: "array", items: { type: "string" } } },
+        },
+        BasicError: { type: "object", required: ["message", "documentation_url"], properties: { message: { type: "string" }, documentation_url: { type: "string" }, helpUrl: { type: "string", format: "uri" } } },
+      },
+    },
+  };
+
+  it("puts the operation's documentation link in a field named as a link, else the description's, else about:blank", () => {
+    const github = describedErrorsProfile(githubLike);
+    const list = operationsOf(githubLike)[0]!;
+    const bad = { kind: "request-parameter" as const, operation: list.label, pointer: "/request/query/state", reason: "must be equal to one of the allowed values: open, closed" };
+    const answer = github.render({ kind: "invalid", operation: list, violations: [bad, bad] });
+    expect(answer.status).toBe(422);
+    const said = 'query parameter "state" must be equal to one of the allowed values: open, closed';
+    expect(JSON.parse(answer.body)).toEqual({ message: `${said}; ${said}`, documentation_url: "https://docs.example.com/rest/issues#list", errors: [said, said] });
+    // No operation (an unknown path): the description's own link.
+    expect(JSON.parse(github.render({ kind: "not-found", path: "/nope" }).body)).toEqual({ message: "no operation at /nope", documentation_url: "https://docs.example.com/rest" });
+    const { externalDocs: _, ...undocumented } = githubLike;
+    expect(JSON.parse(describedErrorsProfile(undocumented).render({ kind: "not-found", path: "/nope" }).body)).toEqual({ message: "no operation at /nope", documentation_url: "about:blank" });
+    // A link field with an example of its own: the operation's link still says more.
+    const schema = { type: "object", required: ["more_info_url", "kind"], properties: { more_info_url: { type: "string", example: "https://x.example/other" }, kind: { type: "string", enum: ["a_url"] } } };
+    expect(errorBody({ paths: {} }, schema, { messages: ["m"], status: 400, docsUrl: "https://d.example/op" })).toEqual({ more_info_url: "https://d.example/op", kind: "a_url" });
   });
 });
 
