@@ -572,7 +572,7 @@ export interface components {
                 header?: string;
             };
         };
-        /** @description A JSON:API error document; one error object per problem found. */
+        /** @description A JSON:API error document; one error object per problem found, in the order found. A request with more than 100 problems is answered with the first 100. */
         ErrorDocument: {
             errors: components["schemas"]["ErrorObject"][];
         };

@@ -101,27 +101,38 @@ export interface CheckerOptions {
 export function contractChecker(description: OpenApiDoc, options: CheckerOptions = {}): ContractChecker {
   // An OpenAPI 3.0 description's schemas (nullable, boolean exclusive bounds) as 3.1 reads them.
   const doc = withOpenApi31Schemas(description);
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   // A request and a response are checked against copies of the bundle in which OpenAPI's readOnly
   // (a request) or writeOnly (a response) properties are not required (the same when it has none).
   const bundle = discriminatorsAsConditionals(doc) as OpenApiDoc;
   const bundleIds = { request: BUNDLE_ID, response: BUNDLE_ID };
-  ajv.addSchema({ ...bundle, $id: BUNDLE_ID });
+  const schemas: [string, OpenApiDoc][] = [[BUNDLE_ID, bundle]];
   for (const [direction, flag] of [["request", "readOnly"], ["response", "writeOnly"]] as const) {
     const copy = withoutRequired(bundle, flag);
     if (copy === bundle) continue;
     bundleIds[direction] = `${BUNDLE_ID}-${direction}`;
-    ajv.addSchema({ ...copy, $id: bundleIds[direction] });
+    schemas.push([bundleIds[direction], copy]);
   }
-  const validators = new Map<string, ValidateFunction>();
+  /** Ajv with the bundles, finding every problem of a value or only its first (made on first use). */
+  const validators = new Map<boolean, { ajv: Ajv2020; compiled: Map<string, ValidateFunction> }>();
+  const validatorsOf = (allErrors: boolean) => {
+    let made = validators.get(allErrors);
+    if (!made) {
+      const ajv = new Ajv2020({ strict: false, allErrors, validateFormats: true });
+      (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+      for (const [id, schema] of schemas) ajv.addSchema({ ...schema, $id: id });
+      made = { ajv, compiled: new Map() };
+      validators.set(allErrors, made);
+    }
+    return made;
+  };
   /** The validator of the schema at a JSON pointer of the bundle, as a request's or a response's. */
-  const validatorAt = (at: string, direction: "request" | "response"): ValidateFunction => {
+  const validatorAt = (at: string, direction: "request" | "response", allErrors: boolean): ValidateFunction => {
     const id = `${bundleIds[direction]}#${at}`;
-    let validate = validators.get(id);
+    const { ajv, compiled } = validatorsOf(allErrors);
+    let validate = compiled.get(id);
     if (!validate) {
       validate = ajv.compile({ $ref: id });
-      validators.set(id, validate);
+      compiled.set(id, validate);
     }
     return validate;
   };
@@ -150,7 +161,9 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
   }
 
   function schemaViolations(operation: Operation, kind: ViolationKind, schemaAt: string, value: unknown, base: string): Violation[] {
-    const validate = validatorAt(schemaAt, kind.startsWith("request") ? "request" : "response");
+    // Every problem of a value, unless it holds so many values that their problems would not fit in memory.
+    const everyProblem = !holdsMoreValuesThan(value, MAX_VALUES_FOR_EVERY_PROBLEM);
+    const validate = validatorAt(schemaAt, kind.startsWith("request") ? "request" : "response", everyProblem);
     try {
       if (validate(value)) return [];
     } catch (error) {
@@ -159,7 +172,11 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       if (!(error instanceof RangeError)) throw error;
       return [violation(operation, kind, base, `is nested too deeply to be checked (${error.message})`)];
     }
-    return describeErrors(validate.errors ?? []).map(({ at, reason }) => violation(operation, kind, base + at, reason));
+    const { listed, unlisted } = describeErrors(validate.errors ?? [], MAX_VIOLATIONS);
+    const violations = listed.map(({ at, reason }) => violation(operation, kind, base + at, reason));
+    if (unlisted > 0) violations.push(violation(operation, kind, base, `has ${unlisted} more problems, not listed (the first ${MAX_VIOLATIONS} are)`));
+    if (!everyProblem) violations.push(violation(operation, kind, base, `holds more than ${MAX_VALUES_FOR_EVERY_PROBLEM} values: only its first problem is listed`));
+    return violations;
   }
 
   /** A parameter's value against its schema; none to check against when it has none. */
@@ -573,21 +590,48 @@ function decodeBody(mediaType: string, text: string): { value: unknown } | { err
   return { value: undefined };
 }
 
-/** Ajv's errors as pointers and reasons; a missing or extra property is named in the pointer. */
-function describeErrors(errors: ErrorObject[]): { at: string; reason: string }[] {
-  return collapseAlternatives(errors)
-    .filter((e) => e.keyword !== "if")
-    .map((e) => {
-      const params = e.params as Record<string, unknown>;
-      if (e.keyword === "required") return { at: `${e.instancePath}/${escapePointer(String(params.missingProperty))}`, reason: "is required" };
-      if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") {
-        const name = String(params.additionalProperty ?? params.unevaluatedProperty);
-        return { at: `${e.instancePath}/${escapePointer(name)}`, reason: "is not allowed (not a documented property)" };
-      }
-      if (e.keyword === "enum") return { at: e.instancePath, reason: `${e.message}: ${JSON.stringify(params.allowedValues)}` };
-      if (e.keyword === "const") return { at: e.instancePath, reason: `must be ${JSON.stringify(params.allowedValue)}` };
-      return { at: e.instancePath, reason: e.message ?? e.keyword };
-    });
+/**
+ * The most violations one value is said to have. Ajv finds one per wrong value: a 10 MiB array of
+ * wrong items had 5 million, which the mock's front answered in 169 MB after 45 s and 2.9 GB.
+ */
+export const MAX_VIOLATIONS = 100;
+
+/**
+ * Past this many JSON values (a 10 MiB array holds 5 million), a value is checked to its first
+ * problem only: finding every one cost Ajv 1.4 GB for such a body.
+ */
+export const MAX_VALUES_FOR_EVERY_PROBLEM = 100_000;
+
+/** Whether a value holds more than `limit` JSON values (itself, its members and items, all the way down); walks at most that many. */
+export function holdsMoreValuesThan(value: unknown, limit: number): boolean {
+  const pending: unknown[] = [value];
+  let count = 1;
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== "object" || next === null) continue;
+    const members = Array.isArray(next) ? next : Object.values(next);
+    count += members.length;
+    if (count > limit) return true;
+    for (const member of members) pending.push(member);
+  }
+  return count > limit;
+}
+
+/** Ajv's errors as pointers and reasons (the first `limit`); a missing or extra property is named in the pointer. */
+function describeErrors(errors: ErrorObject[], limit: number): { listed: { at: string; reason: string }[]; unlisted: number } {
+  const all = collapseAlternatives(errors).filter((e) => e.keyword !== "if");
+  const listed = all.slice(0, limit).map((e) => {
+    const params = e.params as Record<string, unknown>;
+    if (e.keyword === "required") return { at: `${e.instancePath}/${escapePointer(String(params.missingProperty))}`, reason: "is required" };
+    if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") {
+      const name = String(params.additionalProperty ?? params.unevaluatedProperty);
+      return { at: `${e.instancePath}/${escapePointer(name)}`, reason: "is not allowed (not a documented property)" };
+    }
+    if (e.keyword === "enum") return { at: e.instancePath, reason: `${e.message}: ${JSON.stringify(params.allowedValues)}` };
+    if (e.keyword === "const") return { at: e.instancePath, reason: `must be ${JSON.stringify(params.allowedValue)}` };
+    return { at: e.instancePath, reason: e.message ?? e.keyword };
+  });
+  return { listed, unlisted: all.length - listed.length };
 }
 
 /** Ajv's errors with a union's failure said by the alternatives of the value's own type (server/shared/collapse-alternatives.ts). */

@@ -68,10 +68,11 @@ export function describeViolation(v: Pick<Violation, "pointer" | "reason">): str
   return v.reason.startsWith(subject) ? v.reason : `${subject} ${v.reason}`;
 }
 
+/** The org platform's errors: at most 100 in one answer, the first ones (its ErrorDocument). */
 const jsonApi = (status: number, errors: object[]): MockAnswer => ({
   status,
   contentType: "application/vnd.api+json",
-  body: JSON.stringify({ errors: errors.map((e) => ({ status: String(status), ...e })) }),
+  body: JSON.stringify({ errors: errors.slice(0, 100).map((e) => ({ status: String(status), ...e })) }),
 });
 const secretsErrors = (status: number, errors: string[]): MockAnswer => ({ status, contentType: "application/json", body: JSON.stringify({ errors }) });
 const text = (status: number, body: string): MockAnswer => ({ status, contentType: "text/plain; charset=utf-8", body });

@@ -164,6 +164,11 @@ function renderError(error: unknown, req: Request, res: Response): void {
 }
 
 const NOISE = new Set(["must match a schema in anyOf", "must NOT be valid", 'must match "then" schema']);
+/**
+ * The most errors one answer lists. The validator finds one problem per wrong value: a 1 MiB array
+ * of wrong items was answered with 500,000 errors (56 MB, 2.6 s). The first ones are listed.
+ */
+export const MAX_ERRORS = 100;
 
 function describeError(error: unknown, req: Request): { status: number; errors: ErrorObject[] } {
   if (error instanceof ApiError) return { status: error.status, errors: error.errors };
@@ -178,10 +183,13 @@ function describeError(error: unknown, req: Request): { status: number; errors: 
     const refusal = unsupportedMediaType();
     return { status: refusal.status, errors: refusal.errors };
   }
-  const problems = validationProblems(error, req.path);
-  // An id or name in the path that breaks its schema (over 255 characters) names nothing.
-  if (problems && status === 400 && problems.every((p) => p.location === "path")) return { status: 404, errors: notFound().errors };
-  if (problems && status === 400) return fromValidation(problems.filter((p) => p.location !== "path"), req.body);
+  const problems = validationProblems(error, req.path, { leaveOut: NOISE, limit: MAX_ERRORS });
+  if (problems && status === 400) {
+    const notInPath = problems.filter((p) => p.location !== "path");
+    // An id or name in the path that breaks its schema (over 255 characters) names nothing.
+    if (notInPath.length === 0) return { status: 404, errors: notFound().errors };
+    return fromValidation(notInPath, req.body);
+  }
   if (status === 404) return { status, errors: notFound().errors };
   if (status === 405) return { status, errors: [{ status: "405", title: "method not allowed", detail: `${req.method} is not allowed on this path.` }] };
   const message = problems?.map((p) => `${p.location} ${p.field} ${p.message}`).join("; ") ?? (error as Error)?.message ?? "unknown error";
@@ -193,8 +201,7 @@ function unprocessable(errors: Omit<ErrorObject, "status">[]): { status: number;
 }
 
 /** Body problems are 422 with a pointer; query and path problems are 400 naming the parameter. */
-function fromValidation(all: ValidationProblem[], body: unknown): { status: number; errors: ErrorObject[] } {
-  const problems = all.some((p) => !NOISE.has(p.message)) ? all.filter((p) => !NOISE.has(p.message)) : all;
+function fromValidation(problems: ValidationProblem[], body: unknown): { status: number; errors: ErrorObject[] } {
   const errors = problems.map((p): ErrorObject => {
     if (p.location === "body" && p.field === "" && /^must have required property .body.$/.test(p.message)) {
       return { status: "422", title: "invalid document", detail: "A request body is required: a JSON:API document with data.", source: { pointer: "/data" } };

@@ -203,9 +203,18 @@ const LOCATIONS: Record<string, string> = {
  * The validator is not consistent: body paths come with or without "/body", and a discriminator
  * error carries the request path (the field is then named in the message).
  */
-export function validationProblems(error: unknown, requestPath: string, options: { keywords?: boolean } = {}): ValidationProblem[] | undefined {
-  const errors = (error as { errors?: { path?: string; message?: string; errorCode?: string }[] })?.errors;
-  if (!Array.isArray(errors)) return undefined;
+export function validationProblems(
+  error: unknown,
+  requestPath: string,
+  options: { keywords?: boolean; leaveOut?: ReadonlySet<string>; limit?: number } = {},
+): ValidationProblem[] | undefined {
+  const all = (error as { errors?: { path?: string; message?: string; errorCode?: string }[] })?.errors;
+  if (!Array.isArray(all)) return undefined;
+  // Messages that say nothing on their own (leaveOut) are dropped when others say more; then only
+  // the first `limit` are read: one per wrong value, a body of a million wrong values has a million.
+  const { leaveOut, limit = Infinity } = options;
+  const said = leaveOut && all.some((e) => !leaveOut.has(e.message ?? "")) ? all.filter((e) => !leaveOut.has(e.message ?? "")) : all;
+  const errors = said.length > limit ? said.slice(0, limit) : said;
   return errors.map(({ path: where = "", message = "is invalid", errorCode }: { path?: string; message?: string; errorCode?: string }) => {
     // The failed keyword, only for callers that ask (collapseAlternatives reads it).
     const keyword = options.keywords && typeof errorCode === "string" ? errorCode.replace(/\.openapi\.validation$/, "") : undefined;

@@ -2,7 +2,7 @@
 // (empty values, reserved characters, undocumented parameters), bodies, media types, status
 // ranges, and errors that name the discriminated alternative's field.
 import { describe, expect, it } from "vitest";
-import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
+import { contractChecker, holdsMoreValuesThan, MAX_VALUES_FOR_EVERY_PROBLEM, MAX_VIOLATIONS, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
 import type { OpenApiDoc } from "../../scripts/contract/document.ts";
 import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
 import { withObjectParameters } from "../fixtures/object-parameters.ts";
@@ -572,14 +572,15 @@ describe("cookie parameters", () => {
 });
 
 describe("hostile bodies and queries: one name repeated", () => {
-  // 100,000 values of one name: each was once added by copying the list so far (quadratic: 40,000
-  // form fields took 11 s, a 1 MiB body minutes of a mock front's or proxy's CPU). Linear, each
-  // check below takes a fraction of a second; quadratic, it outlasts the test's time limit.
-  const REPEATS = 100_000;
+  // 99,000 values of one name (under the count past which only a first problem is looked for): each
+  // was once added by copying the list so far (quadratic: 40,000 form fields took 11 s, a 1 MiB body
+  // minutes of a mock front's or proxy's CPU). Linear, each check below takes a fraction of a second;
+  // quadratic, it outlasts the test's time limit.
+  const REPEATS = 99_000;
   const schema = { type: "object", properties: { b: { type: "array", items: { type: "integer" } } } } as const;
   const problems = (checker: ReturnType<typeof contractChecker>, request: Omit<WireRequest, "method" | "path">) =>
     checker.checkExchange({ method: "POST", path: "/token", ...request }).map((v) => `${v.pointer}: ${v.reason}`);
-  const last = "/request/body/b/99999: must be integer";
+  const last = `/request/body/b/${REPEATS - 1}: must be integer`;
 
   it("a form", () => {
     const body = `${"b=1&".repeat(REPEATS - 1)}b=x`;
@@ -598,7 +599,7 @@ describe("hostile bodies and queries: one name repeated", () => {
     const query: [string, string][] = Array.from({ length: REPEATS }, (_, i) => ["b", i === REPEATS - 1 ? "x" : "1"]);
     const rawQuery = query.map(([name, value]) => `${name}=${value}`).join("&");
     expect(problems(contractChecker(api), { query, rawQuery, headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" })).toEqual([
-      "/request/query/b/99999: must be integer",
+      `/request/query/b/${REPEATS - 1}: must be integer`,
     ]);
   });
 });
@@ -615,6 +616,44 @@ describe("hostile bodies: nesting deeper than the call stack", () => {
       trees.checkExchange({ method: "POST", path: "/t", query: [], headers: { "content-type": "application/json" }, body: `${'{"c":['.repeat(depth)}{}${"]}".repeat(depth)}` });
     expect(post(100)).toEqual([]);
     expect(post(100_000).map((v) => `${v.pointer}: ${v.reason}`)).toEqual(["/request/body: is nested too deeply to be checked (Maximum call stack size exceeded)"]);
+  });
+});
+
+describe("hostile bodies: millions of wrong values", () => {
+  const numbers = contractChecker({
+    openapi: "3.1.0",
+    info: { title: "numbers", version: "1" },
+    paths: { "/n": { post: { requestBody: { required: true, content: { "application/json": { schema: { type: "array", items: { type: "integer" } } } } }, responses: { "200": { description: "ok" } } } } },
+  });
+  const post = (items: unknown[]) => numbers.checkExchange({ method: "POST", path: "/n", query: [], headers: { "content-type": "application/json" }, body: JSON.stringify(items) }).map((v) => `${v.pointer}: ${v.reason}`);
+
+  it("lists the first 100 problems of a value and counts the rest", () => {
+    expect(post(Array.from({ length: MAX_VIOLATIONS }, () => "x"))).toHaveLength(MAX_VIOLATIONS);
+    const said = post(Array.from({ length: 150 }, (_, i) => (i === 0 ? 1 : "x")));
+    expect(said).toHaveLength(MAX_VIOLATIONS + 1);
+    expect(said.slice(0, 2)).toEqual(["/request/body/1: must be integer", "/request/body/2: must be integer"]);
+    expect(said[MAX_VIOLATIONS - 1]).toBe("/request/body/100: must be integer");
+    expect(said[MAX_VIOLATIONS]).toBe("/request/body: has 49 more problems, not listed (the first 100 are)");
+  });
+
+  it("checks a value of more than 100,000 values to its first problem only", () => {
+    // One value short of the limit (the array counts as one): every problem is found, then listed up to 100.
+    expect(post(Array.from({ length: MAX_VALUES_FOR_EVERY_PROBLEM - 1 }, () => "x")).at(-1)).toBe(`/request/body: has ${MAX_VALUES_FOR_EVERY_PROBLEM - 1 - MAX_VIOLATIONS} more problems, not listed (the first 100 are)`);
+    expect(post(Array.from({ length: 1_000_000 }, (_, i) => (i < 5 ? 1 : "x")))).toEqual([
+      "/request/body/5: must be integer",
+      "/request/body: holds more than 100000 values: only its first problem is listed",
+    ]);
+    // A valid value of any size has no problem.
+    expect(post(Array.from({ length: 1_000_000 }, () => 1))).toEqual([]);
+  });
+
+  it("counts values all the way down, and stops counting at the limit", () => {
+    expect(holdsMoreValuesThan(1, 1)).toBe(false);
+    expect(holdsMoreValuesThan(null, 0)).toBe(true);
+    expect(holdsMoreValuesThan({ a: [1, 2], b: { c: null } }, 6)).toBe(false);
+    expect(holdsMoreValuesThan({ a: [1, 2], b: { c: null } }, 5)).toBe(true);
+    expect(holdsMoreValuesThan([[[[[[[1]]]]]]], 7)).toBe(true);
+    expect(holdsMoreValuesThan([[[[[[[1]]]]]]], 8)).toBe(false);
   });
 });
 

@@ -19,6 +19,8 @@ interface Case {
   status?: number;
   /** Words the mock's error message must contain (the actual violation). */
   mentions?: string[];
+  /** How many errors both list (a JSON:API error document). */
+  errors?: number;
 }
 
 const JSON_API = { "Content-Type": "application/vnd.api+json" };
@@ -44,6 +46,15 @@ const CORPUS: Record<string, Case[]> = {
     { name: "a name that is a number", method: "POST", path: "/organizations/acme/teams", headers: JSON_API, body: '{"data":{"type":"teams","attributes":{"name":5}}}', status: 422, mentions: ["name"] },
     { name: "an unknown visibility", method: "POST", path: "/organizations/acme/teams", headers: JSON_API, body: '{"data":{"type":"teams","attributes":{"name":"x","visibility":"everyone"}}}', status: 422, mentions: ["visibility"] },
     { name: "application/json", method: "POST", path: "/organizations/acme/teams", headers: JSON_CT, body: '{"data":{"type":"teams","attributes":{"name":"y"}}}', mentions: ["ontent"] },
+    {
+      name: "150 wrong project identifiers: the first 100 are listed",
+      method: "POST",
+      path: "/oauth-clients/oc-Tb3mKx7wQn9sVc4D/relationships/projects",
+      headers: JSON_API,
+      body: JSON.stringify({ data: Array(150).fill(1) }),
+      status: 422,
+      errors: 100,
+    },
     { name: "a page size out of range", method: "GET", path: "/organizations/acme/teams?page%5Bsize%5D=1000", mentions: ["size"] },
     { name: "no token", method: "GET", path: "/organizations/acme/teams", anonymous: true, status: 401 },
     { name: "an unknown path", method: "GET", path: "/no/such/path", status: 404 },
@@ -105,6 +116,10 @@ describe.each(REFERENCE_SERVERS.map((s) => [s.api, s] as const))("mock and refer
         if (answer.status >= 400) for (const p of entry.errorEnvelope(answer)) problems.push(`${at}: ${who}'s error envelope: ${p}`);
       }
       for (const word of c.mentions ?? []) if (!fromMock.body.includes(word)) problems.push(`${at}: the mock's message does not name ${word}`);
+      for (const [who, answer] of [["mock", fromMock], ["server", fromServer]] as const) {
+        const listed = c.errors === undefined ? undefined : (JSON.parse(answer.body) as { errors: unknown[] }).errors.length;
+        if (listed !== c.errors) problems.push(`${at}: ${who} lists ${listed} errors, not ${c.errors}`);
+      }
     }
     expect(problems).toEqual([]);
   });

@@ -3,6 +3,7 @@
 // each of which changes nothing.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { IDS, JSON_API, startOrgPlatform, TOKENS, type RunningOrgPlatform } from "../helpers/org-platform.ts";
+import { MAX_ERRORS } from "../../server/org-platform/app.ts";
 
 let server: RunningOrgPlatform;
 beforeAll(async () => {
@@ -522,6 +523,21 @@ describe("attachOAuthClientProjects and detachOAuthClientProjects", () => {
     const noBody = await server.fetch(`/oauth-clients/${IDS.clients.vcsB}/relationships/projects`, { method: "POST", token: TOKENS.alice });
     expect(noBody.status).toBe(422);
     expect(await projectIds(IDS.clients.vcsB)).toEqual([IDS.projects.platform]);
+  });
+
+  it("lists the first 100 problems of a document with more: 1 MiB of wrong items is not answered with 500,000 errors", async () => {
+    const wrong = Array.from({ length: 400_000 }, (_, i) => (i === 3 ? { id: IDS.projects.data, type: "projects" } : 1));
+    const { response, error } = await attach(TOKENS.alice, IDS.clients.vcsB, { data: wrong });
+    expect(response.status).toBe(422);
+    const errors = (error as { errors: { status: string; detail: string; source: { pointer: string } }[] }).errors;
+    expect(errors).toHaveLength(MAX_ERRORS);
+    // The first ones, in order (the one valid item names no problem).
+    expect(errors.map((e) => e.source.pointer)).toEqual([0, 1, 2, ...Array.from({ length: 97 }, (_, i) => i + 4)].map((i) => `/data/${i}`));
+    expect(errors[0]).toEqual({ status: "422", title: "invalid attribute", detail: "data must be object", source: { pointer: "/data/0" } });
+    expect(await projectIds(IDS.clients.vcsB)).toEqual([IDS.projects.platform]);
+    // Fewer than the limit: every one.
+    const few = await attach(TOKENS.alice, IDS.clients.vcsB, { data: [1, { id: IDS.projects.data, type: "projects" }, "x"] });
+    expect((few.error as { errors: { source: { pointer: string } }[] }).errors.map((e) => e.source.pointer)).toEqual(["/data/0", "/data/2"]);
   });
 
   it("answers 404 to callers without the permission, for unknown clients, and 401 without a token", async () => {
