@@ -69,6 +69,8 @@ export interface WireResponse {
   /** Lower-case names. */
   headers: Record<string, string>;
   body?: string;
+  /** A body was sent but not kept (too long to check, or cut): its media type is checked, its value is not. */
+  bodyNotKept?: boolean;
 }
 
 export interface MatchedOperation {
@@ -345,7 +347,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     const found = responseFor(operation, response.status);
     if (!found) return [undocumentedStatus(operation, response.status)];
     const violations = checkResponseHeaders(operation, found, response.headers);
-    const hasBody = response.body !== undefined && response.body !== "";
+    const hasBody = response.bodyNotKept === true || (response.body !== undefined && response.body !== "");
     const content = isObject(found.response.content) ? found.response.content : {};
     if (!Object.keys(content).length) {
       if (hasBody) violations.push(violation(operation, "response-body", "/response/body", `status ${response.status} documents no body`));
@@ -356,7 +358,7 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       violations.push(violation(operation, "response-body", "/response/body", `status ${response.status} documents a body and there is none`));
       return violations;
     }
-    const decoded = decodeBody(mediaTypeOf(contentType), response.body ?? "");
+    const decoded = response.bodyNotKept ? { value: undefined } : decodeBody(mediaTypeOf(contentType), response.body ?? "");
     if ("error" in decoded) {
       violations.push(violation(operation, "response-body", "/response/body", decoded.error));
       return violations;

@@ -20,15 +20,30 @@ export interface Exchange {
   milliseconds: number;
   /** The exchange as a HAR 1.2 entry, as the client saw it (the proxy's URL): `proxy --record`. */
   entry: HarEntry;
+  /** What else happened to the answer: its body passed through unchecked (over 16 MiB), or was cut. */
+  note?: string;
 }
 
 const harHeaders = (headers: Record<string, string | string[] | undefined>) =>
   Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => ({ name, value: v }))));
 
+/** What the proxy kept of an answer's body: all of it, or (past MAX_BODY, or cut) only its length. */
+interface KeptBody {
+  bytes: Buffer;
+  /** The body's length as it passed. */
+  size: number;
+  /** Why the bytes are not the whole body. */
+  notKept?: string;
+}
+
 /** A HAR 1.2 entry of one exchange; the body is kept as text (base64 when it is not UTF-8). */
-function harEntry(started: Date, milliseconds: number, method: string, url: URL, req: IncomingMessage, body: Buffer, status: number, statusText: string, headers: Record<string, string>, payload: Buffer): HarEntry {
+function harEntry(started: Date, milliseconds: number, method: string, url: URL, req: IncomingMessage, body: Buffer, status: number, statusText: string, headers: Record<string, string>, kept: KeptBody): HarEntry {
+  const payload = kept.bytes;
   const text = payload.toString("utf8");
   const binary = !Buffer.from(text, "utf8").equals(payload);
+  const content = kept.notKept
+    ? { size: kept.size, mimeType: headers["content-type"] ?? "", comment: kept.notKept }
+    : { size: payload.length, mimeType: headers["content-type"] ?? "", text: binary ? payload.toString("base64") : text, ...(binary ? { encoding: "base64" } : {}) };
   const requestType = req.headers["content-type"];
   return {
     startedDateTime: started.toISOString(),
@@ -50,10 +65,10 @@ function harEntry(started: Date, milliseconds: number, method: string, url: URL,
       httpVersion: "HTTP/1.1",
       headers: harHeaders(headers),
       cookies: [],
-      content: { size: payload.length, mimeType: headers["content-type"] ?? "", text: binary ? payload.toString("base64") : text, ...(binary ? { encoding: "base64" } : {}) },
+      content,
       redirectURL: headers.location ?? "",
       headersSize: -1,
-      bodySize: payload.length,
+      bodySize: kept.size,
     },
     cache: {},
     timings: { send: 0, wait: milliseconds, receive: 0 },
@@ -160,32 +175,38 @@ export function validatingProxy(options: ProxyOptions) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
 
-    let answer: WireResponse;
-    let payload: Buffer;
-    let statusText = "";
+    // The client gone, the upstream's answer is not waited for any longer.
+    const upstreamGone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) upstreamGone.abort();
+    });
+    let response: Response;
     try {
-      const response = await fetch(upstream + below + url.search, {
+      response = await fetch(upstream + below + url.search, {
         method,
         headers,
         body: body.length && method !== "GET" && method !== "HEAD" ? body : undefined,
         redirect: "manual",
+        signal: upstreamGone.signal,
       });
-      payload = Buffer.from(await response.arrayBuffer());
-      statusText = response.statusText;
-      const responseHeaders: Record<string, string> = {};
-      response.headers.forEach((value, name) => (responseHeaders[name] = value));
-      answer = { status: response.status, headers: responseHeaders, body: payload.toString("utf8") };
     } catch (error) {
       const text = `the proxy could not reach ${upstream}: ${(error as Error).message}`;
-      res.writeHead(502, { "Content-Type": "text/plain" }).end(text);
+      if (!res.destroyed) res.writeHead(502, { "Content-Type": "text/plain" }).end(text);
       const milliseconds = performance.now() - started;
-      const entry = harEntry(startedAt, milliseconds, method, url, req, body, 502, "Bad Gateway", { "content-type": "text/plain" }, Buffer.from(text));
+      const bytes = Buffer.from(text);
+      const entry = harEntry(startedAt, milliseconds, method, url, req, body, 502, "Bad Gateway", { "content-type": "text/plain" }, { bytes, size: bytes.length });
       options.onExchange({ method, url: url.pathname + url.search, status: 502, violations: [], milliseconds, entry });
       return;
     }
+    const responseHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => (responseHeaders[name] = value));
     const forwarded: Record<string, string> = {};
-    for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
-    res.writeHead(answer.status, forwarded).end(payload);
+    for (const [name, value] of Object.entries(responseHeaders)) if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
+    res.writeHead(response.status, forwarded);
+    // Passed on as it comes (a stream of events reaches the client event by event), and kept up to
+    // MAX_BODY for the check: a larger body passes unchecked rather than being held whole.
+    const kept = await passOn(response, res);
+    const answer: WireResponse = { status: response.status, headers: responseHeaders, ...(kept.notKept ? { bodyNotKept: true } : { body: kept.bytes.toString("utf8") }) };
 
     const request: WireRequest = {
       method,
@@ -199,12 +220,53 @@ export function validatingProxy(options: ProxyOptions) {
     options.onExchange({
       method,
       url: url.pathname + url.search,
-      status: answer.status,
+      status: response.status,
       violations: checker.checkExchange(request, answer),
       milliseconds,
-      entry: harEntry(startedAt, milliseconds, method, url, req, body, answer.status, statusText, answer.headers, payload),
+      entry: harEntry(startedAt, milliseconds, method, url, req, body, response.status, response.statusText, responseHeaders, kept),
+      ...(kept.notKept ? { note: kept.notKept } : {}),
     });
   };
+}
+
+/**
+ * An upstream answer's body written to the client as it arrives (waiting when the client reads
+ * slower), and what was kept of it: all of it up to MAX_BODY. An answer cut by the upstream is cut
+ * for the client too; a client that goes away stops it.
+ */
+async function passOn(response: Response, res: ServerResponse): Promise<KeptBody> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let notKept: string | undefined;
+  try {
+    for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>) {
+      size += chunk.length;
+      if (notKept === undefined && size > MAX_BODY) {
+        notKept = `the body passed through unchecked: it is longer than the ${MAX_BODY >> 20} MiB the proxy checks`;
+        chunks.length = 0;
+      }
+      if (notKept === undefined) chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      if (!res.write(chunk)) await drained(res);
+      if (res.destroyed) throw new Error("the client went away");
+    }
+  } catch (error) {
+    const why = res.destroyed ? "the client went away" : `the upstream cut the answer (${(error as Error).message})`;
+    res.destroy();
+    return { bytes: Buffer.alloc(0), size, notKept: `the body was not checked: ${why} after ${size} bytes` };
+  }
+  res.end();
+  return { bytes: notKept ? Buffer.alloc(0) : Buffer.concat(chunks), size, ...(notKept ? { notKept } : {}) };
+}
+
+/** Settles when the client has taken what was written, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
 }
 
 /** Listens on host:port (0: any free port); resolves with the server and its address. */
@@ -236,5 +298,5 @@ export async function startValidatingProxy(options: ProxyOptions, host = "127.0.
 /** One line for an exchange: `✖ PUT /v1/config → 200 applyConfigEntry /request/body/Protocol: ...`. */
 export function formatExchange(e: Exchange): string[] {
   const head = `${e.violations.length ? "✖" : "✓"} ${e.method} ${e.url} → ${e.status} (${Math.round(e.milliseconds)} ms)`;
-  return [head, ...e.violations.map((v) => `    ${v.operationId ?? v.operation} ${v.pointer}: ${v.reason} [${v.kind}]`)];
+  return [head, ...(e.note ? [`    (${e.note})`] : []), ...e.violations.map((v) => `    ${v.operationId ?? v.operation} ${v.pointer}: ${v.reason} [${v.kind}]`)];
 }

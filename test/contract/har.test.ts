@@ -201,6 +201,23 @@ describe("hand-broken traffic, one violation of each kind", () => {
     });
     expect(validateHar(bundle, encoded, { basePath: "/v1" }).violations).toEqual([]);
   });
+
+  it("checks the status and media type of a response whose body was not recorded (no text, a size), not its value", () => {
+    const notRecorded = (mimeType: string) =>
+      broken(is("GET", "/discovery-chain/web", 200), (e) => {
+        delete e.response.content.text;
+        e.response.content.comment = "not recorded";
+        header(e.response.headers, "content-type").value = e.response.content.mimeType = mimeType;
+      });
+    expect(validateHar(bundle, notRecorded("application/json"), { basePath: "/v1" }).violations).toEqual([]);
+    expect(validateHar(bundle, notRecorded("text/html"), { basePath: "/v1" }).violations.map((v) => v.kind)).toEqual(["response-content-type"]);
+    // No text and no size: an empty body, which is no JSON.
+    const empty = broken(is("GET", "/discovery-chain/web", 200), (e) => {
+      delete e.response.content.text;
+      e.response.content.size = 0;
+    });
+    expect(validateHar(bundle, empty, { basePath: "/v1" }).violations.map((v) => v.reason)).toEqual(["body is not valid JSON: Unexpected end of JSON input"]);
+  });
 });
 
 describe("npm run validate", () => {

@@ -87,6 +87,84 @@ describe("validating proxy", () => {
   });
 });
 
+describe("validating proxy: answers passed on as they come", () => {
+  /** An implementation whose chain answer is written by `answer`, which the test drives. */
+  async function upstreamWith(answer: (res: import("node:http").ServerResponse) => void) {
+    const requests: import("node:http").IncomingMessage[] = [];
+    const upstream = createServer((req, res) => {
+      requests.push(req);
+      answer(res);
+    });
+    await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+    proxies.push({ close: () => new Promise((r) => (upstream.closeAllConnections(), upstream.close(() => r()))) });
+    return { ...(await proxyTo(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`)), requests };
+  }
+
+  it("passes each part of an answer on before the next is written (a stream of events)", async () => {
+    let more: () => void = () => undefined;
+    const { url, seen } = await upstreamWith((res) => {
+      res.writeHead(200, { "Content-Type": "application/json" }).write('{"Chain":');
+      more = () => res.end("5}");
+    });
+    const response = await fetch(`${url}/discovery-chain/web`);
+    const reader = response.body!.getReader();
+    // The first part arrives while the implementation still holds the rest.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"Chain":');
+    expect(seen).toEqual([]);
+    more();
+    let rest = "";
+    for (let part = await reader.read(); !part.done; part = await reader.read()) rest += new TextDecoder().decode(part.value);
+    expect(rest).toBe("5}");
+    await until(() => seen.length === 1);
+    expect(seen[0]!.violations.map((v) => v.pointer)).toEqual(["/response/body/Chain"]);
+  });
+
+  it("passes an answer over 16 MiB on whole, unchecked and not kept, and still checks its status and media type", async () => {
+    const big = `{"Chain":{"ServiceName":"${"x".repeat(17 << 20)}"}}`;
+    const { url, seen } = await upstreamWith((res) => res.writeHead(200, { "Content-Type": "text/plain" }).end(big));
+    const response = await fetch(`${url}/discovery-chain/web`);
+    expect(await response.text()).toBe(big);
+    await until(() => seen.length === 1);
+    const [exchange] = seen;
+    expect(exchange!.note).toBe("the body passed through unchecked: it is longer than the 16 MiB the proxy checks");
+    expect(exchange!.violations.map((v) => v.kind)).toEqual(["response-content-type"]);
+    expect(exchange!.entry.response.content).toEqual({ size: big.length, mimeType: "text/plain", comment: exchange!.note });
+    expect(exchange!.entry.response.bodySize).toBe(big.length);
+    expect(formatExchange(exchange!)[1]).toBe(`    (${exchange!.note})`);
+  });
+
+  it("cuts the client's answer where the implementation cut it, and says so", async () => {
+    const { url, seen } = await upstreamWith((res) => {
+      res.writeHead(200, { "Content-Type": "application/json" }).write('{"Chain":');
+      setTimeout(() => res.destroy(), 50);
+    });
+    const response = await fetch(`${url}/discovery-chain/web`);
+    await expect(response.text()).rejects.toThrow();
+    await until(() => seen.length === 1);
+    expect(seen[0]!.note).toMatch(/^the body was not checked: the upstream cut the answer \(.+\) after 9 bytes$/);
+    expect(seen[0]!.violations).toEqual([]);
+  });
+
+  it("stops waiting for the implementation when the client goes away", async () => {
+    const { url, seen, requests } = await upstreamWith((res) => res.writeHead(200, { "Content-Type": "application/json" }).write('{"Chain":'));
+    const client = new AbortController();
+    const response = await fetch(`${url}/discovery-chain/web`, { signal: client.signal });
+    await response.body!.getReader().read();
+    client.abort();
+    // The proxy's request to the implementation is given up: its connection closes.
+    await until(() => requests[0]?.socket.destroyed === true);
+    await until(() => seen.length === 1);
+    expect(seen[0]!.note).toBe("the body was not checked: the client went away after 9 bytes");
+  });
+});
+
+/** Waits (up to 5 s) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (const started = Date.now(); !done(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() - started > 5_000) throw new Error("waited 5 s in vain");
+  }
+}
+
 /** A recorded exchange, as the proxy writes one. */
 const ENTRY: HarEntry = {
   startedDateTime: "2026-11-26T00:00:00.000Z",
