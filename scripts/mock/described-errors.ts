@@ -1,12 +1,13 @@
 // The mock's error envelope for an API this toolkit has no profile for (any description added with
 // `npm run add-api`): a refused request is answered with the error response the description
-// documents for it (the operation's 400, 422, 4XX or default; 404, 405, 401 found anywhere in the
-// description), its media type and a body built from its schema with the message in the field
-// meant for it (detail, message, error...), one item per problem in an `errors` list, and the
-// operation's documentation link (its externalDocs, else the description's) in a field named as a
-// link (`documentation_url`, as GitHub's errors carry). A body that breaks the schema gives way to the
-// response's own example. With nothing documented, an RFC 9457 problem document. Pure: no I/O.
-import { contractChecker } from "../contract/checker.ts";
+// documents for it (the operation's 400, 422, 4XX or default, 422 first for a well-formed body that
+// breaks its schema; 404, 405, 401 found anywhere in the description), its media type and a body
+// built from its schema with the message in the field meant for it (detail, message, error...), one
+// item per problem in an `errors` list, and the operation's documentation link (its externalDocs,
+// else the description's) in a field named as a link (`documentation_url`, as GitHub's errors
+// carry). A body that breaks the schema gives way to the response's own example. With nothing
+// documented, an RFC 9457 problem document. Pure: no I/O.
+import { contractChecker, type Violation } from "../contract/checker.ts";
 import { deref, isObject, operationsOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { describeViolation, PRISM_MAX_BODY, unmatchedPrefer, type MockAnswer, type MockProfile, type MockRefusal } from "./front.ts";
 
@@ -140,6 +141,11 @@ export function describedErrorAnswer(doc: OpenApiDoc, operation: Operation | und
   return { status: found.status, contentType: mediaType, body: text };
 }
 
+/** A violation by a body that was read (not missing, not malformed): of its values. */
+function breaksBodySchema(v: Violation): boolean {
+  return v.kind === "request-body" && v.pointer.startsWith("/request/body") && !/^(request body is required|body is not |the operation documents no request body)/.test(v.reason);
+}
+
 /** A mock profile for any description: its documented errors, lenient where OpenAPI lets a server be. */
 export function describedErrorsProfile(doc: OpenApiDoc): MockProfile {
   const checker = contractChecker(doc);
@@ -156,7 +162,10 @@ export function describedErrorsProfile(doc: OpenApiDoc): MockProfile {
       if (r.kind === "method-not-allowed") return describedErrorAnswer(doc, undefined, [405], [`${r.method} is not allowed on ${r.path}`]);
       if (r.kind === "unauthenticated") return describedErrorAnswer(doc, undefined, [401, 403], ["credentials are required"]);
       if (r.kind === "too-large") return describedErrorAnswer(doc, undefined, [413], ["the request body is larger than the mock takes (10 MiB)"]);
-      return describedErrorAnswer(doc, r.operation, [400, 422], r.violations.map(describeViolation), checker);
+      // A well-formed body that breaks its schema is the content the server cannot process (422, RFC
+      // 9110) where the operation documents it: as GitHub answers. Anything else is a bad request (400).
+      const statuses = r.violations.every(breaksBodySchema) ? [422, 400] : [400, 422];
+      return describedErrorAnswer(doc, r.operation, statuses, r.violations.map(describeViolation), checker);
     },
   };
 }

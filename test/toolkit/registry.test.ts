@@ -164,6 +164,40 @@ describe("the mock's errors for an API without a profile", () => {
     },
   };
 
+  it("answers a well-formed body that breaks its schema with 422 where the operation documents both, anything else with 400", () => {
+    const both: OpenApiDoc = {
+      openapi: "3.1.0",
+      info: { title: "B", version: "1" },
+      paths: {
+        "/issues": {
+          post: {
+            parameters: [{ name: "dry", in: "query", schema: { type: "boolean" } }],
+            requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { title: { type: "string" } } } } } },
+            responses: {
+              "201": { description: "made" },
+              "400": { description: "bad", content: { "application/json": { schema: { type: "object", properties: { message: { type: "string" } } } } } },
+              "422": { description: "invalid", content: { "application/json": { schema: { type: "object", properties: { message: { type: "string" } } } } } },
+            },
+          },
+        },
+      },
+    };
+    const post = operationsOf(both)[0]!;
+    const statusFor = (...violations: { kind: "request-body" | "request-parameter"; pointer: string; reason: string }[]) =>
+      describedErrorsProfile(both).render({ kind: "invalid", operation: post, violations: violations.map((v) => ({ ...v, operation: post.label })) }).status;
+    const badTitle = { kind: "request-body" as const, pointer: "/request/body/title", reason: "must be string" };
+    expect(statusFor(badTitle)).toBe(422);
+    expect(statusFor({ kind: "request-body", pointer: "/request/body", reason: "must be object" })).toBe(422);
+    expect(statusFor({ kind: "request-body", pointer: "/request/body", reason: "body is not valid JSON: Unexpected end of JSON input" })).toBe(400);
+    expect(statusFor({ kind: "request-body", pointer: "/request/body", reason: "request body is required" })).toBe(400);
+    expect(statusFor({ kind: "request-parameter", pointer: "/request/query/dry", reason: "must be boolean" })).toBe(400);
+    expect(statusFor(badTitle, { kind: "request-parameter", pointer: "/request/query/dry", reason: "must be boolean" })).toBe(400);
+    // Only a 400 documented: that one, whatever was wrong.
+    const only400 = structuredClone(both);
+    delete (only400.paths!["/issues"]!.post as { responses: Record<string, unknown> }).responses["422"];
+    expect(describedErrorsProfile(only400).render({ kind: "invalid", operation: operationsOf(only400)[0]!, violations: [{ ...badTitle, operation: post.label }] }).status).toBe(400);
+  });
+
   it("puts the operation's documentation link in a field named as a link, else the description's, else about:blank", () => {
     const github = describedErrorsProfile(githubLike);
     const list = operationsOf(githubLike)[0]!;
@@ -307,7 +341,8 @@ describe("the mock of a description whose operation takes a multipart body", { t
       // Both the front and Prism behind it read the generated bodies.
       expect(await generatedAnswers(uploads, mock.url, 3)).toEqual(Array(10).fill([200, '{"ok":true}']));
       const post = (body: string, type = "multipart/form-data; boundary=b") => fetch(`${mock.url}/token`, { method: "POST", headers: { "content-type": type }, body });
-      expect(await refusal(await post('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nR\r\n--b--\r\n'))).toEqual([400, "file is required"]);
+      // Nothing documented: RFC 9457's document, 422 for a body read that breaks its schema, 400 for one that cannot be read.
+      expect(await refusal(await post('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nR\r\n--b--\r\n'))).toEqual([422, "file is required"]);
       // A file part without a Content-Type (RFC 7578 allows it) stopped Prism's whole process, so
       // that every request after it was a 502; a JSON part and repeated parts Prism read as text.
       const part = (name: string, value: string, headers = "") => `--b\r\nContent-Disposition: form-data; name="${name}"${headers}\r\n\r\n${value}\r\n`;
@@ -353,8 +388,8 @@ describe("the mock of a description whose form nests objects and arrays of them 
         expect([form, answer.status, await answer.text()]).toEqual([form, 200, '{"ok":true}']);
       }
       expect(await generatedAnswers(charges, mock.url, 4)).toEqual(Array(10).fill([200, '{"ok":true}']));
-      expect(await refusal(await post("amount=5&items[0][quantity]=2&card[number]=1&card[exp_month]=dec"))).toEqual([400, "card.exp_month must be integer; items.0.price is required"]);
-      expect(await refusal(await post("amount=5&card[exp_month]=3"))).toEqual([400, "card.number is required"]);
+      expect(await refusal(await post("amount=5&items[0][quantity]=2&card[number]=1&card[exp_month]=dec"))).toEqual([422, "card.exp_month must be integer; items.0.price is required"]);
+      expect(await refusal(await post("amount=5&card[exp_month]=3"))).toEqual([422, "card.number is required"]);
       // A body over the mock's 10 MiB (Prism's limit): the described envelope too (here RFC 9457's: no 413 is documented).
       expect(await refusal(await post(`amount=5&note=${"x".repeat(10 << 20)}`))).toEqual([413, "the request body is larger than the mock takes (10 MiB)"]);
     } finally {
