@@ -162,6 +162,24 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
   },
 };
 
+/**
+ * A request to Prism, made again while Prism refuses connections (for up to 2 s): Prism closes its
+ * port while it restarts, which it does when the description file changes, and the request never
+ * reached it. Seen once in tests as a refusal right after Prism said it listened.
+ */
+async function fetchFromPrism(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      const code = ((error as { cause?: { code?: unknown } }).cause ?? {}).code;
+      if (code !== "ECONNREFUSED" || attempt >= PRISM_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+const PRISM_ATTEMPTS = 40;
+
 /** Prism's request findings from its `sl-violations` header, as violations; [] when there are none. */
 export function requestViolations(header: string | null): Violation[] {
   if (!header) return [];
@@ -273,7 +291,7 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     };
     if (decision.refusal) return refuse(decision.refusal);
     try {
-      const upstreamResponse = await fetch(upstream + url.pathname + url.search, {
+      const upstreamResponse = await fetchFromPrism(upstream + url.pathname + url.search, {
         method: decision.method,
         headers: decision.headers,
         body: body === "" || method === "GET" || method === "HEAD" ? undefined : body,

@@ -207,3 +207,33 @@ describe("a body larger than the mock takes (1 MiB as the servers, 10 MiB for th
     expect(answer.body).toContain(words);
   });
 });
+
+describe("Prism refusing connections (restarting after its description changed)", () => {
+  const doc = { openapi: "3.1.0", info: { title: "T", version: "1" }, paths: { "/t": { get: { responses: { "200": { description: "ok" } } } } } };
+
+  it("is asked again until it listens (up to 2 s), and the client gets its answer; never listening is a 502", async () => {
+    const { describedErrorsProfile } = await import("../../scripts/mock/described-errors.ts");
+    const { listenFront, mockFront } = await import("../../scripts/mock/front.ts");
+    const { freePort } = await import("../helpers/run.ts");
+    const prismPort = await freePort();
+    const front = await listenFront(mockFront({ doc, profile: describedErrorsProfile(doc), upstream: `http://127.0.0.1:${prismPort}` }), "127.0.0.1", 0);
+    const frontUrl = `http://127.0.0.1:${(front.address() as import("node:net").AddressInfo).port}`;
+    const { createServer } = await import("node:http");
+    const prism = createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/plain" }).end("from prism"));
+    try {
+      // Prism's port opens 300 ms after the request came.
+      const late = setTimeout(() => prism.listen(prismPort, "127.0.0.1"), 300);
+      const answer = await fetch(`${frontUrl}/t`);
+      clearTimeout(late);
+      expect([answer.status, await answer.text()]).toEqual([200, "from prism"]);
+      await new Promise<void>((resolve) => prism.close(() => resolve()));
+      const started = Date.now();
+      const gone = await fetch(`${frontUrl}/t`);
+      expect([gone.status, await gone.text()]).toEqual([502, "the mock's Prism did not answer: fetch failed"]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    } finally {
+      prism.close();
+      front.close();
+    }
+  });
+});
