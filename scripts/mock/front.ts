@@ -8,7 +8,7 @@
 // secrets service ignores unknown query parameters and takes PUT for POST), the front is too.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { contractChecker, type Violation } from "../contract/checker.ts";
-import { cookiesOf, isObject, mediaTypeOf, securityAlternatives, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { cookiesOf, deref, isObject, mediaTypeOf, securityAlternatives, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 
 /** Why the front answers a request itself. */
@@ -163,9 +163,31 @@ export const MOCK_PROFILES: Record<string, MockProfile> = {
 };
 
 /**
+ * For a client that takes any media type: the first documented answer type Prism can write (JSON,
+ * XML or text), when the first documented one is not (a vendor type such as GitHub's
+ * `application/vnd.github.object`, beside `application/json`). Prism picks the first one and
+ * answers 500 "Cannot find serializer" for an object example of it. Undefined: Prism's own choice.
+ */
+function writableMediaType(doc: OpenApiDoc, operation: Operation): string | undefined {
+  const responses = isObject(operation.operation.responses) ? operation.operation.responses : {};
+  for (const response of Object.values(responses)) {
+    const content = deref<JsonObject>(doc, response).value.content;
+    const types = isObject(content) ? Object.keys(content) : [];
+    if (types.length < 2 || prismWrites(types[0]!)) continue;
+    return types.find(prismWrites);
+  }
+  return undefined;
+}
+
+/** The media types Prism serializes an object as (its serialize.js: JSON, XML, text). */
+function prismWrites(mediaType: string): boolean {
+  return /^application\/(json|xml|[^;]*\+(json|xml))(;|$)|^text\//i.test(mediaTypeOf(mediaType));
+}
+
+/**
  * A request to Prism, made again while Prism refuses connections (for up to 2 s): Prism closes its
  * port while it restarts, which it does when the description file changes, and the request never
- * reached it. Seen once in tests as a refusal right after Prism said it listened.
+ * reached it.
  */
 async function fetchFromPrism(url: string, init: RequestInit): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
@@ -253,6 +275,12 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     const query = [...new URLSearchParams(rawQuery)];
     const violations = checker.checkRequest(matched, { method, path, query, rawQuery, headers: forwarded, body });
     if (violations.length) return { refusal: { kind: "invalid", operation: matched.operation, violations }, method, headers: forwarded };
+    const accept = forwarded.accept?.trim();
+    if (!accept || accept === "*/*") {
+      const writable = writableMediaType(doc, matched.operation);
+      // Still any type, that one first: an answer that documents only others keeps them.
+      if (writable) forwarded.accept = `${writable}, */*;q=0.1`;
+    }
     return { method, headers: forwarded, operation: matched.operation };
   }
 

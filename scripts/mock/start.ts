@@ -20,6 +20,8 @@ export interface RunningMock {
   url: string;
   /** Prism's own address behind the front (tests that check Prism itself call it directly). */
   prismUrl: string;
+  /** The description file Prism serves: the bundle, or a copy without what Prism misreads (kept until Prism exits). */
+  prismDescription: string;
   close(): Promise<void>;
   /** Settles when Prism stops on its own (not after close()). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -157,11 +159,13 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   } catch (error) {
     child.kill("SIGTERM");
     await closeFront();
-    throw error;
-  } finally {
-    // Prism has read its description once it listens (or will not need it).
     described.remove();
+    throw error;
   }
+  // Prism's copy of the description stays while Prism runs: Prism watches the file it was given
+  // (chokidar), and a copy removed while the watch was being set up threw in chokidar, which stopped
+  // Prism's server process; the port then refused every connection (each request a 502).
+  void exited.then(() => described.remove());
   prismReady();
   // Prism's output is always read (a full pipe would stall it); lines go to onPrismLine if given.
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", (line) => options.onPrismLine?.(line));
@@ -169,6 +173,7 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   return {
     url: `http://${host}:${port}`,
     prismUrl: `http://127.0.0.1:${internalPort}`,
+    prismDescription: described.file,
     exited: exited.then((r) => (closing ? new Promise<never>(() => undefined) : r)),
     close: async () => {
       closing = true;

@@ -237,3 +237,36 @@ describe("Prism refusing connections (restarting after its description changed)"
     }
   });
 });
+
+describe("an answer documented first in a media type Prism cannot write (GitHub's application/vnd.github.object)", () => {
+  it("is asked of Prism in the first documented type it can write when the client takes any", async () => {
+    const content = (...types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: { type: "object" } }]));
+    const doc = {
+      openapi: "3.1.0",
+      info: { title: "T", version: "1" },
+      paths: {
+        "/contents": { get: { responses: { "200": { description: "ok", content: content("application/vnd.x.object", "application/json") } } } },
+        "/plain": { get: { responses: { "200": { description: "ok", content: content("application/json", "application/vnd.x.raw") } } } },
+      },
+    };
+    const { describedErrorsProfile } = await import("../../scripts/mock/described-errors.ts");
+    const { listenFront, mockFront } = await import("../../scripts/mock/front.ts");
+    const { createServer } = await import("node:http");
+    // A stand-in for Prism that says which Accept it was given.
+    const prism = createServer((req, res) => res.writeHead(200, { "Content-Type": "text/plain" }).end(String(req.headers.accept)));
+    await new Promise<void>((resolve) => prism.listen(0, "127.0.0.1", resolve));
+    const upstream = `http://127.0.0.1:${(prism.address() as import("node:net").AddressInfo).port}`;
+    const front = await listenFront(mockFront({ doc, profile: describedErrorsProfile(doc), upstream }), "127.0.0.1", 0);
+    const url = `http://127.0.0.1:${(front.address() as import("node:net").AddressInfo).port}`;
+    const acceptSeen = async (path: string, accept?: string) => (await fetch(url + path, { headers: accept ? { accept } : {} })).text();
+    try {
+      expect(await acceptSeen("/contents", "*/*")).toBe("application/json, */*;q=0.1");
+      expect(await acceptSeen("/contents", "application/vnd.x.object")).toBe("application/vnd.x.object");
+      // Prism can write the first documented type: the client's Accept as it was.
+      expect(await acceptSeen("/plain", "*/*")).toBe("*/*");
+    } finally {
+      prism.close();
+      front.close();
+    }
+  });
+});
