@@ -109,7 +109,7 @@ async function main(args: string[]): Promise<void> {
   console.log(`add-api: npm run lint:descriptions -- ${name}...`);
   const lintPassed = lintApis(added, root);
   console.log(`
-${name} is added${lintPassed ? "" : " (the lint found problems, above: npm run lint:descriptions -- " + name + " shows them again)"}. Every command now knows it:
+${name} is added${lintPassed ? "" : ` (the lint found problems, above: npm run lint:descriptions -- ${name} shows them again; to take the description as it is, npx redocly lint ${added[0]?.redoclyName ?? name} --generate-ignore-file records them)`}. Every command now knows it:
   npm run mock -- ${name}                      the mock, errors in the envelope its description documents
   npm run docs                                 dist/docs/${name}.html
   npm run proxy -- ${name} <server-url>        a validating proxy in front of a server of it

@@ -1,6 +1,8 @@
 // The examples an OpenAPI bundle gives for an operation: parameter values, request bodies and
 // responses, and the gaps where the docs, the code samples and the mock would have none.
 // Pure: no I/O.
+import fc from "fast-check";
+import { schemaArbitrary } from "../contract/arbitrary.ts";
 import { deref, isObject, operationsOf, type Json, type JsonObject, type OpenApiDoc, type Operation, type Parameter } from "../contract/document.ts";
 
 export interface NamedExample {
@@ -42,6 +44,85 @@ export function parameterExample(doc: OpenApiDoc, parameter: Parameter): { value
   if (Array.isArray(schema.enum) && schema.enum.length) return { value: schema.enum[0] as Json };
   return undefined;
 }
+
+/**
+ * A value shaped by a schema, for a request the description gives no example for (a description
+ * written elsewhere often has none): the schema's own example, const, default or first enum value
+ * where it has one; otherwise a stand-in of its type that says what goes there: the name in capitals
+ * for text (`OWNER`, as GitHub's own docs write it), a date or URL for those formats, the minimum (or
+ * 1) for a number, true, the required members of an object, one item of an array that needs one.
+ * A pattern is not followed.
+ */
+export function schemaSample(doc: OpenApiDoc, schema: unknown, name: string, depth = 0): Json {
+  const s = deref<JsonObject>(doc, schema ?? {}).value;
+  if (!isObject(s) || depth > 8) return null;
+  if ("example" in s) return s.example as Json;
+  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0] as Json;
+  if ("const" in s) return s.const as Json;
+  if ("default" in s) return s.default as Json;
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0] as Json;
+  const types = (Array.isArray(s.type) ? s.type : [s.type]).filter((t) => t !== "null");
+  const type = types[0] ?? (isObject(s.properties) ? "object" : undefined);
+  const alternatives = [s.oneOf, s.anyOf].find((list): list is Json[] => Array.isArray(list) && list.length > 0);
+  // Alternatives of a schema with no type of its own: a plain text one if there is one (its stand-in,
+  // a name in capitals, is of no other alternative's type: `1` is an integer and a text), else the first.
+  if (alternatives && type === undefined) {
+    const plainText = alternatives.find((a) => {
+      const alternative = deref<JsonObject>(doc, a).value;
+      return isObject(alternative) && alternative.type === "string" && alternative.pattern === undefined && alternative.enum === undefined && alternative.format === undefined;
+    });
+    return schemaSample(doc, plainText ?? alternatives[0], name, depth + 1);
+  }
+  if (Array.isArray(s.allOf)) {
+    const parts = s.allOf.map((part) => schemaSample(doc, part, name, depth + 1));
+    return parts.every(isObject) ? Object.assign({}, ...parts) : (parts[0] ?? null);
+  }
+  switch (type) {
+    case "object": {
+      // With the members the first alternative has or requires (`oneOf: [{required: [a]}, {required: [b]}]`).
+      const first = alternatives ? deref<JsonObject>(doc, alternatives[0]).value : {};
+      const properties = { ...(isObject(first) && isObject(first.properties) ? first.properties : {}), ...(isObject(s.properties) ? s.properties : {}) };
+      const required = [...(Array.isArray(s.required) ? s.required : []), ...(isObject(first) && Array.isArray(first.required) ? first.required : [])].map(String);
+      return Object.fromEntries([...new Set(required)].filter((member) => member in properties).map((member) => [member, schemaSample(doc, properties[member], member, depth + 1)]));
+    }
+    case "array":
+      return typeof s.minItems === "number" && s.minItems > 0 ? [schemaSample(doc, s.items, name, depth + 1)] : [];
+    case "integer":
+    case "number":
+      return typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + 1 : 1;
+    case "boolean":
+      return true;
+    case "string": {
+      const named = FORMAT_SAMPLES[String(s.format)] ?? (name.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase() || "VALUE");
+      // A text the name cannot stand for (a pattern, a length): one the schema takes, the same every time.
+      return fitsString(s, named) ? named : (fc.sample(schemaArbitrary(doc, s, "path"), { numRuns: 1, seed: 1 })[0] as Json);
+    }
+    default:
+      return null;
+  }
+}
+
+/** Whether a string schema's length bounds and pattern take a text (an unreadable pattern takes anything). */
+function fitsString(schema: JsonObject, text: string): boolean {
+  const length = [...text].length;
+  if (typeof schema.minLength === "number" && length < schema.minLength) return false;
+  if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
+  if (typeof schema.pattern !== "string") return true;
+  try {
+    return new RegExp(schema.pattern, "u").test(text);
+  } catch {
+    return true;
+  }
+}
+
+const FORMAT_SAMPLES: Record<string, string> = {
+  date: "2024-01-01",
+  "date-time": "2024-01-01T00:00:00Z",
+  uri: "https://example.com",
+  url: "https://example.com",
+  email: "someone@example.com",
+  uuid: "00000000-0000-4000-8000-000000000000",
+};
 
 /** The request body object of an operation, refs followed; undefined when it takes none. */
 export function requestBodyOf(doc: OpenApiDoc, operation: Operation): JsonObject | undefined {

@@ -1,8 +1,9 @@
 // The request an operation's examples describe: path, required query and header parameters, the
-// first request-body example, and the credentials the operation asks for. The code samples print
-// it; the mock test sends it. Pure: no I/O.
+// first request-body example, and the credentials the operation asks for; where the description
+// gives no example, a stand-in shaped by the schema. The code samples print it; the mock test sends
+// it. Pure: no I/O.
 import { deref, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
-import { mediaExamples, parameterExample, requestBodyOf } from "./examples.ts";
+import { mediaExamples, parameterExample, requestBodyOf, schemaSample } from "./examples.ts";
 
 /** How an operation's credentials travel. */
 export type Credential =
@@ -20,7 +21,7 @@ export interface ExampleRequest {
   credentials: Credential[];
   /** True when the operation may also be called without credentials (`{}` among its requirements). */
   credentialsOptional: boolean;
-  /** Parameters the example request needs but the description gives no value for. */
+  /** Parameters (and a required body) the description gives no example for: a stand-in of their schema's shape is used (schemaSample). */
   missing: string[];
 }
 
@@ -33,11 +34,8 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
   for (const parameter of operation.parameters) {
     if (parameter.in === "cookie" || !(parameter.required || parameter.in === "path")) continue;
     const example = parameterExample(doc, parameter);
-    if (!example) {
-      request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
-      continue;
-    }
-    request[parameter.in][parameter.name] = example.value;
+    if (!example) request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
+    request[parameter.in][parameter.name] = example ? example.value : schemaSample(doc, parameter.schema, parameter.name);
   }
   const body = requestBodyOf(doc, operation);
   if (body && isObject(body.content)) {
@@ -47,7 +45,10 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     const media = mediaType === undefined ? undefined : body.content[mediaType];
     const [example] = isObject(media) ? mediaExamples(doc, media) : [];
     if (mediaType !== undefined && example) request.body = { mediaType, value: example.value, exampleName: example.name };
-    else if (body.required === true) request.missing.push("request body");
+    else if (body.required === true && mediaType !== undefined) {
+      request.missing.push("request body");
+      request.body = standInBody(doc, operation, mediaType);
+    }
   }
   const requirements = (operation.operation.security ?? doc.security) as Json;
   if (Array.isArray(requirements)) {
@@ -68,6 +69,13 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     }
   }
   return request;
+}
+
+/** A body of one of the operation's media types shaped by its schema (schemaSample), where no example is given or usable. */
+export function standInBody(doc: OpenApiDoc, operation: Operation, mediaType: string): { mediaType: string; value: Json } {
+  const content = requestBodyOf(doc, operation)?.content;
+  const media = isObject(content) ? content[mediaType] : undefined;
+  return { mediaType, value: schemaSample(doc, isObject(media) ? media.schema : undefined, "body") };
 }
 
 /** The operation's path with the path parameters filled in and percent-encoded. */

@@ -28,7 +28,9 @@ function* strings(value: unknown, at = ""): Generator<[string, string]> {
     }
 }
 
-describe.each(APIS.map((a) => a.name))("published description of %s", (api) => {
+// This project's own descriptions (those with a reference server here); a description added with
+// add-api was written elsewhere, in its own words.
+describe.each(APIS.filter((a) => a.hasReferenceServer).map((a) => a.name))("published description of %s", (api) => {
   it("holds no authoring notes", () => {
     const bundle = JSON.parse(readFileSync(path.join(root, "generated", api, "openapi.json"), "utf8"));
     const found: string[] = [];

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { APIS, type ApiInfo } from "../../scripts/apis.ts";
 import { operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { codeSamples, curlSample, literal, shellQuote, typescriptSample, withCodeSamples } from "../../scripts/docs/code-samples.ts";
-import { exampleRequest } from "../../scripts/docs/requests.ts";
+import { exampleRequest, standInBody } from "../../scripts/docs/requests.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { typecheck, type VirtualSource } from "./typecheck.ts";
 
@@ -102,8 +102,11 @@ describe("code samples from examples", () => {
     expect(ts).toContain('  body: { data: { name: "it\'s a team" } },\n  headers: { "Content-Type": "application/vnd.api+json" },\n');
   });
 
-  it("report the parameters the description gives no value for", () => {
-    expect(request("deleteThing").missing).toEqual(['path parameter "id"']);
+  it("report the parameters the description gives no value for, and show a stand-in shaped by the schema", () => {
+    const deleteThing = request("deleteThing");
+    expect(deleteThing.missing).toEqual(['path parameter "id"']);
+    expect(curlSample(deleteThing, api)).toMatch(/^curl -X DELETE 'http:\/\/127\.0\.0\.1:\d+\/api\/things\/ID'/);
+    expect(typescriptSample(deleteThing, api)).toContain('params: { path: { id: "ID" } }');
   });
 
   it("quote for the shell and print literals compactly", () => {
@@ -129,7 +132,14 @@ describe("code samples from examples", () => {
 });
 
 describe("TypeScript samples of every API", () => {
-  const samples = APIS.map((api) => ({ api, samples: codeSamples(loadBundle(api.name) as OpenApiDoc, api) }));
+  // This project's own samples as the docs show them. A description added with add-api may hold
+  // examples its own types refuse (GitHub's: a text/plain body written as an object, members its
+  // schemas do not have); its samples are compiled with each body a stand-in shaped by the schema,
+  // which checks what the generator writes, while the examples themselves are its lint's to judge.
+  const samples = APIS.map((api) => {
+    const doc = loadBundle(api.name) as OpenApiDoc;
+    return { api, samples: api.hasReferenceServer ? codeSamples(doc, api) : withStandInBodies(doc, api) };
+  });
   const fileName = (apiName: string, operationId: string) => `docs-sample.${apiName}.${operationId}.ts`;
   // A sample that must not compile: proves the check sees type errors in samples at all.
   const broken: VirtualSource = {
@@ -138,10 +148,11 @@ describe("TypeScript samples of every API", () => {
   };
   let diagnostics: Map<string, string[]>;
 
+  // Half a minute, and more for many samples (GitHub's 1,223 against its 6 MB of types).
   beforeAll(() => {
     const sources = samples.flatMap(({ api, samples }) => samples.map((s) => ({ name: fileName(api.name, s.operationId), text: s.typescript })));
     diagnostics = typecheck([...sources, broken]);
-  });
+  }, 30_000 + 100 * samples.reduce((sum, s) => sum + s.samples.length, 0));
 
   it("the check catches a sample that does not compile", () => {
     expect(diagnostics.get(broken.name)!.join("\n")).toMatch(/service/);
@@ -166,3 +177,14 @@ describe("TypeScript samples of every API", () => {
     });
   });
 });
+
+/** The TypeScript samples of an API with every request body a stand-in shaped by its schema. */
+function withStandInBodies(doc: OpenApiDoc, api: ApiInfo): { operationId: string; label: string; typescript: string }[] {
+  return operationsOf(doc)
+    .filter((operation) => operation.operationId)
+    .map((operation) => {
+      const request = exampleRequest(doc, operation);
+      if (request.body) request.body = standInBody(doc, operation, request.body.mediaType);
+      return { operationId: operation.operationId!, label: operation.label, typescript: typescriptSample(request, api) };
+    });
+}
