@@ -36,7 +36,11 @@ export function parameterExample(doc: OpenApiDoc, parameter: Parameter): { value
   if ("example" in raw) return { value: raw.example as Json };
   const [first] = isObject(raw.examples) ? mediaExamples(doc, { examples: raw.examples }) : [];
   if (first) return { value: first.value };
-  const schema = isObject(parameter.schema) ? deref<JsonObject>(doc, parameter.schema).value : {};
+  return schemaOwnValue(isObject(parameter.schema) ? deref<JsonObject>(doc, parameter.schema).value : {});
+}
+
+/** A value a schema gives itself: its example, const, default or first enum value. */
+function schemaOwnValue(schema: JsonObject): { value: Json } | undefined {
   if ("example" in schema) return { value: schema.example as Json };
   if (Array.isArray(schema.examples) && schema.examples.length) return { value: schema.examples[0] as Json };
   if ("const" in schema) return { value: schema.const as Json };
@@ -51,16 +55,14 @@ export function parameterExample(doc: OpenApiDoc, parameter: Parameter): { value
  * where it has one; otherwise a stand-in of its type that says what goes there: the name in capitals
  * for text (`OWNER`, as GitHub's own docs write it), a date or URL for those formats, the minimum (or
  * 1) for a number, true, the required members of an object, one item of an array that needs one.
- * A pattern is not followed.
+ * A text whose pattern or length the name does not fit is one the schema takes (fast-check, seeded).
+ * Of alternatives, a plain text one (unambiguous), else the first.
  */
 export function schemaSample(doc: OpenApiDoc, schema: unknown, name: string, depth = 0): Json {
   const s = deref<JsonObject>(doc, schema ?? {}).value;
   if (!isObject(s) || depth > 8) return null;
-  if ("example" in s) return s.example as Json;
-  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0] as Json;
-  if ("const" in s) return s.const as Json;
-  if ("default" in s) return s.default as Json;
-  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0] as Json;
+  const own = schemaOwnValue(s);
+  if (own) return own.value;
   const types = (Array.isArray(s.type) ? s.type : [s.type]).filter((t) => t !== "null");
   const type = types[0] ?? (isObject(s.properties) ? "object" : undefined);
   const alternatives = [s.oneOf, s.anyOf].find((list): list is Json[] => Array.isArray(list) && list.length > 0);
