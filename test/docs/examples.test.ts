@@ -87,15 +87,17 @@ describe("example gaps", () => {
   });
 });
 
-describe.each(APIS.map((api) => [api.name, api] as const))("%s description", (name, api) => {
-  const doc = loadBundle(name) as OpenApiDoc;
-
-  // This project's own descriptions give an example for everything; for a description added with
-  // add-api (written elsewhere: GitHub's has 4,324 gaps) the docs, samples and mock use stand-ins
-  // shaped by the schemas (schemaSample), and Redocly's lint judges its examples by its rules.
-  it.runIf(api.hasReferenceServer)("has every example the docs, code samples and mock need", () => {
-    expect(format(exampleGaps(doc))).toEqual([]);
+// This project's own descriptions give an example for everything; for a description added with
+// add-api (written elsewhere: GitHub's has 4,324 gaps) the docs, samples and mock use stand-ins
+// shaped by the schemas (schemaSample), and Redocly's lint judges its examples by its rules.
+describe.each(APIS.filter((api) => api.hasReferenceServer).map((api) => [api.name]))("%s description's examples", (name) => {
+  it("has every example the docs, code samples and mock need", () => {
+    expect(format(exampleGaps(loadBundle(name) as OpenApiDoc))).toEqual([]);
   });
+});
+
+describe.each(APIS.map((api) => [api.name]))("%s description", (name) => {
+  const doc = loadBundle(name) as OpenApiDoc;
 
   it("shows every tag on the docs page (none left out by x-tagGroups)", () => {
     expect(hiddenTags(doc)).toEqual([]);
