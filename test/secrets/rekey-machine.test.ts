@@ -71,7 +71,10 @@ describe("REKEY_TRANSITIONS", () => {
     const other = await createSeal("shamir", { secret_shares: 3, secret_threshold: 2 }, nextKey);
     const { attempt } = await transition(undefined, { type: "start", config: config() }, context());
     const one = await transition(attempt, { type: "submitShare", nonce: attempt!.nonce, share: shares[0]! }, context());
-    const failed = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: other.operatorShares[1]! }, context());
+    // A share of the other key at another x-coordinate (its last byte; the coordinates are random, and
+    // one the first share also has is refused earlier: "duplicate part detected").
+    const foreign = other.operatorShares.find((share) => share.at(-1) !== shares[0]!.at(-1))!;
+    const failed = await transition(one.attempt, { type: "submitShare", nonce: attempt!.nonce, share: foreign }, context());
     // vault/rekey.go BarrierRekeyUpdate: the default seal's key fails to decrypt the stored root key (500).
     expect(failed.refusal).toEqual({
       status: 500,
