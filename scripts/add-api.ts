@@ -78,10 +78,13 @@ async function main(args: string[]): Promise<void> {
       const said = `${run.stdout}\n${run.stderr}`.split("\n").filter((l) => l.trim() && !/[║═╔╗╚╝]/.test(l));
       fail(`Redocly could not read ${source}:\n${said.slice(-10).join("\n")}`);
     }
-    const doc = (YAML.parse(readFileSync(bundled, "utf8")) ?? {}) as { openapi?: unknown; info?: { title?: string; version?: string }; paths?: object };
+    const doc = (YAML.parse(readFileSync(bundled, "utf8")) ?? {}) as { openapi?: unknown; info?: { title?: string; version?: string }; paths?: object; webhooks?: object };
     if (typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) fail(notOpenApi(doc.openapi));
     if (!doc.openapi.startsWith("3.1")) console.warn(`add-api: ${source} is OpenAPI ${doc.openapi}; the toolkit is made for 3.1 (the checks read 3.0's nullable and exclusive bounds as 3.0 means them)`);
-    if (!doc.paths || !Object.keys(doc.paths).length) fail(`${source} describes no paths: nothing to mock, validate or check`);
+    const hasPaths = Boolean(doc.paths && Object.keys(doc.paths).length);
+    // OpenAPI 3.1 lets a description hold only webhooks (what the API sends): its docs, types and lint work; there is nothing to mock or check.
+    if (!hasPaths && !(doc.webhooks && Object.keys(doc.webhooks).length)) fail(`${source} describes no paths and no webhooks: nothing to document, mock or check`);
+    if (!hasPaths) console.warn(`add-api: ${source} describes only webhooks: its docs, types and lint work; the mock, validate, proxy and conformance have no paths to serve or check`);
 
     const relativeRoot = path.posix.join("openapi", name, "openapi.yaml");
     const target = path.join(root, relativeRoot);

@@ -36,6 +36,12 @@ export function isJsonApi(doc: OpenApiDoc): boolean {
 /** The default base URL of the generated client: the description's first server. */
 const defaultBaseUrl = (api: ApiInfo) => api.serverUrl;
 
+/** What the README says of `baseUrl`: its default, or that there is none (a description without servers). */
+function baseUrlLine(api: ApiInfo): string {
+  if (!defaultBaseUrl(api)) return "the description names no server: give `baseUrl`";
+  return `\`baseUrl\` defaults to ${api.hasReferenceServer ? "the reference server" : "the description's first server"},\n  \`${defaultBaseUrl(api)}\``;
+}
+
 /** The client module, for generated/<api>/client.ts (ext ".ts") and the package (ext ".js"). */
 export function clientSource(api: ApiInfo, ext: ".ts" | ".js", doc: OpenApiDoc = readBundle<OpenApiDoc>(api)): string {
   const schema = `./schema${ext}`;
@@ -149,8 +155,7 @@ ${usage(api, doc)}
 \`\`\`
 
 - \`${api.clientFactory}(options)\` takes openapi-fetch's options (\`baseUrl\`, \`headers\`, \`fetch\`,
-  \`querySerializer\`...); \`baseUrl\` defaults to ${api.hasReferenceServer ? "the reference server" : "the description's first server"},
-  \`${defaultBaseUrl(api)}\`.
+  \`querySerializer\`...); ${baseUrlLine(api)}.
 - Every call answers \`{ data, error, response }\`, typed per operation and status.
 - The types of the description (\`paths\`, \`components\`, \`operations\`) are exported too, and the
   description itself is \`${packageName(api)}/openapi.json\`.

@@ -60,9 +60,10 @@ interface BundleOperation {
  * types, so the table and schema.ts cannot name different operations. Handlers are typed from
  * schema.ts (server/shared/contract.ts); servers route by this table.
  */
-function operationTableSource(bundle: { paths: Record<string, Record<string, BundleOperation>> }): string {
+function operationTableSource(bundle: { paths?: Record<string, Record<string, BundleOperation>> }): string {
   const rows: string[] = [];
-  for (const [template, item] of Object.entries(bundle.paths)) {
+  // A description of webhooks only has no paths: an empty table.
+  for (const [template, item] of Object.entries(bundle.paths ?? {})) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation?.operationId) continue;

@@ -65,16 +65,21 @@ async function main(): Promise<void> {
     for (const p of problems) console.error(`mock: ${p}`);
     process.exit(2);
   }
+  // A description of webhooks only (OpenAPI 3.1) has no paths to serve: said, and left out.
+  const pathless = APIS.filter((api) => operationsOf(readBundle<OpenApiDoc>(api)).length === 0);
+  for (const api of pathless) console.error(`mock: ${api.name} describes no paths (only webhooks, or nothing): nothing to mock`);
+  if (pathless.length && names.length) process.exit(2);
+  const mocked = APIS.filter((api) => !pathless.includes(api));
   const host = process.env.HOST || "127.0.0.1";
   // Every port is tried before any Prism starts: a port in use stops everything at once.
-  const taken = (await Promise.all(APIS.map((api) => canListen(host, Number(process.env[portVariable(api.name)] || api.mockPort), portVariable(api.name))))).filter(Boolean);
+  const taken = (await Promise.all(mocked.map((api) => canListen(host, Number(process.env[portVariable(api.name)] || api.mockPort), portVariable(api.name))))).filter(Boolean);
   if (taken.length) {
     for (const p of taken) console.error(`mock: ${p}`);
     process.exit(2);
   }
   const running: RunningMock[] = [];
   const urls = new Map<string, string>();
-  console.log(`mock: starting ${APIS.map((a) => a.name).join(", ")} (Prism takes a few seconds)...`);
+  console.log(`mock: starting ${mocked.map((a) => a.name).join(", ")} (Prism takes a few seconds)...`);
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -87,7 +92,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop(0));
 
   const started = await Promise.allSettled(
-    APIS.map(async (api) => {
+    mocked.map(async (api) => {
       const name = portVariable(api.name);
       const port = Number(process.env[name] || api.mockPort);
       const format = prismLogFormatter();
@@ -124,7 +129,7 @@ async function main(): Promise<void> {
     await stop(2);
     return;
   }
-  console.log(`Ready: ${APIS.map((a) => `${a.name} ${urls.get(a.name)}`).join(", ")} (Ctrl-C stops)`);
+  console.log(`Ready: ${mocked.map((a) => `${a.name} ${urls.get(a.name)}`).join(", ")} (Ctrl-C stops)`);
 }
 
 if (isProgram(import.meta.url)) await main();

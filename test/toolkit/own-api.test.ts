@@ -94,6 +94,51 @@ describe("npm run add-api -- museum <file>", { timeout: 120_000 }, () => {
   });
 });
 
+describe("npm run add-api -- <name> <a description of webhooks only>", { timeout: 120_000 }, () => {
+  // OpenAPI 3.1 lets a description hold only webhooks: the requests an API sends to its subscribers.
+  const WEBHOOKS = `openapi: 3.1.0
+info:
+  title: Parcel Events
+  version: 1.0.0
+webhooks:
+  parcelDelivered:
+    post:
+      operationId: parcelDelivered
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [parcel, at]
+              properties:
+                parcel: { type: string }
+                at: { type: string, format: date-time }
+      responses:
+        "204":
+          description: Received.
+`;
+
+  it("adds it (types, client, docs) and the mock says there is nothing to mock; one with neither paths nor webhooks is refused", async () => {
+    const file = path.join(copy, "parcel-events.yaml");
+    writeFileSync(file, WEBHOOKS);
+    const added = await again("add-api", ["parcel-events", file]);
+    expect(added.code, added.output).toBe(0);
+    expect(added.stderr).toContain("describes only webhooks: its docs, types and lint work");
+    expect(readFileSync(path.join(copy, "generated", "parcel-events", "schema.ts"), "utf8")).toMatch(/webhooks[\s\S]*parcelDelivered/);
+    expect(readFileSync(path.join(copy, "packages", "parcel-events-client", "README.md"), "utf8")).toContain("the description names no server: give `baseUrl`");
+    const mock = await again("mock", ["parcel-events"]);
+    expect(mock.code).toBe(2);
+    expect(mock.stderr).toContain("mock: parcel-events describes no paths (only webhooks, or nothing): nothing to mock");
+    const empty = path.join(copy, "empty.yaml");
+    writeFileSync(empty, "openapi: 3.1.0\ninfo: { title: Empty, version: 1.0.0 }\ncomponents: {}\n");
+    const refused = await again("add-api", ["empty", empty]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("describes no paths and no webhooks: nothing to document, mock or check");
+    expect(existsSync(path.join(copy, "openapi", "empty"))).toBe(false);
+  });
+});
+
 describe("npm run add-api -- <name> <URL>", { timeout: 120_000 }, () => {
   it("reads the description from an http(s) URL", async () => {
     const server = createServer((req, res) => {
