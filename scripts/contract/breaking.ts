@@ -156,7 +156,8 @@ export async function diffSources(projectRoot: string, before: string, after: st
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const name = api ?? String((bundles.after as { info?: { title?: unknown } }).info?.title ?? "api");
+  // Named by the later description's title, else its file name (a description without info).
+  const name = api ?? String((bundles.after as { info?: { title?: unknown } }).info?.title ?? path.basename(after));
   const result = diffApi(name, bundles.before as never, bundles.after as never);
   const label = `${before} → ${after}`;
   return {

@@ -196,11 +196,11 @@ export function verdict(before: OpenApiDoc, after: OpenApiDoc, changes: Change[]
   const b = parseSemver(versionBefore);
   const a = parseSemver(versionAfter);
   let reason: string | undefined;
-  if (versionBefore === versionAfter) reason = `info.version is still ${versionAfter}`;
-  else if (!b || !a) reason = `info.version ${versionBefore} -> ${versionAfter} is not semantic versioning (x.y.z): a major bump cannot be told`;
-  else if (made === "decreased") reason = `info.version went down (${versionBefore} -> ${versionAfter})`;
+  if (versionBefore === versionAfter) reason = `info.version is still ${shownVersion(versionAfter)}`;
+  else if (!b || !a) reason = `info.version ${shownVersion(versionBefore)} -> ${shownVersion(versionAfter)} is not semantic versioning (x.y.z): a major bump cannot be told`;
+  else if (made === "decreased") reason = `info.version went down (${shownVersion(versionBefore)} -> ${shownVersion(versionAfter)})`;
   else if (b[0] === 0 && a[0] === 0 ? made !== "minor" : made !== "major") {
-    reason = `info.version ${versionBefore} -> ${versionAfter} is a ${made} bump; a breaking change needs ${b[0] === 0 && a[0] === 0 ? `a new minor version below 1.0.0 (${a[0]}.${b[1] + 1}.0)` : `a new major version (${b[0] + 1}.0.0)`}`;
+    reason = `info.version ${shownVersion(versionBefore)} -> ${shownVersion(versionAfter)} is a ${made} bump; a breaking change needs ${b[0] === 0 && a[0] === 0 ? `a new minor version below 1.0.0 (${a[0]}.${b[1] + 1}.0)` : `a new major version (${b[0] + 1}.0.0)`}`;
   }
   return reason ? { ...base, fails: true, reason } : base;
 }
@@ -803,10 +803,16 @@ const BUMP_REASON: Record<Bump, string> = {
 };
 
 /** One sentence on the version: what the change needs and what was made. */
+/** A description's info.version as the reports say it: "(no version)" when it has none. */
+const shownVersion = (version: string | undefined) => version ?? "(no version)";
+
+/** The version, or its move: "1.2.0", "1.2.0 -> 2.0.0". */
+const shownChange = (v: Verdict, arrow = "->") => (v.versionBefore === v.versionAfter ? shownVersion(v.versionAfter) : `${shownVersion(v.versionBefore)} ${arrow} ${shownVersion(v.versionAfter)}`);
+
 export function versionSentence(v: Verdict): string {
-  const version = v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} -> ${v.versionAfter}`;
+  const version = shownChange(v);
   const next = nextVersion(v.versionBefore, v.required);
-  const made = v.made === "none" ? `info.version is still ${v.versionAfter}` : v.made === "not semver" || v.made === "decreased" ? `info.version ${version} (${v.made})` : `info.version ${version} is a ${v.made} bump`;
+  const made = v.made === "none" ? `info.version is still ${shownVersion(v.versionAfter)}` : v.made === "not semver" || v.made === "decreased" ? `info.version ${version} (${v.made})` : `info.version ${version} is a ${v.made} bump`;
   if (v.required === "none") return `no version bump needed; ${made}`;
   return `needs a ${v.required} version bump (${BUMP_REASON[v.required]})${next ? `, at least ${next}` : ""}; ${made}`;
 }
@@ -815,8 +821,8 @@ const sortChanges = (changes: Change[]) => [...changes].sort((a, b) => Number(b.
 
 /** Lines for a terminal: breaking changes first, grouped by kind. */
 export function formatApiDiff({ api, isNew, changes, verdict: v }: ApiDiff): string[] {
-  if (isNew) return [`${api}: new (${v.versionAfter ?? "no version"}), nothing to compare with`];
-  const version = v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} -> ${v.versionAfter}`;
+  if (isNew) return [`${api}: new (${shownVersion(v.versionAfter)}), nothing to compare with`];
+  const version = shownChange(v);
   if (!changes.length) return [`${api} ${version}: ${v.required === "patch" ? "no interface changes (text only)" : "no changes"}`];
   const lines = [`${api} ${version}: ${v.breaking} breaking, ${changes.length - v.breaking} other`];
   for (const c of sortChanges(changes)) {
@@ -849,7 +855,7 @@ export function formatMarkdown(results: ApiDiff[], baseline?: string): string {
     "|---|---|---|---|---|---|",
   ];
   for (const { api, isNew, changes, verdict: v } of results) {
-    const version = isNew ? `${v.versionAfter ?? "?"} (new)` : v.versionBefore === v.versionAfter ? `${v.versionAfter}` : `${v.versionBefore} → ${v.versionAfter}`;
+    const version = isNew ? `${shownVersion(v.versionAfter)} (new)` : shownChange(v, "→");
     const next = nextVersion(v.versionBefore, v.required);
     const needs = isNew ? "–" : v.required === "none" ? "no bump" : `${v.required}${next ? ` (≥ ${next})` : ""}`;
     const outcome = v.fails ? "❌ fails" : v.breaking ? "✅ passes (major bump)" : "✅ passes";

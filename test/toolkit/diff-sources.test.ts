@@ -40,6 +40,19 @@ describe("two descriptions", { timeout: 120_000 }, () => {
     expect(result.markdown.match(/is a minor bump/g)).toHaveLength(1);
   });
 
+  it("files without info: named by the later file, their versions said to be missing", async () => {
+    const bare = (paths: string[]) => `openapi: 3.1.0\npaths:\n${paths.map((p) => `  ${p}:\n    get:\n      responses:\n        "200":\n          description: ok\n`).join("")}`;
+    const [a, b] = [path.join(work, "bare-a.yaml"), path.join(work, "bare-b.yaml")];
+    writeFileSync(a, bare(["/a"]));
+    writeFileSync(b, bare(["/a", "/b"]));
+    const result = await diffSources(REPO, a, b);
+    expect(result.exitCode).toBe(0);
+    expect(result.lines).toContain("bare-b.yaml (no version): 0 breaking, 1 other");
+    expect(result.lines).toContain("  version: needs a minor version bump (changes that break no client); info.version is still (no version)");
+    expect(result.lines.join("\n")).not.toContain("undefined");
+    expect(result.markdown).not.toContain("undefined");
+  });
+
   it("URLs, named with --api, through the command", async () => {
     const server = createServer((req, res) => {
       const file = req.url === "/old.yaml" ? older : req.url === "/new.yaml" ? newer : undefined;
