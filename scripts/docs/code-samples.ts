@@ -1,7 +1,7 @@
 // Code samples for every operation of a bundle, in curl and in TypeScript with the generated
 // openapi-fetch client (imported from its package, @contract-first/<api>-client), built from the operation's examples. They go into the docs bundle as
 // `x-codeSamples` (Redoc shows them next to the operation). Pure: no I/O.
-import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc } from "../contract/document.ts";
+import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import type { ApiInfo } from "../apis.ts";
 import { packageName } from "../client-package-name.ts";
 import { bodyText, exampleRequest, filledPath, queryString, type ExampleRequest } from "./requests.ts";
@@ -38,11 +38,11 @@ export interface OperationSamples {
 }
 
 /** The samples of every operation that has an operationId, in document order. */
-export function codeSamples(doc: OpenApiDoc, api: ApiInfo): OperationSamples[] {
+export function codeSamples(doc: OpenApiDoc, api: ApiInfo, requestOf: (doc: OpenApiDoc, operation: Operation) => ExampleRequest = exampleRequest): OperationSamples[] {
   return operationsOf(doc)
     .filter((operation) => operation.operationId)
     .map((operation) => {
-      const request = exampleRequest(doc, operation);
+      const request = requestOf(doc, operation);
       return { operationId: operation.operationId!, label: operation.label, curl: curlSample(request, api), typescript: typescriptSample(request, api) };
     });
 }

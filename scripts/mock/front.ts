@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { contractChecker, type Violation } from "../contract/checker.ts";
 import { cookiesOf, deref, isObject, mediaTypeOf, securityAlternatives, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { MAX_ERRORS } from "../../server/org-platform/domain/errors.ts";
 import { acceptListMethod } from "../../server/secrets/http/list-method.ts";
 
 /** Why the front answers a request itself. */
@@ -68,11 +69,11 @@ export function describeViolation(v: Pick<Violation, "pointer" | "reason">): str
   return v.reason.startsWith(subject) ? v.reason : `${subject} ${v.reason}`;
 }
 
-/** The org platform's errors: at most 100 in one answer, the first ones (its ErrorDocument). */
+/** The org platform's errors: at most MAX_ERRORS in one answer, the first ones, as its server lists them. */
 const jsonApi = (status: number, errors: object[]): MockAnswer => ({
   status,
   contentType: "application/vnd.api+json",
-  body: JSON.stringify({ errors: errors.slice(0, 100).map((e) => ({ status: String(status), ...e })) }),
+  body: JSON.stringify({ errors: errors.slice(0, MAX_ERRORS).map((e) => ({ status: String(status), ...e })) }),
 });
 const secretsErrors = (status: number, errors: string[]): MockAnswer => ({ status, contentType: "application/json", body: JSON.stringify({ errors }) });
 const text = (status: number, body: string): MockAnswer => ({ status, contentType: "text/plain; charset=utf-8", body });

@@ -5,7 +5,7 @@ import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
 import { requestPipeline } from "../shared/pipeline.ts";
 import { DEFAULT_WORLD } from "./default-world.ts";
-import { ApiError, INVALID_INCLUDE, notFound, type ErrorObject } from "./domain/errors.ts";
+import { ApiError, INVALID_INCLUDE, MAX_ERRORS, notFound, type ErrorObject } from "./domain/errors.ts";
 import { loadWorld, type WorldFile } from "./domain/world.ts";
 import { runOrgPlatformOperation, type OrgPlatformContext } from "./handlers/index.ts";
 import { JSON_API } from "./http/body.ts";
@@ -164,11 +164,6 @@ function renderError(error: unknown, req: Request, res: Response): void {
 }
 
 const NOISE = new Set(["must match a schema in anyOf", "must NOT be valid", 'must match "then" schema']);
-/**
- * The most errors one answer lists. The validator finds one problem per wrong value: a 1 MiB array
- * of wrong items was answered with 500,000 errors (56 MB, 2.6 s). The first ones are listed.
- */
-export const MAX_ERRORS = 100;
 
 function describeError(error: unknown, req: Request): { status: number; errors: ErrorObject[] } {
   if (error instanceof ApiError) return { status: error.status, errors: error.errors };

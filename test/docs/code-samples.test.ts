@@ -2,9 +2,9 @@
 // compile against the generated clients.
 import { beforeAll, describe, expect, it } from "vitest";
 import { APIS, type ApiInfo } from "../../scripts/apis.ts";
-import { operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
+import { operationsOf, type OpenApiDoc, type Operation } from "../../scripts/contract/document.ts";
 import { codeSamples, curlSample, literal, shellQuote, typescriptSample, withCodeSamples } from "../../scripts/docs/code-samples.ts";
-import { exampleRequest, standInBody } from "../../scripts/docs/requests.ts";
+import { exampleRequest, standInBody, type ExampleRequest } from "../../scripts/docs/requests.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { typecheck, type VirtualSource } from "./typecheck.ts";
 
@@ -138,7 +138,7 @@ describe("TypeScript samples of every API", () => {
   // which checks what the generator writes, while the examples themselves are its lint's to judge.
   const samples = APIS.map((api) => {
     const doc = loadBundle(api.name) as OpenApiDoc;
-    return { api, samples: api.hasReferenceServer ? codeSamples(doc, api) : withStandInBodies(doc, api) };
+    return { api, samples: codeSamples(doc, api, api.hasReferenceServer ? exampleRequest : withStandInBody) };
   });
   const fileName = (apiName: string, operationId: string) => `docs-sample.${apiName}.${operationId}.ts`;
   // A sample that must not compile: proves the check sees type errors in samples at all.
@@ -178,13 +178,9 @@ describe("TypeScript samples of every API", () => {
   });
 });
 
-/** The TypeScript samples of an API with every request body a stand-in shaped by its schema. */
-function withStandInBodies(doc: OpenApiDoc, api: ApiInfo): { operationId: string; label: string; typescript: string }[] {
-  return operationsOf(doc)
-    .filter((operation) => operation.operationId)
-    .map((operation) => {
-      const request = exampleRequest(doc, operation);
-      if (request.body) request.body = standInBody(doc, operation, request.body.mediaType);
-      return { operationId: operation.operationId!, label: operation.label, typescript: typescriptSample(request, api) };
-    });
+/** An operation's example request with its body, if any, a stand-in shaped by its schema. */
+function withStandInBody(doc: OpenApiDoc, operation: Operation): ExampleRequest {
+  const request = exampleRequest(doc, operation);
+  if (request.body) request.body = standInBody(doc, operation, request.body.mediaType);
+  return request;
 }

@@ -3,7 +3,7 @@
 // each of which changes nothing.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { IDS, JSON_API, startOrgPlatform, TOKENS, type RunningOrgPlatform } from "../helpers/org-platform.ts";
-import { MAX_ERRORS } from "../../server/org-platform/app.ts";
+import { MAX_ERRORS } from "../../server/org-platform/domain/errors.ts";
 
 let server: RunningOrgPlatform;
 beforeAll(async () => {
