@@ -122,6 +122,24 @@ const PATCHED_PACKAGES = [
   ),
 ];
 
+const projectPackage = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const DIRECT_DEPENDENCIES = new Set(Object.keys({ ...projectPackage.dependencies, ...projectPackage.devDependencies }));
+
+/**
+ * The patched packages shipped under vendor/: those the toolkit depends on itself. A patched package
+ * only a dependency requires (@redocly/openapi-core, for openapi-typescript, which `npm run generate`
+ * runs, no verb of the CLI) is left out; the build fails if the bundle comes to import its dependent.
+ */
+const VENDORED_PACKAGES = PATCHED_PACKAGES.filter((name) => DIRECT_DEPENDENCIES.has(name));
+
+/** The packages the toolkit depends on that require `name`. */
+function dependentsOf(name: string): string[] {
+  return [...DIRECT_DEPENDENCIES].filter((dependency) => {
+    const manifest = path.join(root, "node_modules", dependency, "package.json");
+    return existsSync(manifest) && name in ((JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {});
+  });
+}
+
 /**
  * The patched packages' imports, taken to the package's own copy under vendor/ (its entry file; every
  * output file is in <package>/dist/). Not npm's bundleDependencies: `npm ci` of the packed toolkit
@@ -192,13 +210,17 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
     metafile: true,
     logLevel: "warning",
     define: { __TOOLKIT_BUNDLE__: "true", __TOOLKIT_VERSION__: JSON.stringify(rootPackage.version) },
-    plugins: [toolkitLocation(root), vendoredPatchedPackages(PATCHED_PACKAGES)],
+    plugins: [toolkitLocation(root), vendoredPatchedPackages(VENDORED_PACKAGES)],
   });
 
   // The dependencies: every package the bundle imports, and the tools it runs (Redocly, Prism).
   // The patched packages stay dependencies: npm installs what their vendored copies require.
-  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", ...PATCHED_PACKAGES]);
+  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", ...VENDORED_PACKAGES]);
   for (const output of Object.values(result.metafile.outputs)) for (const i of output.imports) if (i.external && packageOf(i.path)) imported.add(packageOf(i.path)!);
+  for (const name of PATCHED_PACKAGES.filter((p) => !DIRECT_DEPENDENCIES.has(p))) {
+    const reached = dependentsOf(name).filter((dependent) => imported.has(dependent));
+    if (reached.length) throw new Error(`the bundle imports ${reached.join(", ")}, which requires ${name}, patched under patches/: it would run the registry's copy`);
+  }
   const versions = { ...rootPackage.devDependencies, ...rootPackage.dependencies };
   const dependencies = Object.fromEntries(
     [...imported].sort().map((name) => {
@@ -224,7 +246,7 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   // Libraries this repository fixes under patches/ go inside the package as patched here, under
   // vendor/, where the bundle imports them from (npm 11 runs no dependency's install script, so
   // patch-package could not apply the patches in an installed toolkit).
-  for (const name of PATCHED_PACKAGES) {
+  for (const name of VENDORED_PACKAGES) {
     // What runs: the JavaScript, not the type declarations and source maps (the package is JavaScript only).
     cpSync(path.join(root, "node_modules", name), path.join(outDir, "vendor", name), { recursive: true, filter: (source) => !/\.(d\.ts|map)$/.test(source) });
   }

@@ -738,3 +738,39 @@ describe("fast-check+4.10.2+001+string-unit-code-point-index.patch: a string uni
     });
   }
 });
+
+describe("@redocly+openapi-core+1.34.24+001+discriminator-mapping-schema-names.patch: a discriminator mapping value may be a schema name", () => {
+  // Through openapi-typescript (what `npm run generate` runs), whose lint and bundle are openapi-core's.
+  const withMapping = (mapping: Record<string, string>) => ({
+    openapi: "3.1.0",
+    info: { title: "pets", version: "1" },
+    paths: {
+      "/pets": {
+        post: {
+          requestBody: { content: { "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Cat" }, { $ref: "#/components/schemas/Dog" }], discriminator: { propertyName: "kind", mapping } } } } },
+          responses: { "204": { description: "taken" } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Cat: { type: "object", required: ["kind"], properties: { kind: { type: "string" }, meows: { type: "boolean" } } },
+        Dog: { type: "object", required: ["kind"], properties: { kind: { type: "string" }, barks: { type: "boolean" } } },
+      },
+    },
+  });
+  const typesOf = async (doc: object) => {
+    const { default: openapiTS, astToString } = await import("openapi-typescript");
+    return astToString(await openapiTS(doc as never, { silent: true }));
+  };
+
+  it("bundles a description whose mapping names a schema (OpenAPI: mapping values are schema names or references)", async () => {
+    const types = await typesOf(withMapping({ cat: "Cat", dog: "#/components/schemas/Dog" }));
+    expect(types).toContain("meows?: boolean;");
+    expect(types).toContain('kind: "dog";');
+  });
+
+  it("still refuses a reference that resolves to nothing", async () => {
+    await expect(typesOf(withMapping({ cat: "Cat", bird: "#/components/schemas/Bird" }))).rejects.toThrow("Can't resolve $ref");
+  });
+});
