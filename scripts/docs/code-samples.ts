@@ -30,21 +30,27 @@ export function tokenVariable(api: ApiInfo): string {
 }
 
 export interface OperationSamples {
-  operationId: string;
+  operationId?: string;
+  /** JSON pointer of the operation in the document: what names it when it has no operationId. */
+  pointer: string;
   /** "PUT /config (applyConfigEntry)" */
   label: string;
   curl: string;
   typescript: string;
 }
 
-/** The samples of every operation that has an operationId, in document order. */
+/** The samples of every operation, in document order, with or without an operationId. */
 export function codeSamples(doc: OpenApiDoc, api: ApiInfo, requestOf: (doc: OpenApiDoc, operation: Operation) => ExampleRequest = exampleRequest): OperationSamples[] {
-  return operationsOf(doc)
-    .filter((operation) => operation.operationId)
-    .map((operation) => {
-      const request = requestOf(doc, operation);
-      return { operationId: operation.operationId!, label: operation.label, curl: curlSample(request, api), typescript: typescriptSample(request, api) };
-    });
+  return operationsOf(doc).map((operation) => {
+    const request = requestOf(doc, operation);
+    return {
+      ...(operation.operationId === undefined ? {} : { operationId: operation.operationId }),
+      pointer: operation.pointer,
+      label: operation.label,
+      curl: curlSample(request, api),
+      typescript: typescriptSample(request, api),
+    };
+  });
 }
 
 /**
@@ -53,9 +59,9 @@ export function codeSamples(doc: OpenApiDoc, api: ApiInfo, requestOf: (doc: Open
  */
 export function withCodeSamples(doc: OpenApiDoc, api: ApiInfo): OpenApiDoc {
   const copy = structuredClone(doc);
-  const samples = new Map(codeSamples(copy, api).map((s) => [s.operationId, s]));
+  const samples = new Map(codeSamples(copy, api).map((s) => [s.pointer, s]));
   for (const operation of operationsOf(copy)) {
-    const ours = operation.operationId ? samples.get(operation.operationId) : undefined;
+    const ours = samples.get(operation.pointer);
     if (!ours) continue;
     const existing = (Array.isArray(operation.operation["x-codeSamples"]) ? operation.operation["x-codeSamples"] : []) as unknown as CodeSample[];
     const added: CodeSample[] = [

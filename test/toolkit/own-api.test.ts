@@ -139,6 +139,65 @@ webhooks:
   });
 });
 
+describe("npm run add-api -- <name> <paths by $ref, operations without an operationId, webhooks with one>", { timeout: 120_000 }, () => {
+  // All three are OpenAPI: a path item may be a $ref (to components.pathItems, 3.1), an operationId
+  // is optional, and openapi-typescript lists a webhook's operation beside those of paths.
+  const SHOP = `openapi: 3.1.0
+info:
+  title: Shop
+  version: 1.0.0
+servers:
+  - url: https://shop.example.com/v1
+paths:
+  /orders:
+    $ref: "#/components/pathItems/Orders"
+  /health:
+    get:
+      responses:
+        "204":
+          description: Up.
+webhooks:
+  orderShipped:
+    post:
+      operationId: orderShipped
+      requestBody:
+        content:
+          application/json:
+            schema: { type: object }
+      responses:
+        "204":
+          description: Received.
+components:
+  pathItems:
+    Orders:
+      get:
+        operationId: listOrders
+        responses:
+          "200":
+            description: The orders.
+            content:
+              application/json:
+                schema: { type: array, items: { type: string } }
+`;
+
+  it("its operation table holds the operations of paths, through $refs, and type-checks; every operation has code samples", async () => {
+    const file = path.join(copy, "shop.yaml");
+    writeFileSync(file, SHOP);
+    const added = await again("add-api", ["shop", file]);
+    expect(added.code, added.output).toBe(0);
+    const table = readFileSync(path.join(copy, "generated", "shop", "operations.ts"), "utf8");
+    expect(table).toContain('"listOrders": { method: "get", path: "/orders"');
+    expect(table).not.toContain('"orderShipped":');
+    const tsc = await run(process.execPath, ["node_modules/typescript-native/bin/tsc", "--noEmit"], { cwd: copy, timeoutMs: 120_000 });
+    expect(tsc.code, tsc.output).toBe(0);
+    const docs = await again("docs", ["shop"]);
+    expect(docs.code, docs.output).toBe(0);
+    const page = readFileSync(path.join(copy, "dist", "docs", "shop.html"), "utf8");
+    expect(page).toContain("curl 'https://shop.example.com/v1/health'");
+    expect(page).toContain("curl 'https://shop.example.com/v1/orders'");
+  });
+});
+
 describe("npm run add-api -- <name> <URL>", { timeout: 120_000 }, () => {
   it("reads the description from an http(s) URL", async () => {
     const server = createServer((req, res) => {
