@@ -10,7 +10,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { bundlePath, readBundle } from "../apis.ts";
 import { MULTIPART_MEDIA_TYPE } from "../contract/multipart.ts";
-import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, typeNames, withoutIgnoredParameters, withPathItems, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
+import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, resolvePointer, typeNames, withoutIgnoredParameters, withPathItems, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
 import { toolCommand } from "../project.ts";
 import { describedErrorsProfile } from "./described-errors.ts";
 import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
@@ -62,7 +62,10 @@ export interface MockOptions {
  * - the schema of a form body that nests objects (`card[number]=4242`, `items[0][price]=p1`, as
  *   Stripe-like APIs write their forms): Prism reads an absent deepObject field as an empty object
  *   (so an optional `card` with a required `number` refuses every request without it), and refuses
- *   an array of objects written with brackets.
+ *   an array of objects written with brackets;
+ * - the schema of a body that holds a discriminator: Prism checks a `oneOf` with a discriminator as
+ *   plain JSON Schema (a value two alternatives take is refused), where the discriminator's value
+ *   picks the one schema the value must follow, as the toolkit's checks read it.
  * Without a schema, Prism neither parses nor checks such a body; its answers do not depend on it.
  * Prism runs as its own process from the installed `@stoplight/prism-cli`, where a patch of it
  * would not reach an installed toolkit.
@@ -80,7 +83,9 @@ function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(
 /** The document without the schemas of multipart bodies and of form bodies that nest objects (prismDocument); undefined when it has none. */
 export function withoutBodySchemasPrismMisreads(doc: OpenApiDoc): OpenApiDoc | undefined {
   const misread = (type: string, media: Json | undefined) =>
-    mediaTypeOf(type) === MULTIPART_MEDIA_TYPE || (mediaTypeOf(type) === FORM_MEDIA_TYPE && isObject(media) && nestsObjects(doc, media));
+    mediaTypeOf(type) === MULTIPART_MEDIA_TYPE ||
+    (mediaTypeOf(type) === FORM_MEDIA_TYPE && isObject(media) && nestsObjects(doc, media)) ||
+    (isObject(media) && holdsDiscriminator(doc, media.schema));
   return withPathItems(doc, (item) => {
     let changed = false;
     const rewritten: JsonObject = { ...item };
@@ -96,6 +101,21 @@ export function withoutBodySchemasPrismMisreads(doc: OpenApiDoc): OpenApiDoc | u
     }
     return changed ? rewritten : undefined;
   });
+}
+
+/** Whether a schema, or one it reaches (through `$ref`s too), has a discriminator. */
+function holdsDiscriminator(doc: OpenApiDoc, schema: Json | undefined): boolean {
+  const seen = new Set<Json>();
+  const walk = (node: Json | undefined): boolean => {
+    if (!isObject(node) && !Array.isArray(node)) return false;
+    if (seen.has(node)) return false;
+    seen.add(node);
+    if (Array.isArray(node)) return node.some(walk);
+    if (isObject(node.discriminator)) return true;
+    if (typeof node.$ref === "string" && node.$ref.startsWith("#") && walk(resolvePointer(doc, node.$ref) as Json | undefined)) return true;
+    return Object.entries(node).some(([key, value]) => key !== "$ref" && walk(value));
+  };
+  return walk(schema);
 }
 
 /** Whether a form's fields nest: a field in style deepObject, or one whose schema is an object or an array of objects. */

@@ -404,6 +404,50 @@ describe("the mock of a description whose form nests objects and arrays of them 
   });
 });
 
+describe("the mock of a description whose body is picked by a discriminator", { timeout: 60_000 }, () => {
+  // Two alternatives that take the same values: JSON Schema's oneOf alone refuses every value (both
+  // match), the discriminator's value picks one, as the toolkit's checks read it (Prism did not).
+  const event = (name: string) => ({ allOf: [{ $ref: "#/components/schemas/Base" }], title: name });
+  const events: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "Events", version: "1.0.0" },
+    paths: {
+      "/events": {
+        post: {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Approved" }, { $ref: "#/components/schemas/Denied" }], discriminator: { propertyName: "type", mapping: { approved: "Approved", denied: "#/components/schemas/Denied" } } } } },
+          },
+          responses: { "200": { description: "taken", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } }, "422": { description: "refused" } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Base: { type: "object", required: ["type", "id"], properties: { type: { type: "string" }, id: { type: "string" } } },
+        Approved: event("Approved"),
+        Denied: event("Denied"),
+      },
+    },
+  };
+
+  it("takes a body its discriminator picks a schema for, and refuses one that breaks that schema", async () => {
+    expect(withoutBodySchemasPrismMisreads(events)!.paths!["/events"]!.post).toMatchObject({ requestBody: { content: { "application/json": {} } } });
+    const mock = await mockOf("events", events);
+    try {
+      const post = (body: unknown) => fetch(`${mock.url}/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      for (const type of ["approved", "denied"]) {
+        const answer = await post({ type, id: "e1" });
+        expect([type, answer.status, await answer.text()]).toEqual([type, 200, '{"ok":true}']);
+      }
+      expect((await post({ type: "approved" })).status).toBe(422);
+      expect((await post({ type: "other", id: "e1" })).status).toBe(422);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 describe("the copy of a description Prism is given", () => {
   it("has no schema for multipart bodies and form bodies that nest objects, and every other body as it is", () => {
     const nested = withFormBody({ type: "object", properties: { card: { type: "object", properties: { number: { type: "string" } } } } });
