@@ -6,7 +6,7 @@
 // reference server would give. Valid requests go to Prism unchanged, so `Prefer` still picks
 // examples. Where the API is lenient (the secrets service and the mesh decode any body as JSON; the
 // secrets service ignores unknown query parameters and takes PUT for POST), the front is too.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { contractChecker, type Violation } from "../contract/checker.ts";
 import { cookiesOf, deref, isObject, mediaTypeOf, securityAlternatives, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { MAX_ERRORS } from "../../server/org-platform/domain/errors.ts";
@@ -185,22 +185,61 @@ function prismWrites(mediaType: string): boolean {
   return /^application\/(json|xml|[^;]*\+(json|xml))(;|$)|^text\//i.test(mediaTypeOf(mediaType));
 }
 
+/** Prism's answer, whole. */
+interface PrismAnswer {
+  status: number;
+  headers: IncomingMessage["headers"];
+  body: Buffer;
+}
+
+/** Prism answered only an informational (1xx) status, which HTTP never takes as a final answer. */
+class InformationalOnly extends Error {
+  constructor(readonly status: number) {
+    super(`Prism answered ${status}, an informational status, as its answer`);
+  }
+}
+
 /**
  * A request to Prism, made again while Prism refuses connections (for up to 2 s): Prism closes its
  * port while it restarts, which it does when the description file changes, and the request never
- * reached it.
+ * reached it. Through Node's HTTP client, not fetch: fetch turns a 407 into a network error (the
+ * Fetch standard's rule for proxy authentication), and a description may document a 407.
  */
-async function fetchFromPrism(url: string, init: RequestInit): Promise<Response> {
+async function askPrism(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<PrismAnswer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await fetch(url, init);
+      return await new Promise<PrismAnswer>((resolve, reject) => {
+        // Asked for no content coding (the answer's bytes are passed on as they are), and with the whole
+        // body at hand, for no 100 Continue: any informational status is then Prism's answer.
+        const headers: OutgoingHttpHeaders = Object.fromEntries(Object.entries(init.headers).filter(([name]) => !["accept-encoding", "expect"].includes(name.toLowerCase())));
+        // Its length said, whatever the method: Node sends a DELETE's body without one otherwise.
+        if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
+        const request = httpRequest(url, { method: init.method, headers, agent: PRISM_AGENT }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) }));
+          response.on("error", reject);
+        });
+        // Prism writes a documented 1xx as if it were an answer, and no answer after it.
+        const informational = (status: number) => {
+          reject(new InformationalOnly(status));
+          request.destroy();
+        };
+        request.on("information", (info) => informational(info.statusCode));
+        request.on("upgrade", (response, socket) => {
+          socket.destroy();
+          informational(response.statusCode ?? 101);
+        });
+        request.on("error", reject);
+        request.end(init.body);
+      });
     } catch (error) {
-      const code = ((error as { cause?: { code?: unknown } }).cause ?? {}).code;
-      if (code !== "ECONNREFUSED" || attempt >= PRISM_ATTEMPTS) throw error;
+      if ((error as { code?: unknown }).code !== "ECONNREFUSED" || attempt >= PRISM_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 }
+const PRISM_AGENT = new Agent({ keepAlive: true });
 const PRISM_ATTEMPTS = 40;
 
 /** Prism's request findings from its `sl-violations` header, as violations; [] when there are none. */
@@ -320,28 +359,32 @@ export function mockFront({ doc, profile, upstream, log }: FrontOptions) {
     };
     if (decision.refusal) return refuse(decision.refusal);
     try {
-      const upstreamResponse = await fetchFromPrism(upstream + url.pathname + url.search, {
+      const answer = await askPrism(upstream + url.pathname + url.search, {
         method: decision.method,
         headers: decision.headers,
-        body: body === "" || method === "GET" || method === "HEAD" ? undefined : body,
-        redirect: "manual",
+        ...(body === "" || method === "GET" || method === "HEAD" ? {} : { body }),
       });
-      const headers: Record<string, string> = {};
-      upstreamResponse.headers.forEach((value, name) => {
-        if (!HOP_BY_HOP.has(name)) headers[name] = value;
-      });
-      const payload = Buffer.from(await upstreamResponse.arrayBuffer());
+      const headers: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+      const header = (name: string) => ([] as string[]).concat(answer.headers[name] ?? []).join(", ");
       // Prism found something the checker let through: its answer would be a documented example of
       // some other error, so its own findings (sl-violations) are answered in the envelope instead.
-      const prismFound = upstreamResponse.status >= 400 && decision.operation ? requestViolations(upstreamResponse.headers.get("sl-violations")) : [];
+      const prismFound = answer.status >= 400 && decision.operation ? requestViolations(header("sl-violations") || null) : [];
       if (prismFound.length) return refuse({ kind: "invalid", operation: decision.operation!, violations: prismFound });
       // Prism's own problem document for a Prefer it cannot meet: said in the API's envelope instead.
       const prefer = ([] as string[]).concat(req.headers.prefer ?? []).join(", ");
-      if (prefer && upstreamResponse.status >= 400 && mediaTypeOf(upstreamResponse.headers.get("content-type") ?? "") === "application/problem+json") {
-        return refuse({ kind: "unmatched-prefer", status: upstreamResponse.status, prefer });
+      if (prefer && answer.status >= 400 && mediaTypeOf(header("content-type")) === "application/problem+json") {
+        return refuse({ kind: "unmatched-prefer", status: answer.status, prefer });
       }
-      res.writeHead(upstreamResponse.status, headers).end(payload);
+      res.writeHead(answer.status, headers).end(answer.body);
     } catch (error) {
+      if (error instanceof InformationalOnly) {
+        // An informational status announces an answer to come: HTTP has no way to send one as the answer.
+        res.writeHead(501, { "Content-Type": "application/problem+json" });
+        res.end(JSON.stringify({ type: "about:blank", title: "Not Implemented", status: 501, detail: `the mock cannot answer ${error.status}: an informational (1xx) status is not an answer in HTTP` }));
+        log?.(`${method} ${url.pathname} → 501 (${error.status} is informational)`);
+        return;
+      }
       res.writeHead(502, { "Content-Type": "text/plain" }).end(`the mock's Prism did not answer: ${(error as Error).message}`);
     }
   };

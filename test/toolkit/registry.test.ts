@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { get as httpGet } from "node:http";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { APIS, readApis } from "../../scripts/apis.ts";
@@ -442,6 +443,43 @@ describe("the mock of a description whose body is picked by a discriminator", { 
       }
       expect((await post({ type: "approved" })).status).toBe(422);
       expect((await post({ type: "other", id: "e1" })).status).toBe(422);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe("the mock of a description documenting statuses fetch or HTTP single out", { timeout: 60_000 }, () => {
+  const answers = (responses: JsonObject): JsonObject => ({ get: { responses } });
+  const statuses: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "Statuses", version: "1.0.0" },
+    paths: {
+      "/proxy-auth": answers({ "407": { description: "Proxy authentication required", content: { "application/json": { schema: { type: "object" }, example: { proxy: "auth" } } } } }),
+      "/continue": answers({ "100": { description: "Continue" } }),
+      "/hints": answers({ "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } }, "103": { description: "Early hints" } }),
+    },
+  };
+
+  it("answers a documented 407 (fetch makes one a network error); a 1xx, which is no answer in HTTP, is a 501 that says so", async () => {
+    const mock = await mockOf("statuses", statuses);
+    try {
+      const proxyAuth = await fetch(`${mock.url}/proxy-auth`, { headers: { accept: "application/json" } }).catch((error: Error) => error);
+      // fetch itself cannot read a 407: the raw answer, through Node's HTTP client.
+      expect(proxyAuth).toBeInstanceOf(Error);
+      const raw = await new Promise<[number, string]>((resolve, reject) =>
+        httpGet(`${mock.url}/proxy-auth`, (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => (text += chunk));
+          res.on("end", () => resolve([res.statusCode!, text]));
+        }).on("error", reject),
+      );
+      expect(raw).toEqual([407, '{"proxy":"auth"}']);
+      const informational = await fetch(`${mock.url}/continue`);
+      expect([informational.status, ((await informational.json()) as { detail: string }).detail]).toEqual([501, "the mock cannot answer 100: an informational (1xx) status is not an answer in HTTP"]);
+      const hints = await fetch(`${mock.url}/hints`, { headers: { prefer: "code=103" } });
+      expect(hints.status).toBe(501);
+      expect((await fetch(`${mock.url}/hints`)).status).toBe(200);
     } finally {
       await mock.close();
     }
