@@ -135,14 +135,19 @@ function isIgnoredParameter(p: Pick<Parameter, "in" | "name">): boolean {
  * parameter lists change: components stay as they are.
  */
 export function withoutIgnoredParameters(doc: OpenApiDoc): OpenApiDoc | undefined {
+  return withoutParameters(doc, (parameter) => isIgnoredParameter({ in: parameter.in as Parameter["in"], name: String(parameter.name) }));
+}
+
+/**
+ * A copy of the document without the parameters `drop` names (given each after its $ref), or
+ * undefined when it drops none. Only the path items' and operations' parameter lists change.
+ */
+export function withoutParameters(doc: OpenApiDoc, drop: (parameter: JsonObject) => boolean): OpenApiDoc | undefined {
   return withPathItems(doc, (item) => {
     let changed = false;
     const kept = (list: Json | undefined): Json | undefined => {
       if (!Array.isArray(list)) return list;
-      const filtered = list.filter((raw) => {
-        const { value } = deref<JsonObject>(doc, raw);
-        return !isIgnoredParameter({ in: value.in as Parameter["in"], name: String(value.name) });
-      });
+      const filtered = list.filter((raw) => !drop(deref<JsonObject>(doc, raw).value));
       changed ||= filtered.length !== list.length;
       return filtered;
     };

@@ -215,6 +215,8 @@ async function askPrism(url: string, init: { method: string; headers: Record<str
         // Its length said, whatever the method: Node sends a DELETE's body without one otherwise.
         if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
         const request = httpRequest(url, { method: init.method, headers, agent: PRISM_AGENT }, (response) => {
+          // A 101 without an Upgrade asked for comes as a response of its own.
+          if ((response.statusCode ?? 200) < 200) return informational(response.statusCode!);
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.on("end", () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) }));

@@ -3,16 +3,16 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { get as httpGet } from "node:http";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { APIS, readApis } from "../../scripts/apis.ts";
 import { operationsOf, withoutIgnoredParameters, type JsonObject, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { describedErrorsProfile, errorBody } from "../../scripts/mock/described-errors.ts";
-import { startMock, withoutBodySchemasPrismMisreads } from "../../scripts/mock/start.ts";
+import { startMock, withoutBodySchemasPrismMisreads, withoutHeadersPrismCrashesOn } from "../../scripts/mock/start.ts";
 import { validRequestArbitrary, toWire } from "../../scripts/contract/arbitrary.ts";
 import { contractChecker } from "../../scripts/contract/checker.ts";
 import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
+import { rawGet } from "../helpers/raw-get.ts";
 import { WITH_IGNORED_HEADER_PARAMETERS } from "../fixtures/ignored-header-parameters.ts";
 import { projectRoot } from "../../scripts/project.ts";
 
@@ -467,19 +467,47 @@ describe("the mock of a description documenting statuses fetch or HTTP single ou
       const proxyAuth = await fetch(`${mock.url}/proxy-auth`, { headers: { accept: "application/json" } }).catch((error: Error) => error);
       // fetch itself cannot read a 407: the raw answer, through Node's HTTP client.
       expect(proxyAuth).toBeInstanceOf(Error);
-      const raw = await new Promise<[number, string]>((resolve, reject) =>
-        httpGet(`${mock.url}/proxy-auth`, (res) => {
-          let text = "";
-          res.on("data", (chunk: Buffer) => (text += chunk));
-          res.on("end", () => resolve([res.statusCode!, text]));
-        }).on("error", reject),
-      );
-      expect(raw).toEqual([407, '{"proxy":"auth"}']);
+      expect(await rawGet(`${mock.url}/proxy-auth`, { accept: "application/json" })).toEqual({ status: 407, body: '{"proxy":"auth"}' });
       const informational = await fetch(`${mock.url}/continue`);
       expect([informational.status, ((await informational.json()) as { detail: string }).detail]).toEqual([501, "the mock cannot answer 100: an informational (1xx) status is not an answer in HTTP"]);
       const hints = await fetch(`${mock.url}/hints`, { headers: { prefer: "code=103" } });
       expect(hints.status).toBe(501);
       expect((await fetch(`${mock.url}/hints`)).status).toBe(200);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe("the mock of a description with optional header parameters of array and object schemas", { timeout: 60_000 }, () => {
+  const headers: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "Headers", version: "1.0.0" },
+    paths: {
+      "/things": {
+        get: {
+          parameters: [
+            { name: "X-Tags", in: "header", schema: { type: "array", items: { type: "string", enum: ["a", "b"] } } },
+            { name: "X-Filter", in: "header", schema: { $ref: "#/components/schemas/Filter" } },
+            { name: "X-Trace", in: "header", schema: { type: "string" } },
+          ],
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } },
+        },
+      },
+    },
+    components: { schemas: { Filter: { type: "object", properties: { name: { type: "string" } } } } },
+  };
+
+  it("answers a request without them (one stopped Prism's whole process), checks them when sent", async () => {
+    const names = (doc: OpenApiDoc) => ((doc.paths!["/things"]!.get as JsonObject).parameters as JsonObject[]).map((p) => p.name);
+    expect(names(withoutHeadersPrismCrashesOn(headers)!)).toEqual(["X-Trace"]);
+    const mock = await mockOf("headers", headers);
+    try {
+      for (const sent of [{}, {}, { "x-tags": "a,b", "x-filter": "name,web" }]) {
+        const answer = await fetch(`${mock.url}/things`, { headers: sent });
+        expect([answer.status, await answer.text()]).toEqual([200, '{"ok":true}']);
+      }
+      expect(await refusal(await fetch(`${mock.url}/things`, { headers: { "x-tags": "a,c" } }))).toEqual([400, 'header parameter "X-Tags.1" must be equal to one of the allowed values: ["a","b"]']);
     } finally {
       await mock.close();
     }
