@@ -457,6 +457,7 @@ describe("the mock of a description documenting statuses fetch or HTTP single ou
     paths: {
       "/proxy-auth": answers({ "407": { description: "Proxy authentication required", content: { "application/json": { schema: { type: "object" }, example: { proxy: "auth" } } } } }),
       "/continue": answers({ "100": { description: "Continue" } }),
+      "/switch": answers({ "101": { description: "Switching Protocols" } }),
       "/hints": answers({ "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } }, "103": { description: "Early hints" } }),
     },
   };
@@ -470,6 +471,8 @@ describe("the mock of a description documenting statuses fetch or HTTP single ou
       expect(await rawGet(`${mock.url}/proxy-auth`, { accept: "application/json" })).toEqual({ status: 407, body: '{"proxy":"auth"}' });
       const informational = await fetch(`${mock.url}/continue`);
       expect([informational.status, ((await informational.json()) as { detail: string }).detail]).toEqual([501, "the mock cannot answer 100: an informational (1xx) status is not an answer in HTTP"]);
+      // A 101 comes to Node's client as an answer of its own when no Upgrade was asked for.
+      expect((await fetch(`${mock.url}/switch`)).status).toBe(501);
       const hints = await fetch(`${mock.url}/hints`, { headers: { prefer: "code=103" } });
       expect(hints.status).toBe(501);
       expect((await fetch(`${mock.url}/hints`)).status).toBe(200);
