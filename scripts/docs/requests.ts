@@ -107,15 +107,25 @@ export function bodyText(body: { mediaType: string; value: Json }): string {
   return isJsonMediaType(mediaTypeOf(body.mediaType)) || typeof body.value !== "string" ? JSON.stringify(body.value) : body.value;
 }
 
-/** The headers that carry a token, for a given token value (for basic: "user:password"). */
+/** The headers that carry a token, for a given token value (for basic: "user:password"); a cookie's too. */
 export function credentialHeaders(credentials: Credential[], token: string): Record<string, string> {
   const headers: Record<string, string> = {};
+  const cookies: string[] = [];
   for (const credential of credentials) {
     if (credential.kind === "apiKey" && credential.in === "header") headers[credential.name] = token;
+    else if (credential.kind === "apiKey" && credential.in === "cookie") cookies.push(`${credential.name}=${encodeURIComponent(token)}`);
     else if (credential.kind === "bearer") headers.Authorization = `Bearer ${token}`;
     else if (credential.kind === "basic") headers.Authorization = `Basic ${Buffer.from(token).toString("base64")}`;
   }
+  if (cookies.length) headers.Cookie = cookies.join("; ");
   return headers;
+}
+
+/** The query parameters that carry a token (API keys sent in the query). */
+export function credentialQuery(credentials: Credential[], token: string): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const credential of credentials) if (credential.kind === "apiKey" && credential.in === "query") query[credential.name] = token;
+  return query;
 }
 
 function scalar(value: Json): string {

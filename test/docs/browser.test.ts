@@ -145,11 +145,20 @@ interface MenuOperation {
   method: string;
 }
 
-/** Opens every tag group of the sidebar and lists the operations it shows. */
+/** Opens every tag group of the sidebar and lists the operations it shows, those outside any group too. */
 async function sidebarOperations(page: Page): Promise<MenuOperation[]> {
   const found = new Map<string, MenuOperation>();
   const opened = new Set<string>();
   for (;;) {
+    // The operations shown: at the top (a description without tags) and in every group opened so far.
+    const items: MenuOperation[] = await page.$$eval('[data-component-name="Menu/MenuItem"].menu-item-type-operation > a', (as) =>
+      as.map((a) => ({
+        route: a.getAttribute("href") ?? "",
+        label: a.querySelector("[data-text]")?.getAttribute("data-text") ?? "",
+        method: a.querySelector(".tag-http")?.textContent?.trim().toLowerCase() ?? "",
+      })),
+    );
+    for (const item of items) found.set(item.route, item);
     const groups: string[] = await page.$$eval('[data-component-name="Menu/MenuItem"].menu-item-type-group > a', (as) =>
       as.map((a) => a.getAttribute("href") ?? ""),
     );
@@ -166,14 +175,6 @@ async function sidebarOperations(page: Page): Promise<MenuOperation[]> {
       next,
       { timeout: 10_000 },
     );
-    const items: MenuOperation[] = await page.$$eval('[data-component-name="Menu/MenuItem"].menu-item-type-operation > a', (as) =>
-      as.map((a) => ({
-        route: a.getAttribute("href") ?? "",
-        label: a.querySelector("[data-text]")?.getAttribute("data-text") ?? "",
-        method: a.querySelector(".tag-http")?.textContent?.trim().toLowerCase() ?? "",
-      })),
-    );
-    for (const item of items) found.set(item.route, item);
   }
   return [...found.values()];
 }
@@ -228,7 +229,8 @@ describe.each(APIS.map((api) => [api.name, api] as const))("docs page of %s", (n
     const doc: OpenApiDoc = built.doc;
     const operations = operationsOf(doc).map((o) => ({
       method: o.method,
-      heading: typeof o.operation.summary === "string" ? o.operation.summary : String(o.operationId),
+      // As the page names an operation: its summary, else its operationId, else its path.
+      heading: [o.operation.summary, o.operationId].find((name): name is string => typeof name === "string" && name !== "") ?? o.template,
       deprecated: o.operation.deprecated === true,
       label: o.label,
     }));
@@ -247,7 +249,7 @@ describe.each(APIS.map((api) => [api.name, api] as const))("docs page of %s", (n
     for (const [index, operation] of operations.entries()) {
       const item = menu.find((m) => m.label === operation.heading && m.method === operation.method);
       if (!item) {
-        missing.push(`${operation.label}: no sidebar entry "${operation.heading}"`);
+        missing.push(`${operation.label}: no sidebar entry "${operation.heading}" among ${JSON.stringify(menu.map((m) => m.label))}`);
         continue;
       }
       if (!opened.has(index)) continue;

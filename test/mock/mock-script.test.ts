@@ -102,7 +102,8 @@ describe("npm run mock", () => {
       // Nothing but our own lines: no Prism timestamps, no negotiation chatter.
       expect(output).not.toMatch(/NEGOTIATOR|Request received|\[\d+:\d+:\d+ [AP]M\]/);
     } finally {
-      process.kill(group, "SIGINT");
+      // Still running: stopped as a terminal stops it. Gone already: what failed above is the error to see.
+      if (child.exitCode === null && child.signalCode === null) process.kill(group, "SIGINT");
     }
     const code = await Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
     if (code === "hung") process.kill(group, "SIGKILL");
