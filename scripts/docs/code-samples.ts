@@ -4,7 +4,8 @@
 import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import type { ApiInfo } from "../apis.ts";
 import { packageName } from "../client-package-name.ts";
-import { bodyText, exampleRequest, filledPath, queryString, type ExampleRequest } from "./requests.ts";
+import { strictEncode } from "../contract/arbitrary.ts";
+import { bodyText, credentialQuery, exampleRequest, wireParameters, type ExampleRequest } from "./requests.ts";
 
 export interface CodeSample {
   lang: string;
@@ -81,14 +82,11 @@ export function shellQuote(text: string): string {
 export function curlSample(request: ExampleRequest, api: ApiInfo): string {
   const method = request.operation.method.toUpperCase();
   const token = "$" + tokenVariable(api);
-  const query = { ...request.query };
   const lines: string[] = [];
-  for (const credential of request.credentials) {
-    if (credential.kind === "apiKey" && credential.in === "query") query[credential.name] = token;
-  }
-  let url = shellQuote(baseUrlOf(api) + filledPath(request) + queryString(query));
+  const wire = wireParameters(request, credentialQuery(request.credentials, token));
+  let url = shellQuote(baseUrlOf(api) + wire.path + wire.query);
   // A token in the query goes in double quotes so that the shell expands it.
-  if (url.includes(encodeURIComponent(token))) url = `"${url.slice(1, -1).replace(encodeURIComponent(token), token)}"`;
+  if (url.includes(strictEncode(token))) url = `"${url.slice(1, -1).replace(strictEncode(token), token)}"`;
   lines.push(method === "GET" ? `curl ${url}` : `curl -X ${method} ${url}`);
   for (const credential of request.credentials) {
     if (credential.kind === "apiKey" && credential.in === "header") lines.push(`-H "${credential.name}: ${token}"`);
@@ -96,7 +94,7 @@ export function curlSample(request: ExampleRequest, api: ApiInfo): string {
     else if (credential.kind === "bearer") lines.push(`-H "Authorization: Bearer ${token}"`);
     else if (credential.kind === "basic") lines.push(`-u "${token}"`);
   }
-  for (const [name, value] of Object.entries(request.header)) lines.push(`-H ${shellQuote(`${name}: ${typeof value === "string" ? value : JSON.stringify(value)}`)}`);
+  for (const [name, value] of Object.entries(wire.headers)) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (request.body) {
     lines.push(`-H ${shellQuote(`Content-Type: ${request.body.mediaType}`)}`);
     const json = isJsonMediaType(mediaTypeOf(request.body.mediaType)) || typeof request.body.value !== "string";

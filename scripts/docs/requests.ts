@@ -3,6 +3,7 @@
 // gives no example, a stand-in shaped by the schema. The code samples print it; the mock test sends
 // it. Pure: no I/O.
 import { deref, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { toWire } from "../contract/arbitrary.ts";
 import { mediaExamples, parameterExample, requestBodyOf, schemaSample } from "./examples.ts";
 
 /** How an operation's credentials travel. */
@@ -78,28 +79,21 @@ export function standInBody(doc: OpenApiDoc, operation: Operation, mediaType: st
   return { mediaType, value: schemaSample(doc, isObject(media) ? media.schema : undefined, "body") };
 }
 
-/** The operation's path with the path parameters filled in and percent-encoded. */
-export function filledPath(request: ExampleRequest): string {
-  return request.operation.template.replace(/\{([^}]+)\}/g, (whole, name: string) =>
-    name in request.path ? encodeURIComponent(scalar(request.path[name]!)) : whole,
-  );
-}
-
-/** Query pairs as they go on the wire: arrays repeat the name (form, exploded), objects are deepObject. */
-export function queryPairs(values: Record<string, Json>): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (const [name, value] of Object.entries(values)) {
-    if (Array.isArray(value)) for (const item of value) pairs.push([name, scalar(item)]);
-    else if (isObject(value)) for (const [key, item] of Object.entries(value)) pairs.push([`${name}[${key}]`, scalar(item)]);
-    else pairs.push([name, scalar(value)]);
+/**
+ * The request's path, query and header parameters as they go on the wire, each written in its
+ * style (simple, label or matrix paths; form, deepObject or delimited queries; a header's array or
+ * object as simple), as conformance sends them (toWire); `extraQuery`: pairs after them (an API key).
+ * The body is not written: see bodyText.
+ */
+export function wireParameters(request: ExampleRequest, extraQuery: [string, string][] = []): { path: string; query: string; headers: Record<string, string> } {
+  const wire = toWire({ operation: request.operation, params: { path: request.path, query: request.query, header: request.header, cookie: {} } }, {}, extraQuery);
+  const headers: Record<string, string> = {};
+  // As the description names them (toWire lower-cases).
+  for (const name of Object.keys(request.header)) {
+    const value = wire.headers[name.toLowerCase()];
+    if (value !== undefined) headers[name] = value;
   }
-  return pairs;
-}
-
-/** "?a=1&b=2" with names and values percent-encoded (brackets too), or "". */
-export function queryString(values: Record<string, Json>): string {
-  const pairs = queryPairs(values);
-  return pairs.length ? "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&") : "";
+  return { path: wire.path, query: wire.rawQuery ? `?${wire.rawQuery}` : "", headers };
 }
 
 /** The body as it goes on the wire. */
@@ -121,13 +115,8 @@ export function credentialHeaders(credentials: Credential[], token: string): Rec
   return headers;
 }
 
-/** The query parameters that carry a token (API keys sent in the query). */
-export function credentialQuery(credentials: Credential[], token: string): Record<string, string> {
-  const query: Record<string, string> = {};
-  for (const credential of credentials) if (credential.kind === "apiKey" && credential.in === "query") query[credential.name] = token;
-  return query;
+/** The query pairs that carry a token (API keys sent in the query). */
+export function credentialQuery(credentials: Credential[], token: string): [string, string][] {
+  return credentials.flatMap((credential) => (credential.kind === "apiKey" && credential.in === "query" ? [[credential.name, token] as [string, string]] : []));
 }
 
-function scalar(value: Json): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
-}

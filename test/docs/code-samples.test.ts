@@ -43,6 +43,19 @@ const demo: OpenApiDoc = {
     "/things/{id}": {
       delete: { operationId: "deleteThing", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: {} },
     },
+    "/colors/{label}/{matrix}": {
+      get: {
+        operationId: "styledColors",
+        parameters: [
+          { name: "label", in: "path", required: true, style: "label", schema: { type: "array", items: { type: "string" } }, example: ["blue", "black"] },
+          { name: "matrix", in: "path", required: true, style: "matrix", explode: true, schema: { type: "array", items: { type: "string" } }, example: ["blue", "black"] },
+          { name: "color", in: "query", required: true, explode: false, schema: { type: "array", items: { type: "string" } }, example: ["red", "green"] },
+          { name: "point", in: "query", required: true, schema: { type: "object" }, example: { x: 1, y: 2 } },
+          { name: "X-Ids", in: "header", required: true, schema: { type: "array", items: { type: "integer" } }, example: [1, 2] },
+        ],
+        responses: { "200": { description: "ok" } },
+      },
+    },
   },
   components: {
     parameters: { Org: { name: "org", in: "path", required: true, schema: { type: "string" }, example: "acme & co" } },
@@ -57,6 +70,18 @@ function request(operationId: string) {
 }
 
 describe("code samples from examples", () => {
+  it("write each parameter in its style, as OpenAPI's style examples do", () => {
+    // label `.blue,black`, matrix exploded `;matrix=blue;matrix=black`, form not exploded
+    // `color=red,green`, an exploded form object `x=1&y=2`, a header's array `1,2`.
+    expect(curlSample(request("styledColors"), api)).toBe(
+      [
+        "curl 'http://127.0.0.1:9000/api/colors/.blue,black/;matrix=blue;matrix=black?color=red,green&x=1&y=2' \\",
+        '  -H "X-Demo-Token: $DEMO_TOKEN" \\',
+        "  -H 'X-Ids: 1,2'",
+      ].join("\n"),
+    );
+  });
+
   it("put path parameters (encoded) and required query and header parameters, not optional ones", () => {
     const listTeams = request("listTeams");
     expect(listTeams).toMatchObject({ path: { org: "acme & co" }, query: { "page[size]": 20 }, header: { "X-Request": "true" }, missing: [] });

@@ -8,7 +8,7 @@ import { APIS } from "../../scripts/apis.ts";
 import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../../scripts/contract/document.ts";
 import { contractChecker } from "../../scripts/contract/checker.ts";
 import { mediaExamples, responsesOf, type DocumentedResponse } from "../../scripts/docs/examples.ts";
-import { bodyText, credentialHeaders, credentialQuery, exampleRequest, filledPath, queryString, standInBody, type ExampleRequest } from "../../scripts/docs/requests.ts";
+import { bodyText, credentialHeaders, credentialQuery, exampleRequest, standInBody, wireParameters, type ExampleRequest } from "../../scripts/docs/requests.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "../helpers/contract.ts";
 import { rawRequest } from "../helpers/raw-get.ts";
@@ -48,13 +48,13 @@ async function call(prism: Prism, doc: OpenApiDoc, operation: Operation, prefer?
   if (request.body) request.body = bodyFrom(doc, operation, request.body);
   // A basic scheme's token is "user:password"; an API key goes where its scheme says (header, query or cookie).
   const token = request.credentials.some((c) => c.kind === "basic") ? "mock-user:mock-token" : "mock-token";
-  const headers: Record<string, string> = { ...credentialHeaders(request.credentials, token) };
-  for (const [name, value] of Object.entries(request.header)) headers[name] = typeof value === "string" ? value : JSON.stringify(value);
+  const wire = wireParameters(request, credentialQuery(request.credentials, token));
+  const headers: Record<string, string> = { ...credentialHeaders(request.credentials, token), ...wire.headers };
   if (request.body) headers["Content-Type"] = request.body.mediaType;
   if (prefer) headers.Prefer = prefer;
   // Node's HTTP client: fetch cannot read a 407 (the Fetch standard makes it a network error), and a
   // documented redirect is an answer to judge, not a place to go.
-  const response = await rawRequest(prism.baseUrl + filledPath(request) + queryString({ ...request.query, ...credentialQuery(request.credentials, token) }), {
+  const response = await rawRequest(prism.baseUrl + wire.path + wire.query, {
     method: operation.method.toUpperCase(),
     headers,
     ...(request.body ? { body: bodyText(request.body) } : {}),

@@ -506,7 +506,7 @@ describe("the mock of a description with optional header parameters of array and
     expect(names(withoutHeadersPrismCrashesOn(headers)!)).toEqual(["X-Trace"]);
     const mock = await mockOf("headers", headers);
     try {
-      for (const sent of [{}, {}, { "x-tags": "a,b", "x-filter": "name,web" }]) {
+      for (const sent of [{}, {}, { "x-tags": "a,b", "x-filter": "name,web" }] as Record<string, string>[]) {
         const answer = await fetch(`${mock.url}/things`, { headers: sent });
         expect([answer.status, await answer.text()]).toEqual([200, '{"ok":true}']);
       }
