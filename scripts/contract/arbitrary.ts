@@ -489,9 +489,10 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
   const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = params.path[name];
     const p = operation.parameters.find((q) => q.in === "path" && q.name === name);
-    // Written in its style (simple, label or matrix): an array's items one by one.
-    if (isObject(value) && (p?.raw.style ?? "simple") === "simple") return simpleObjectText(value, p?.raw.explode === true, strictEncode);
-    return p ? pathStyleSegment(p, (Array.isArray(value) ? value : [value]).map((v) => strictEncode(text(v))), Array.isArray(value)) : strictEncode(text(value));
+    // Written in its style (simple, label or matrix): an array's items one by one, an object's pairs.
+    if (!p) return strictEncode(text(value));
+    if (isObject(value)) return pathStyleSegment(p, [], false, objectText(value).map(([k, v]) => [strictEncode(k), strictEncode(v)]));
+    return pathStyleSegment(p, (Array.isArray(value) ? value : [value]).map((v) => strictEncode(text(v))), Array.isArray(value));
   });
   // Serialized as each parameter's style says: form (exploded arrays repeat the name, exploded
   // objects are a field per property, others are comma-separated) or deepObject (name[key]=value).
@@ -580,10 +581,10 @@ function objectText(value: Record<string, unknown>): [string, string][] {
   return Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, text(v)] as [string, string]]));
 }
 
-/** An object in style simple: `R,100,G,200`, or exploded `R=100,G=200` (each name and value through `encode`). */
-function simpleObjectText(value: Record<string, unknown>, exploded: boolean, encode: (s: string) => string = (s) => s): string {
+/** An object in style simple (a header's): `R,100,G,200`, or exploded `R=100,G=200`. */
+function simpleObjectText(value: Record<string, unknown>, exploded: boolean): string {
   return objectText(value)
-    .map(([k, v]) => `${encode(k)}${exploded ? "=" : ","}${encode(v)}`)
+    .map(([k, v]) => `${k}${exploded ? "=" : ","}${v}`)
     .join(",");
 }
 

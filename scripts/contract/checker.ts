@@ -199,7 +199,8 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
       let raw: string[] | undefined;
       if (p.in === "path") {
         const encoded = pathParams[p.name];
-        const texts = encoded === undefined ? undefined : pathStyleTexts(p, encoded, typesOf(deref<JsonObject>(doc, p.schema).value).has("array"));
+        const types = typesOf(deref<JsonObject>(doc, p.schema).value);
+        const texts = encoded === undefined ? undefined : pathStyleTexts(p, encoded, types.has("array"), types.has("object") && !types.has("string"));
         if (texts && "error" in texts) {
           found.push(violation(operation, "request-parameter", at, texts.error));
           continue;

@@ -129,16 +129,6 @@ function isIgnoredParameter(p: Pick<Parameter, "in" | "name">): boolean {
 }
 
 /**
- * A copy of the document without the parameter definitions OpenAPI ignores (above), for a tool
- * that checks them anyway (Prism 5 refuses `Accept: *\/*` by an Accept parameter's enum:
- * stoplightio/prism#2057); undefined when it has none. Only the path items' and operations'
- * parameter lists change: components stay as they are.
- */
-export function withoutIgnoredParameters(doc: OpenApiDoc): OpenApiDoc | undefined {
-  return withoutParameters(doc, (parameter) => isIgnoredParameter({ in: parameter.in as Parameter["in"], name: String(parameter.name) }));
-}
-
-/**
  * A copy of the document without the parameters `drop` names (given each after its $ref), or
  * undefined when it drops none. Only the path items' and operations' parameter lists change.
  */
@@ -243,17 +233,24 @@ export function arrayDelimiter(p: Pick<Parameter, "raw">): string {
  * A path parameter's value as its style writes it in the segment (still percent-encoded), as the
  * texts of its value: `simple` (the default) the segment itself; `label` after a `.` (an exploded
  * array's items each after one: `.3.4.5`); `matrix` after `;<name>=` (an exploded array's items each
- * after one: `;id=3;id=4`). A non-exploded array is one text, its items comma-separated. Or why the
- * segment is not written in that style.
+ * after one: `;id=3;id=4`). A non-exploded array is one text, its items comma-separated. An object
+ * exploded in style label or matrix (`.R=100.G=200`, `;R=100;G=200`) is one text of its pairs as
+ * style simple writes them (`R=100,G=200`). Or why the segment is not written in that style.
  */
-export function pathStyleTexts(p: Pick<Parameter, "name" | "raw">, segment: string, isArray: boolean): string[] | { error: string } {
+export function pathStyleTexts(p: Pick<Parameter, "name" | "raw">, segment: string, isArray: boolean, isObject = false): string[] | { error: string } {
   const style = p.raw.style ?? "simple";
   const exploded = p.raw.explode === true && isArray;
+  const explodedObject = p.raw.explode === true && isObject && !isArray;
   if (style === "label") {
     if (!segment.startsWith(".")) return { error: "is not written in style label (a value after a '.')" };
+    if (explodedObject) return [segment.slice(1).split(".").join(",")];
     return exploded ? segment.slice(1).split(".") : [segment.slice(1)];
   }
   if (style === "matrix") {
+    if (explodedObject) {
+      if (!segment.startsWith(";")) return { error: "is not written in style matrix (;<name>=<value>...)" };
+      return [segment.slice(1).split(";").join(",")];
+    }
     const prefix = `;${encodeURIComponent(p.name)}=`;
     if (!segment.startsWith(prefix)) return { error: `is not written in style matrix (${prefix}<value>)` };
     return exploded ? segment.slice(1).split(";").map((pair) => pair.slice(prefix.length - 1)) : [segment.slice(prefix.length)];
@@ -261,10 +258,21 @@ export function pathStyleTexts(p: Pick<Parameter, "name" | "raw">, segment: stri
   return [segment];
 }
 
-/** A path parameter's value written in its style (pathStyleTexts read the other way), from the texts of its items (already encoded). */
-export function pathStyleSegment(p: Pick<Parameter, "name" | "raw">, texts: string[], isArray: boolean): string {
+/**
+ * A path parameter's value written in its style (pathStyleTexts read the other way), from the texts
+ * of its items (already encoded); an object's from its [name, value] pairs (already encoded).
+ */
+export function pathStyleSegment(p: Pick<Parameter, "name" | "raw">, texts: string[], isArray: boolean, pairs?: [string, string][]): string {
   const style = p.raw.style ?? "simple";
-  const exploded = p.raw.explode === true && isArray;
+  const explode = p.raw.explode === true;
+  const exploded = explode && isArray;
+  if (pairs) {
+    // OpenAPI's style examples: `R,100,G,200`, `.R,100,G,200`, `;color=R,100,G,200`; exploded `R=100,G=200`, `.R=100.G=200`, `;R=100;G=200`.
+    const written = pairs.map(([name, value]) => (explode ? `${name}=${value}` : `${name},${value}`));
+    if (style === "label") return `.${written.join(explode ? "." : ",")}`;
+    if (style === "matrix") return explode ? written.map((w) => `;${w}`).join("") : `;${encodeURIComponent(p.name)}=${written.join(",")}`;
+    return written.join(",");
+  }
   if (style === "label") return `.${texts.join(exploded ? "." : ",")}`;
   if (style === "matrix") {
     const prefix = `;${encodeURIComponent(p.name)}=`;

@@ -258,6 +258,27 @@ describe("requests with object parameters written as one text", () => {
   });
 });
 
+describe("requests with object path parameters in style label and matrix", () => {
+  // Names and values without commas, dots or semicolons: the styles have no way to write one inside.
+  const color = { type: "object", additionalProperties: false, required: ["Name", "Weight"], properties: { Name: { $ref: "#/components/schemas/Pattern" }, Weight: { $ref: "#/components/schemas/Integer" } } };
+  const parameter = (name: string, style: string, explode: boolean) => ({ name, in: "path", required: true, style, explode, schema: color });
+  const api: OpenApiDoc = {
+    ...doc,
+    paths: {
+      "/objects/{a}/{b}/{c}/{d}": {
+        get: {
+          parameters: [parameter("a", "label", false), parameter("b", "label", true), parameter("c", "matrix", false), parameter("d", "matrix", true)],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+  };
+  // OpenAPI's style examples: .R,100,G,200 / .R=100.G=200 / ;color=R,100,G,200 / ;R=100;G=200.
+  itRoundTrips("as OpenAPI's style examples write them", api, 19, (wire) =>
+    expect(wire.path).toMatch(/^\/objects\/\.Name,[^/]+,Weight,-?\d+\/\.Name=[^/]+\.Weight=-?\d+\/;c=Name,[^/]+,Weight,-?\d+\/;Name=[^/]+;Weight=-?\d+$/),
+  );
+});
+
 describe("requests with cookie parameters", () => {
   const api: OpenApiDoc = {
     ...doc,

@@ -501,6 +501,34 @@ describe("path parameters in style label and matrix", () => {
     expect(get("/label/.x/.3.y/.a,c")).toEqual(["/request/path/id: must be integer", "/request/path/ids/1: must be integer", '/request/path/tags/1: must be equal to one of the allowed values: ["a","b"]']);
   });
 
+  it("reads an object as OpenAPI's style examples write it (.R,100,G,200 / .R=100.G=200 / ;color=R,100,G,200 / ;R=100;G=200)", () => {
+    const color = { type: "object", additionalProperties: false, properties: { R: { type: "integer" }, G: { type: "integer" } } };
+    const colors = contractChecker({
+      openapi: "3.1.0",
+      info: { title: "objects", version: "1" },
+      paths: {
+        "/colors/{a}/{b}/{color}/{d}": {
+          get: {
+            parameters: [
+              { name: "a", in: "path", required: true, style: "label", schema: color },
+              { name: "b", in: "path", required: true, style: "label", explode: true, schema: color },
+              { name: "color", in: "path", required: true, style: "matrix", schema: color },
+              { name: "d", in: "path", required: true, style: "matrix", explode: true, schema: color },
+            ],
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+    });
+    const check = (path: string) => colors.checkExchange({ method: "GET", path, query: [], headers: {} }).map((v) => `${v.pointer}: ${v.reason}`);
+    expect(check("/colors/.R,100,G,200/.R=100.G=200/;color=R,100,G,200/;R=100;G=200")).toEqual([]);
+    expect(check("/colors/.R,x/.R=1.B=2/;color=R,1/R=1")).toEqual([
+      "/request/path/a/R: must be integer",
+      "/request/path/b/B: is not allowed (not a documented property)",
+      "/request/path/d: is not written in style matrix (;<name>=<value>...)",
+    ]);
+  });
+
   it("refuses a value not written in its style", () => {
     expect(get("/label/5/.3/.a")).toEqual(["/request/path/id: is not written in style label (a value after a '.')"]);
     expect(get("/matrix/5/;ids=3/;tags=a")).toEqual(["/request/path/id: is not written in style matrix (;id=<value>)"]);
