@@ -36,7 +36,8 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     if (parameter.in === "cookie" || !(parameter.required || parameter.in === "path")) continue;
     const example = parameterExample(doc, parameter);
     if (!example) request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
-    request[parameter.in][parameter.name] = example ? example.value : schemaSample(doc, parameter.schema, parameter.name);
+    const standIn = () => schemaSample(doc, parameter.schema, parameter.name);
+    request[parameter.in][parameter.name] = example ? example.value : parameter.in === "path" ? segmentValue(doc, parameter.schema, standIn()) : standIn();
   }
   const body = requestBodyOf(doc, operation);
   if (body && isObject(body.content)) {
@@ -70,6 +71,17 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     }
   }
   return request;
+}
+
+/** A path parameter's stand-in that fills its segment: an empty list or object would leave it empty. */
+function segmentValue(doc: OpenApiDoc, schema: Json, value: Json): Json {
+  const s = deref<JsonObject>(doc, schema).value;
+  if (Array.isArray(value) && value.length === 0) return [schemaSample(doc, s.items, "item")];
+  if (isObject(value) && Object.keys(value).length === 0 && isObject(s.properties)) {
+    const [name, property] = Object.entries(s.properties)[0] ?? [];
+    if (name !== undefined) return { [name]: schemaSample(doc, property, name) };
+  }
+  return value;
 }
 
 /** A body of one of the operation's media types shaped by its schema (schemaSample), where no example is given or usable. */

@@ -10,7 +10,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { bundlePath, readBundle } from "../apis.ts";
 import { MULTIPART_MEDIA_TYPE } from "../contract/multipart.ts";
-import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, resolvePointer, typeNames, withoutIgnoredParameters, withoutParameters, withPathItems, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
+import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, resolvePointer, typeNames, withoutParameters, withPathItems, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
 import { toolCommand } from "../project.ts";
 import { describedErrorsProfile } from "./described-errors.ts";
 import { listenFront, mockFront, MOCK_PROFILES } from "./front.ts";
@@ -52,11 +52,13 @@ export interface MockOptions {
 
 /**
  * The description Prism is given: the bundle itself, or a copy in a folder of its own, which
- * `remove` deletes once Prism has read it, without what Prism misreads (the front checks both
+ * `remove` deletes when Prism exits, without what Prism misreads (the front checks all of it
  * itself, by the description as it is):
- * - header parameters OpenAPI ignores (Accept, Content-Type, Authorization): Prism checks them (an
- *   Accept's enum refuses `Accept: *\/*`, stoplightio/prism#2057);
- * - optional header parameters of an array or object schema: a request without one stopped Prism;
+ * - the parameters: Prism checked the header parameters OpenAPI ignores (Accept, Content-Type,
+ *   Authorization: an Accept's enum refused `Accept: *\/*`, stoplightio/prism#2057), and its
+ *   deserializers threw, stopping Prism's whole process, on an optional header of an array or
+ *   object schema that was not sent (simple style splits it unguarded) and on a spaceDelimited or
+ *   pipeDelimited query parameter of an object schema (which OpenAPI allows);
  * - the schema of a multipart body: Prism's parser stops the whole Prism process on a file part
  *   without a Content-Type (which RFC 7578 allows), and Prism reads every part as text, one per name
  *   (a JSON part, or repeated parts of an array, are refused);
@@ -72,9 +74,8 @@ export interface MockOptions {
  * would not reach an installed toolkit.
  */
 function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(): void } {
-  const withoutIgnored = withoutIgnoredParameters(doc) ?? doc;
-  const withoutCrashing = withoutHeadersPrismCrashesOn(withoutIgnored) ?? withoutIgnored;
-  const forPrism = withoutBodySchemasPrismMisreads(withoutCrashing) ?? withoutCrashing;
+  const unparameterized = withoutParametersForPrism(doc) ?? doc;
+  const forPrism = withoutBodySchemasPrismMisreads(unparameterized) ?? unparameterized;
   if (forPrism === doc) return { file: bundle, remove: () => undefined };
   const dir = mkdtempSync(path.join(tmpdir(), "mock-"));
   const file = path.join(dir, "openapi.json");
@@ -83,16 +84,12 @@ function prismDocument(doc: OpenApiDoc, bundle: string): { file: string; remove(
 }
 
 /**
- * The document without the optional header parameters whose schema is an array or an object
- * (prismDocument): Prism 5.14 splits such a header's text without looking whether it was sent, and
- * the TypeError of one request without it stopped Prism's whole process.
+ * The document without its parameters (prismDocument): the front checks every one of them, by the
+ * description as it is, and Prism's answers do not depend on them, while Prism's own reading of
+ * them refused good requests and stopped Prism. Undefined when it has none.
  */
-export function withoutHeadersPrismCrashesOn(doc: OpenApiDoc): OpenApiDoc | undefined {
-  return withoutParameters(doc, (parameter) => {
-    if (parameter.in !== "header" || parameter.required === true || !isObject(parameter.schema)) return false;
-    const type = deref<JsonObject>(doc, parameter.schema).value.type;
-    return type === "array" || type === "object";
-  });
+export function withoutParametersForPrism(doc: OpenApiDoc): OpenApiDoc | undefined {
+  return withoutParameters(doc, () => true);
 }
 
 /** The document without the schemas of multipart bodies and of form bodies that nest objects (prismDocument); undefined when it has none. */

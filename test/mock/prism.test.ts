@@ -10,7 +10,7 @@ import { contractChecker } from "../../scripts/contract/checker.ts";
 import { mediaExamples, responsesOf, type DocumentedResponse } from "../../scripts/docs/examples.ts";
 import { bodyText, credentialHeaders, credentialQuery, exampleRequest, standInBody, wireParameters, type ExampleRequest } from "../../scripts/docs/requests.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
-import { responseChecker } from "../helpers/contract.ts";
+import { bodyTheSchemaTakes, responseChecker } from "../helpers/contract.ts";
 import { rawRequest } from "../helpers/raw-get.ts";
 import { sharedMock } from "../helpers/shared-mock.ts";
 
@@ -71,15 +71,11 @@ const exampleBody: BodyFrom = (_doc, _operation, example) => example;
 
 /**
  * For a description added with add-api: the example body, or where the description's own schema
- * refuses it (GitHub's create-issue-field example lacks a required member), a stand-in shaped by
- * the schema, so that the mock is asked what the description allows (its front refuses the rest).
+ * refuses it (GitHub's create-issue-field example lacks a required member), a body it takes
+ * (bodyTheSchemaTakes), so that the mock is asked what the description allows (its front refuses the rest).
  */
-function bodyTheSchemaTakes(checker: ReturnType<typeof contractChecker>): BodyFrom {
-  return (doc, operation, example) => {
-    const wire = { method: operation.method.toUpperCase(), path: operation.template, query: [], headers: { "content-type": example.mediaType }, body: bodyText(example) };
-    if (!checker.checkRequest({ operation, pathParams: {} }, wire).some((v) => v.kind === "request-body")) return example;
-    return standInBody(doc, operation, example.mediaType);
-  };
+function schemaTakenBody(checker: ReturnType<typeof contractChecker>): BodyFrom {
+  return (doc, operation, example) => bodyTheSchemaTakes(doc, checker, operation, [example, standInBody(doc, operation, example.mediaType)]) ?? example;
 }
 
 /**
@@ -119,7 +115,7 @@ function examplesFor(doc: OpenApiDoc, response: DocumentedResponse, contentType:
 describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock of %s", (name, { api, doc, operations }) => {
   const check = responseChecker(doc as never);
   const examplesChecked = api.hasReferenceServer;
-  const bodyFrom = examplesChecked ? exampleBody : bodyTheSchemaTakes(contractChecker(doc, { unknownQueryParameters: "allow" }));
+  const bodyFrom = examplesChecked ? exampleBody : schemaTakenBody(contractChecker(doc, { unknownQueryParameters: "allow" }));
   // A minute, and more for a description of many operations (GitHub's 1,223).
   const timeout = 60_000 + 100 * operations.length;
   const statusOf = (r: DocumentedResponse) => (/^\d{3}$/.test(r.status) ? Number(r.status) : undefined);
