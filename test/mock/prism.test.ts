@@ -39,13 +39,21 @@ interface Answer {
   /** Parsed JSON for JSON media types, else the text. */
   body: unknown;
   text: string;
+  /** The operation's body schema takes no value (bodyTheSchemaTakes): the example was sent, for the mock to refuse. */
+  noBodyTaken?: true;
+}
+
+/** What is wrong with the answer to a body the schema takes no value of: the mock's refusal of it (a 4xx naming the body). */
+function refusedBody(answer: Answer): string[] {
+  return answer.status >= 400 && answer.status < 500 && answer.text.includes("request body") ? [] : [`its body schema takes no value, yet answered ${answer.status}: ${answer.text.slice(0, 200)}`];
 }
 
 async function call(prism: Prism, doc: OpenApiDoc, operation: Operation, prefer?: string, bodyFrom = exampleBody): Promise<Answer> {
   // Values the description gives no example for are stand-ins shaped by their schemas (this
   // project's own descriptions have every one: test/docs/examples.test.ts).
   const request = exampleRequest(doc, operation);
-  if (request.body) request.body = bodyFrom(doc, operation, request.body);
+  const given = request.body && bodyFrom(doc, operation, request.body);
+  if (given) request.body = given;
   // A basic scheme's token is "user:password"; an API key goes where its scheme says (header, query or cookie).
   const token = request.credentials.some((c) => c.kind === "basic") ? "mock-user:mock-token" : "mock-token";
   const wire = wireParameters(request, credentialQuery(request.credentials, token));
@@ -63,10 +71,11 @@ async function call(prism: Prism, doc: OpenApiDoc, operation: Operation, prefer?
   const contentType = response.headers["content-type"] ?? "";
   let body: unknown = text;
   if (text && isJsonMediaType(mediaTypeOf(contentType))) body = JSON.parse(text);
-  return { status: response.status, contentType, body, text };
+  return { status: response.status, contentType, body, text, ...(request.body && !given ? { noBodyTaken: true as const } : {}) };
 }
 
-type BodyFrom = (doc: OpenApiDoc, operation: Operation, example: NonNullable<ExampleRequest["body"]>) => NonNullable<ExampleRequest["body"]>;
+/** The body to send; undefined when the operation's body schema takes no value at all. */
+type BodyFrom = (doc: OpenApiDoc, operation: Operation, example: NonNullable<ExampleRequest["body"]>) => ExampleRequest["body"];
 const exampleBody: BodyFrom = (_doc, _operation, example) => example;
 
 /**
@@ -75,7 +84,7 @@ const exampleBody: BodyFrom = (_doc, _operation, example) => example;
  * (bodyTheSchemaTakes), so that the mock is asked what the description allows (its front refuses the rest).
  */
 function schemaTakenBody(checker: ReturnType<typeof contractChecker>): BodyFrom {
-  return (doc, operation, example) => bodyTheSchemaTakes(doc, checker, operation, [example, standInBody(doc, operation, example.mediaType)]) ?? example;
+  return (doc, operation, example) => bodyTheSchemaTakes(doc, checker, operation, [example, standInBody(doc, operation, example.mediaType)]);
 }
 
 /**
@@ -151,6 +160,10 @@ describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock
       }
       try {
         const answer = await call(prism, doc, operation, undefined, bodyFrom);
+        if (answer.noBodyTaken) {
+          problems.push(...refusedBody(answer).map(at));
+          continue;
+        }
         if (!success) {
           // Nothing documented (OpenAPI 3.1 makes responses optional): Prism says it has no answer.
           if (answer.status !== 500 || !answer.text.includes("#NO_RESPONSE_RESPONSE_DEFINED")) problems.push(at(`documents no answer: answered ${answer.status}: ${answer.text.slice(0, 200)}`));
@@ -186,6 +199,10 @@ describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock
         try {
           const answer = await call(prism, doc, operation, `code=${response.status}`, bodyFrom);
           asked++;
+          if (answer.noBodyTaken) {
+            problems.push(...refusedBody(answer).map(at));
+            continue;
+          }
           if (informational(response)) {
             problems.push(...notAnAnswer(answer, response.status).map(at));
             continue;
