@@ -126,9 +126,10 @@ const projectPackage = JSON.parse(readFileSync(path.join(root, "package.json"), 
 const DIRECT_DEPENDENCIES = new Set(Object.keys({ ...projectPackage.dependencies, ...projectPackage.devDependencies }));
 
 /**
- * The patched packages shipped under vendor/: those the toolkit depends on itself. A patched package
- * only a dependency requires (@redocly/openapi-core, for openapi-typescript, which `npm run generate`
- * runs, no verb of the CLI) is left out; the build fails if the bundle comes to import its dependent.
+ * The patched packages the built code may import from vendor/: those the toolkit depends on itself.
+ * Only those it does import are shipped (not openapi-typescript, which `npm run generate` runs, no
+ * verb of the CLI). A patched package only a dependency requires (@redocly/openapi-core, for
+ * openapi-typescript) is never shipped; the build fails if the bundle comes to import its dependent.
  */
 const VENDORED_PACKAGES = PATCHED_PACKAGES.filter((name) => DIRECT_DEPENDENCIES.has(name));
 
@@ -215,8 +216,10 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
 
   // The dependencies: every package the bundle imports, and the tools it runs (Redocly, Prism).
   // The patched packages stay dependencies: npm installs what their vendored copies require.
-  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", ...VENDORED_PACKAGES]);
-  for (const output of Object.values(result.metafile.outputs)) for (const i of output.imports) if (i.external && packageOf(i.path)) imported.add(packageOf(i.path)!);
+  const outputImports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external).map((i) => i.path));
+  const vendored = VENDORED_PACKAGES.filter((name) => outputImports.some((specifier) => specifier.startsWith(`../vendor/${name}/`)));
+  const imported = new Set<string>(["@redocly/cli", "@stoplight/prism-cli", ...vendored]);
+  for (const specifier of outputImports) if (packageOf(specifier)) imported.add(packageOf(specifier)!);
   for (const name of PATCHED_PACKAGES.filter((p) => !DIRECT_DEPENDENCIES.has(p))) {
     const reached = dependentsOf(name).filter((dependent) => imported.has(dependent));
     if (reached.length) throw new Error(`the bundle imports ${reached.join(", ")}, which requires ${name}, patched under patches/: it would run the registry's copy`);
@@ -246,7 +249,7 @@ export async function buildToolkitPackage(outDir = path.join(root, "dist", "tool
   // Libraries this repository fixes under patches/ go inside the package as patched here, under
   // vendor/, where the bundle imports them from (npm 11 runs no dependency's install script, so
   // patch-package could not apply the patches in an installed toolkit).
-  for (const name of VENDORED_PACKAGES) {
+  for (const name of vendored) {
     // What runs: the JavaScript, not the type declarations and source maps (the package is JavaScript only).
     cpSync(path.join(root, "node_modules", name), path.join(outDir, "vendor", name), { recursive: true, filter: (source) => !/\.(d\.ts|map)$/.test(source) });
   }

@@ -774,3 +774,29 @@ describe("@redocly+openapi-core+1.34.24+001+discriminator-mapping-schema-names.p
     await expect(typesOf(withMapping({ cat: "Cat", bird: "#/components/schemas/Bird" }))).rejects.toThrow("Can't resolve $ref");
   });
 });
+
+describe("openapi-typescript+7.13.0+001+discriminator-mapping-schema-names.patch: a mapping value that names a schema types its discriminator", () => {
+  it("gives the schema the mapped value (cat), as for a reference (dog), not its name (Cat)", async () => {
+    const { default: openapiTS, astToString } = await import("openapi-typescript");
+    const pet = (kind: string) => ({ type: "object", required: ["kind"], properties: { kind: { type: "string" } }, title: kind });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const types = astToString(
+      await openapiTS({
+        openapi: "3.1.0",
+        info: { title: "pets", version: "1" },
+        paths: {},
+        components: {
+          schemas: {
+            Pet: { oneOf: [{ $ref: "#/components/schemas/Cat" }, { $ref: "#/components/schemas/Dog" }], discriminator: { propertyName: "kind", mapping: { cat: "Cat", dog: "#/components/schemas/Dog" } } },
+            Cat: pet("Cat"),
+            Dog: pet("Dog"),
+          },
+        },
+      } as never),
+    );
+    const warned = warn.mock.calls.flat().join("\n");
+    warn.mockRestore();
+    expect(types.match(/kind: "[^"]*";/g)).toEqual(['kind: "cat";', 'kind: "dog";']);
+    expect(warned).not.toContain("Discriminator mapping has an invalid schema");
+  });
+});
