@@ -1,13 +1,15 @@
 // Starts one API's mock: the front (scripts/mock/front.ts) on the public address, Prism behind it
 // on a free port of 127.0.0.1. The front binds first, so a port in use is reported at once, and
 // Prism's output goes to `onPrismLine` (the mock script formats it; tests keep it for errors).
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import pLimit from "p-limit";
 import { bundlePath, readBundle } from "../apis.ts";
 import { MULTIPART_MEDIA_TYPE } from "../contract/multipart.ts";
 import { deref, FORM_MEDIA_TYPE, HTTP_METHODS, isObject, mediaTypeOf, resolvePointer, typeNames, withoutParameters, withPathItems, type Json, type JsonObject, type OpenApiDoc } from "../contract/document.ts";
@@ -145,6 +147,12 @@ function nestsObjects(doc: OpenApiDoc, media: JsonObject): boolean {
   });
 }
 
+/**
+ * How many Prisms start at once in this process: one per core. A start is about 2.5 s of CPU, and
+ * forty started at once on two cores (`npm run mock` of forty APIs) passed their 30 s limit.
+ */
+const prismStarts = pLimit(availableParallelism());
+
 export async function startMock(api: string, options: MockOptions = {}): Promise<RunningMock> {
   const doc = readBundle<OpenApiDoc>({ name: api }, options.root);
   // This toolkit's APIs have a profile written from their servers; any other answers in the envelope its description documents.
@@ -163,14 +171,15 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
 
   const [node, prism] = toolCommand("@stoplight/prism-cli", "prism");
   const described = prismDocument(doc, bundlePath({ name: api }, options.root));
-  const child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), described.file], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
   let closing = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  let child!: ChildProcessByStdio<null, Readable, Readable>;
+  let exited!: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   let output = "";
   try {
-    await new Promise<void>((resolve, reject) => {
+    // Its start-up limit counts from its own start, once a slot is free (prismStarts).
+    await prismStarts(() => new Promise<void>((resolve, reject) => {
+      child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), described.file], { stdio: ["ignore", "pipe", "pipe"] });
+      exited = new Promise((done) => child.once("exit", (code, signal) => done({ code, signal })));
       const timer = setTimeout(() => reject(new Error(`Prism did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)), options.timeoutMs ?? 30_000);
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
@@ -187,9 +196,9 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
         clearTimeout(timer);
         reject(new Error(`Prism stopped (${signal ?? `exit code ${code}`}) before listening:\n${output.slice(-2000)}`));
       });
-    });
+    }));
   } catch (error) {
-    child.kill("SIGTERM");
+    child?.kill("SIGTERM");
     await closeFront();
     described.remove();
     throw error;

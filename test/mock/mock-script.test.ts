@@ -2,6 +2,7 @@
 // starting every API's mock, logging requests, and stopping cleanly on Ctrl-C.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
@@ -74,7 +75,9 @@ async function freePort(): Promise<number> {
 }
 
 describe("npm run mock", () => {
-  it("starts every API's mock with prefixed, readable logs and stops on Ctrl-C", { timeout: 60_000 }, async () => {
+  // A minute, and more for a clone with many APIs: Prisms start one per core at a time (about 3 s each here).
+  const perApi = 4_000 * Math.ceil(APIS.length / availableParallelism());
+  it("starts every API's mock with prefixed, readable logs and stops on Ctrl-C", { timeout: 60_000 + perApi }, async () => {
     const ports = await Promise.all(APIS.map(() => freePort()));
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     APIS.forEach((api, i) => (env[`${api.name.toUpperCase().replace(/-/g, "_")}_MOCK_PORT`] = String(ports[i])));
@@ -90,7 +93,7 @@ describe("npm run mock", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       const until = async (what: () => boolean) => {
-        for (let i = 0; i < 300 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 300 + perApi / 100 && !what(); i++) await new Promise((r) => setTimeout(r, 100));
         if (!what()) throw new Error(`timed out; output so far:\n${output}`);
       };
       // An API of webhooks only (a clone may have added one) has nothing to mock, and says so.
