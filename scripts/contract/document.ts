@@ -124,7 +124,7 @@ export interface Operation {
 /** Headers a description may not define as parameters: OpenAPI ignores such definitions. */
 const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
 
-function isIgnoredParameter(p: Pick<Parameter, "in" | "name">): boolean {
+export function isIgnoredParameter(p: Pick<Parameter, "in" | "name">): boolean {
   return p.in === "header" && RESERVED_HEADERS.has(p.name.toLowerCase());
 }
 

@@ -108,18 +108,22 @@ export function curlSample(request: ExampleRequest, api: ApiInfo): string {
 export function typescriptSample(request: ExampleRequest, api: ApiInfo): string {
   const method = request.operation.method.toUpperCase();
   const token = `process.env.${tokenVariable(api)}`;
-  const clientHeaders: [string, string][] = [];
+  // By header name, the first scheme's: schemes required together may use one header (bearer and basic: Authorization), and a request has it once.
+  const byName = new Map<string, [string, string]>();
+  const add = (name: string, value: string) => byName.has(name.toLowerCase()) || byName.set(name.toLowerCase(), [name, value]);
   for (const credential of request.credentials) {
-    if (credential.kind === "apiKey" && credential.in === "header") clientHeaders.push([credential.name, token]);
-    else if (credential.kind === "bearer") clientHeaders.push(["Authorization", `\`Bearer \${${token}}\``]);
-    else if (credential.kind === "basic") clientHeaders.push(["Authorization", `\`Basic \${btoa(${token} ?? "")}\``]);
+    if (credential.kind === "apiKey" && credential.in === "header") add(credential.name, token);
+    else if (credential.kind === "bearer") add("Authorization", `\`Bearer \${${token}}\``);
+    else if (credential.kind === "basic") add("Authorization", `\`Basic \${btoa(${token} ?? "")}\``);
   }
+  const clientHeaders = [...byName.values()];
   const headers = `headers: { ${clientHeaders.map(([k, v]) => `${propertyKey(k)}: ${v}`).join(", ")} }`;
   const factoryCall = `${api.clientFactory}(${clientHeaders.length ? `{ ${headers} }` : ""})`;
   const client = `const client = ${factoryCall};`.length <= 100 ? factoryCall : `${api.clientFactory}({\n  ${headers},\n})`;
 
   const params: Record<string, Json> = {};
-  for (const where of ["path", "query", "header"] as const) if (Object.keys(request[where]).length) params[where] = request[where];
+  const header = { ...request.typedHeaders, ...request.header };
+  for (const [where, values] of [["path", request.path], ["query", request.query], ["header", header]] as const) if (Object.keys(values).length) params[where] = values;
   const init: string[] = [];
   if (Object.keys(params).length) init.push(`params: ${literal(params, 1)}`);
   if (request.body) {

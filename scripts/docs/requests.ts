@@ -2,7 +2,7 @@
 // first request-body example, and the credentials the operation asks for; where the description
 // gives no example, a stand-in shaped by the schema. The code samples print it; the mock test sends
 // it. Pure: no I/O.
-import { deref, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { deref, isIgnoredParameter, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { toWire } from "../contract/arbitrary.ts";
 import { mediaExamples, parameterExample, requestBodyOf, schemaSample } from "./examples.ts";
 
@@ -24,6 +24,12 @@ export interface ExampleRequest {
   credentialsOptional: boolean;
   /** Parameters (and a required body) the description gives no example for: a stand-in of their schema's shape is used (schemaSample). */
   missing: string[];
+  /**
+   * Required header parameters OpenAPI ignores (Accept, Content-Type, Authorization: the media types
+   * and security schemes say those), which the generated types still require: the TypeScript sample
+   * gives them, the curl one does not.
+   */
+  typedHeaders: Record<string, Json>;
 }
 
 /**
@@ -31,7 +37,12 @@ export interface ExampleRequest {
  * should work as shown (an optional `index` would turn a read into a blocking query).
  */
 export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRequest {
-  const request: ExampleRequest = { operation, path: {}, query: {}, header: {}, credentials: [], credentialsOptional: false, missing: [] };
+  const request: ExampleRequest = { operation, path: {}, query: {}, header: {}, credentials: [], credentialsOptional: false, missing: [], typedHeaders: {} };
+  for (const raw of Array.isArray(operation.operation.parameters) ? operation.operation.parameters : []) {
+    const parameter = deref<JsonObject>(doc, raw).value;
+    if (parameter.required !== true || !isIgnoredParameter({ in: parameter.in as "header", name: String(parameter.name) })) continue;
+    request.typedHeaders[String(parameter.name)] = parameter.example ?? schemaSample(doc, parameter.schema, String(parameter.name));
+  }
   for (const parameter of operation.parameters) {
     if (parameter.in === "cookie" || !(parameter.required || parameter.in === "path")) continue;
     const example = parameterExample(doc, parameter);

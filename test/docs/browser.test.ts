@@ -8,7 +8,7 @@ import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
-import { isObject, operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
+import { deref, isObject, operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { buildDocs, INDEX_LINK_TEXT, type DocsBuild } from "../../scripts/docs/build.ts";
 import { baseUrlOf } from "../../scripts/docs/code-samples.ts";
 import { authenticationOf, tagRoute, traitTags } from "../../scripts/docs/index-page.ts";
@@ -145,6 +145,12 @@ interface MenuOperation {
   method: string;
 }
 
+/** The path item of a path template, after its $ref. */
+function pathItemOf(doc: OpenApiDoc, template: string): Record<string, unknown> {
+  const item = deref<Record<string, unknown>>(doc, doc.paths?.[template] ?? {}).value;
+  return isObject(item) ? item : {};
+}
+
 /** Opens every tag group of the sidebar and lists the operations it shows, those outside any group too. */
 async function sidebarOperations(page: Page): Promise<MenuOperation[]> {
   const found = new Map<string, MenuOperation>();
@@ -229,8 +235,8 @@ describe.each(APIS.map((api) => [api.name, api] as const))("docs page of %s", (n
     const doc: OpenApiDoc = built.doc;
     const operations = operationsOf(doc).map((o) => ({
       method: o.method,
-      // As the page names an operation: its summary, else its operationId, else its path.
-      heading: [o.operation.summary, o.operationId].find((name): name is string => typeof name === "string" && name !== "") ?? o.template,
+      // As the page names an operation: its summary, else its path item's, else its operationId, else its path.
+      heading: [o.operation.summary, pathItemOf(doc, o.template).summary, o.operationId].find((name): name is string => typeof name === "string" && name !== "") ?? o.template,
       deprecated: o.operation.deprecated === true,
       label: o.label,
     }));
@@ -269,17 +275,19 @@ describe.each(APIS.map((api) => [api.name, api] as const))("docs page of %s", (n
       const start = plainStart(tag.description);
       if (start) await page.getByText(start).first().waitFor({ timeout: 10_000 });
     }
+    // Search: type an operation's name (the last one with a word to search for: not a path of "/"), pick the hit, land on the operation.
+    const target = operations.filter((o) => /[\p{L}\p{N}]/u.test(o.heading)).at(-1);
     if (operations.length) {
-      // Search: type an operation's summary, pick the hit, land on the operation.
-      const target = operations.at(-1)!;
-      await page.locator('[data-testid="search-trigger"]').click();
-      await page.getByPlaceholder("Search docs...").fill(target.heading);
-      const hit = page.locator('[data-component-name="Search/SearchItem"]', { hasText: target.heading }).first();
-      await hit.waitFor({ timeout: 10_000 });
-      const route = await hit.getAttribute("href");
-      await hit.click();
-      expect(await page.evaluate(() => location.hash)).toBe(route);
-      expect(await headingShown(page, target.heading)).toBe(true);
+      if (target) {
+        await page.locator('[data-testid="search-trigger"]').click();
+        await page.getByPlaceholder("Search docs...").fill(target.heading);
+        const hit = page.locator('[data-component-name="Search/SearchItem"]', { hasText: target.heading }).first();
+        await hit.waitFor({ timeout: 10_000 });
+        const route = await hit.getAttribute("href");
+        await hit.click();
+        expect(await page.evaluate(() => location.hash)).toBe(route);
+        expect(await headingShown(page, target.heading)).toBe(true);
+      }
       // Code samples: the first operation shows curl, and TypeScript with the generated client.
       const first = operations[0]!;
       await go(page, menu.find((m) => m.label === first.heading && m.method === first.method)!.route);

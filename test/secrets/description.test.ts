@@ -91,8 +91,8 @@ describe("the secrets description", () => {
     expect(new OperationIndex({ ...bundle, paths: { "/own": own } } as never).resolve("get", "/own")).toMatchObject({ operation: { unauthenticated: false, capabilities: ["read"] } });
   });
 
-  it("keeps operationIds unique across every API", () => {
-    const ids = APIS.flatMap((api) => {
+  it("keeps operationIds unique across this project's APIs (one added with add-api may share one: it has its own types and docs)", () => {
+    const ids = APIS.filter((api) => api.hasReferenceServer).flatMap((api) => {
       try {
         return routesOf(loadBundle(api.name)).map((route) => route.operationId);
       } catch {
