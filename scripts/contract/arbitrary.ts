@@ -16,6 +16,7 @@ import {
   isObject,
   mediaTypeOf,
   pathStyleSegment,
+  patternRegExp,
   pointer,
   type Json,
   type JsonObject,
@@ -160,7 +161,7 @@ function stringArbitrary(schema: JsonObject, channel: Channel): fc.Arbitrary<str
   if (typeof schema.format === "string" && FORMATS[schema.format]) {
     arb = FORMATS[schema.format]!().filter(lengthOk);
   } else if (typeof schema.pattern === "string") {
-    arb = fc.stringMatching(new RegExp(schema.pattern, "u"), maxLength === undefined ? {} : { maxLength }).filter(lengthOk);
+    arb = fc.stringMatching(patternRegExp(schema.pattern), maxLength === undefined ? {} : { maxLength }).filter(lengthOk);
   } else {
     // One code point per unit: JSON Schema lengths count code points.
     const unit = channel === "header" ? HEADER_CHAR : "grapheme-composite";
@@ -375,7 +376,7 @@ export function mutationsOf(doc: OpenApiDoc, request: GeneratedRequest): Mutatio
     if (typeof schema.pattern === "string") {
       // A value the pattern refuses that is still one path segment (a pattern that only refuses `/`
       // cannot be broken in a path: such a value names another path).
-      const pattern = new RegExp(schema.pattern, "u");
+      const pattern = patternRegExp(schema.pattern);
       const breaking = (location === "header" ? ["~~~"] : ["~ \u0000 ~", "~~~"]).find((v) => !pattern.test(v));
       if (breaking !== undefined) set(breaking, "value not matching the pattern");
     }

@@ -21,6 +21,7 @@ import {
   mediaTypeOf,
   operationsOf,
   pointer,
+  patternRegExp,
   securityAlternatives,
   withOpenApi31Schemas,
   type Json,
@@ -100,6 +101,9 @@ export interface CheckerOptions {
   unknownQueryParameters?: "refuse" | "allow";
 }
 
+/** patternRegExp as Ajv takes a regular expression engine (its `code` names it in standalone code, which this does not make). */
+const PATTERN_ENGINE = Object.assign((pattern: string, flags: string) => patternRegExp(pattern, flags), { code: "patternRegExp" });
+
 export function contractChecker(description: OpenApiDoc, options: CheckerOptions = {}): ContractChecker {
   // An OpenAPI 3.0 description's schemas (nullable, boolean exclusive bounds) as 3.1 reads them.
   const doc = withOpenApi31Schemas(description);
@@ -119,7 +123,8 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
   const validatorsOf = (allErrors: boolean) => {
     let made = validators.get(allErrors);
     if (!made) {
-      const ajv = new Ajv2020({ strict: false, allErrors, validateFormats: true });
+      // Patterns read as ECMA-262 reads them, Annex B included (patternRegExp), not only with the u flag.
+      const ajv = new Ajv2020({ strict: false, allErrors, validateFormats: true, code: { regExp: PATTERN_ENGINE } });
       (addFormats as unknown as (a: Ajv2020) => void)(ajv);
       for (const [id, schema] of schemas) ajv.addSchema({ ...schema, $id: id });
       made = { ajv, compiled: new Map() };

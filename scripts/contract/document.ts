@@ -167,6 +167,23 @@ export function withPathItems(doc: OpenApiDoc, rewrite: (item: JsonObject) => Js
   return changed ? { ...doc, paths } : undefined;
 }
 
+/**
+ * A description's `pattern` as a regular expression: ECMA-262's with the u flag when it is valid so,
+ * else without it (Annex B, as browsers read it: `{` that starts no quantifier is a brace,
+ * `^(?:{[0-9a-f]{8}})$`), else one that takes anything (a pattern no engine reads constrains nothing).
+ */
+export function patternRegExp(pattern: string, flags = "u"): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch {
+    try {
+      return new RegExp(pattern, flags.replace("u", ""));
+    } catch {
+      return new RegExp("", flags);
+    }
+  }
+}
+
 /** The types a schema's `type` names: one, a list of them, or none. */
 export function typeNames(schema: JsonObject): string[] {
   return Array.isArray(schema.type) ? schema.type.map(String) : typeof schema.type === "string" ? [schema.type] : [];

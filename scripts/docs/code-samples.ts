@@ -1,7 +1,7 @@
 // Code samples for every operation of a bundle, in curl and in TypeScript with the generated
 // openapi-fetch client (imported from its package, @contract-first/<api>-client), built from the operation's examples. They go into the docs bundle as
 // `x-codeSamples` (Redoc shows them next to the operation). Pure: no I/O.
-import { isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { FORM_MEDIA_TYPE, isJsonMediaType, mediaTypeOf, operationsOf, type Json, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import type { ApiInfo } from "../apis.ts";
 import { packageName } from "../client-package-name.ts";
 import { strictEncode } from "../contract/arbitrary.ts";
@@ -97,7 +97,8 @@ export function curlSample(request: ExampleRequest, api: ApiInfo): string {
   for (const [name, value] of Object.entries(wire.headers)) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (request.body) {
     lines.push(`-H ${shellQuote(`Content-Type: ${request.body.mediaType}`)}`);
-    const json = isJsonMediaType(mediaTypeOf(request.body.mediaType)) || typeof request.body.value !== "string";
+    const mediaType = mediaTypeOf(request.body.mediaType);
+    const json = isJsonMediaType(mediaType) || (typeof request.body.value !== "string" && mediaType !== FORM_MEDIA_TYPE);
     const compact = bodyText(request.body);
     const text = json && compact.length > 72 ? literal(request.body.value, 1, JSON.stringify) : compact;
     lines.push(`--data ${shellQuote(text)}`);
@@ -132,7 +133,9 @@ export function typescriptSample(request: ExampleRequest, api: ApiInfo): string 
     if (mediaType !== "application/json") {
       // openapi-fetch sends application/json unless told otherwise; a non-JSON body goes as it is.
       init.push(`headers: { "Content-Type": ${JSON.stringify(request.body.mediaType)} }`);
-      if (!isJsonMediaType(mediaType)) init.push("bodySerializer: (body) => String(body)");
+      // A form's fields written as a form (flat ones: a nested field needs the API's own way, such as qs).
+      if (mediaType === FORM_MEDIA_TYPE && typeof request.body.value === "object") init.push("bodySerializer: (body) => new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString()");
+      else if (!isJsonMediaType(mediaType)) init.push("bodySerializer: (body) => String(body)");
     }
   }
   const path = JSON.stringify(request.operation.template);

@@ -3,7 +3,7 @@
 // Pure: no I/O.
 import fc from "fast-check";
 import { schemaArbitrary } from "../contract/arbitrary.ts";
-import { deref, isObject, operationsOf, type Json, type JsonObject, type OpenApiDoc, type Operation, type Parameter } from "../contract/document.ts";
+import { deref, isObject, operationsOf, patternRegExp, type Json, type JsonObject, type OpenApiDoc, type Operation, type Parameter } from "../contract/document.ts";
 
 export interface NamedExample {
   /** The key in `examples`; undefined for a lone `example`. */
@@ -110,11 +110,7 @@ function fitsString(schema: JsonObject, text: string): boolean {
   if (typeof schema.minLength === "number" && length < schema.minLength) return false;
   if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
   if (typeof schema.pattern !== "string") return true;
-  try {
-    return new RegExp(schema.pattern, "u").test(text);
-  } catch {
-    return true;
-  }
+  return patternRegExp(schema.pattern).test(text);
 }
 
 const FORMAT_SAMPLES: Record<string, string> = {

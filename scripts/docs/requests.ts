@@ -2,7 +2,7 @@
 // first request-body example, and the credentials the operation asks for; where the description
 // gives no example, a stand-in shaped by the schema. The code samples print it; the mock test sends
 // it. Pure: no I/O.
-import { deref, isIgnoredParameter, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
+import { deref, FORM_MEDIA_TYPE, formText, isIgnoredParameter, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { toWire } from "../contract/arbitrary.ts";
 import { mediaExamples, parameterExample, requestBodyOf, schemaSample } from "./examples.ts";
 
@@ -48,7 +48,8 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     const example = parameterExample(doc, parameter);
     if (!example) request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
     const standIn = () => schemaSample(doc, parameter.schema, parameter.name);
-    request[parameter.in][parameter.name] = example ? example.value : parameter.in === "path" ? segmentValue(doc, parameter.schema, standIn()) : standIn();
+    // Every parameter here is required (a path's always is): its stand-in is not empty.
+    request[parameter.in][parameter.name] = example ? example.value : nonEmpty(doc, parameter.schema, standIn());
   }
   const body = requestBodyOf(doc, operation);
   if (body && isObject(body.content)) {
@@ -84,8 +85,8 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
   return request;
 }
 
-/** A path parameter's stand-in that fills its segment: an empty list or object would leave it empty. */
-function segmentValue(doc: OpenApiDoc, schema: Json, value: Json): Json {
+/** A required parameter's stand-in that says something: an empty list or object would be no value (an empty path segment, no query field). */
+function nonEmpty(doc: OpenApiDoc, schema: Json, value: Json): Json {
   const s = deref<JsonObject>(doc, schema).value;
   if (Array.isArray(value) && value.length === 0) return [schemaSample(doc, s.items, "item")];
   if (isObject(value) && Object.keys(value).length === 0 && isObject(s.properties)) {
@@ -121,6 +122,8 @@ export function wireParameters(request: ExampleRequest, extraQuery: [string, str
 
 /** The body as it goes on the wire. */
 export function bodyText(body: { mediaType: string; value: Json }): string {
+  // A form's fields as a form writes them (name=value&...), as conformance sends them.
+  if (mediaTypeOf(body.mediaType) === FORM_MEDIA_TYPE && isObject(body.value)) return formText(body.value);
   return isJsonMediaType(mediaTypeOf(body.mediaType)) || typeof body.value !== "string" ? JSON.stringify(body.value) : body.value;
 }
 

@@ -126,6 +126,8 @@ export function describedErrorAnswer(doc: OpenApiDoc, operation: Operation | und
   const found = documentedResponse(doc, operation, statuses);
   const content = found && isObject(found.response.content) ? found.response.content : undefined;
   const mediaType = content ? Object.keys(content)[0] : undefined;
+  // Documented without a body (`401: {description: Unauthorized}`): the status alone, as documented.
+  if (found && !mediaType) return { status: found.status, contentType: undefined, body: "" };
   if (!found || !content || !mediaType) return problemDocument(found?.status ?? statuses[0]!, messages.join("; "));
   const media = isObject(content[mediaType]) ? (content[mediaType] as JsonObject) : {};
   const json = /json/i.test(mediaType);

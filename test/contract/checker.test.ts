@@ -745,3 +745,28 @@ describe("binary bodies", () => {
     expect(checker.checkExchange(request, { status: 200, headers: { "content-type": "image/gif" }, body: "GIF89a" }).map((v) => v.pointer)).toEqual(["/response/headers/content-type"]);
   });
 });
+
+describe("patterns as ECMA-262 reads them", () => {
+  const withPattern = (pattern: string) =>
+    contractChecker({
+      openapi: "3.1.0",
+      info: { title: "patterns", version: "1" },
+      paths: { "/keys/{key}": { get: { parameters: [{ name: "key", in: "path", required: true, schema: { type: "string", pattern } }], responses: { "200": { description: "ok" } } } } },
+    });
+  const check = (pattern: string, key: string) => withPattern(pattern).checkExchange({ method: "GET", path: `/keys/${key}`, query: [], headers: {} }).map((v) => v.reason);
+
+  it("reads a pattern the u flag refuses as Annex B does (a { that starts no quantifier is a brace), where it threw", () => {
+    const braces = "^(?:{[0-9a-f]{4}}|[0-9a-f]{4})$";
+    expect(() => new RegExp(braces, "u")).toThrow();
+    expect(check(braces, encodeURIComponent("{beef}"))).toEqual([]);
+    expect(check(braces, "beef")).toEqual([]);
+    expect(check(braces, "{beer}".replace(/[{}]/g, encodeURIComponent))).toEqual([`must match pattern "${braces}"`]);
+  });
+
+  it("keeps the u flag where it is valid (a code point is one character), and takes anything for a pattern no engine reads", () => {
+    expect(check("^.$", encodeURIComponent("😀"))).toEqual([]);
+    expect(check("^\\p{Lu}+$", "ABC")).toEqual([]);
+    expect(check("^\\p{Lu}+$", "abc")).toEqual(['must match pattern "^\\p{Lu}+$"']);
+    expect(check("(", "anything")).toEqual([]);
+  });
+});

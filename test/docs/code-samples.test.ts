@@ -45,6 +45,15 @@ const demo: OpenApiDoc = {
     "/things/{id}": {
       delete: { operationId: "deleteThing", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: {} },
     },
+    "/tokens": {
+      post: {
+        operationId: "createToken",
+        security: [{ both: [] }],
+        parameters: [{ name: "scope", in: "query", required: true, schema: { type: "array", items: { type: "string", default: "read" } } }],
+        requestBody: { required: true, content: { "application/x-www-form-urlencoded": { example: { client_id: "c1", client_secret: "s e" } } } },
+        responses: { "200": { description: "ok" } },
+      },
+    },
     "/tags/{ids}": {
       get: { parameters: [{ name: "ids", in: "path", required: true, schema: { type: "array", items: { type: "integer", minimum: 7 } } }], responses: { "200": { description: "ok" } } },
     },
@@ -65,7 +74,7 @@ const demo: OpenApiDoc = {
   components: {
     parameters: { Org: { name: "org", in: "path", required: true, schema: { type: "string" }, example: "acme & co" } },
     examples: { Team: { value: { data: { name: "it's a team" } } } },
-    securitySchemes: { token: { type: "apiKey", in: "header", name: "X-Demo-Token" }, bearer: { type: "http", scheme: "bearer" } },
+    securitySchemes: { token: { type: "apiKey", in: "header", name: "X-Demo-Token" }, bearer: { type: "http", scheme: "bearer" }, both: { type: "http", scheme: "basic" } },
   },
 };
 
@@ -137,6 +146,19 @@ describe("code samples from examples", () => {
     expect(ts).toContain('  body: { data: { name: "it\'s a team" } },\n  headers: { "Content-Type": "application/vnd.api+json" },\n');
   });
 
+  it("write a form body as a form, and give a required list parameter one item", () => {
+    const createToken = request("createToken");
+    expect(curlSample(createToken, api)).toBe(
+      [
+        "curl -X POST 'http://127.0.0.1:9000/api/tokens?scope=read' \\",
+        '  -u "$DEMO_TOKEN" \\',
+        "  -H 'Content-Type: application/x-www-form-urlencoded' \\",
+        "  --data 'client_id=c1&client_secret=s+e'",
+      ].join("\n"),
+    );
+    expect(typescriptSample(createToken, api)).toContain("bodySerializer: (body) => new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString()");
+  });
+
   it("report the parameters the description gives no value for, and show a stand-in shaped by the schema", () => {
     const deleteThing = request("deleteThing");
     expect(deleteThing.missing).toEqual(['path parameter "id"']);
@@ -160,6 +182,7 @@ describe("code samples from examples", () => {
       ["listTeams", ["curl", "TypeScript"]],
       ["createTeam", ["curl", "TypeScript"]],
       ["deleteThing", ["curl", "TypeScript"]],
+      ["createToken", ["curl", "TypeScript"]],
       // No operationId: samples all the same.
       [undefined, ["curl", "TypeScript"]],
       ["styledColors", ["curl", "TypeScript"]],

@@ -516,6 +516,34 @@ describe("the mock of a description with optional header parameters of array and
   });
 });
 
+describe("the mock of a description with an error documented without a body, and a scheme it never defines", { timeout: 60_000 }, () => {
+  const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object" }, example: { ok: true } } } } };
+  const locks: OpenApiDoc = {
+    openapi: "3.1.0",
+    info: { title: "Locks", version: "1.0.0" },
+    paths: {
+      "/locked": { get: { security: [{ key: [] }], responses: { ...ok, "401": { description: "Unauthorized" } } } },
+      // `nowhere` is in no components.securitySchemes (the lint's error): nothing says what it asks for.
+      "/unknown": { get: { security: [{ nowhere: [] }], responses: ok } },
+    },
+    components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-Key" } } },
+  };
+
+  it("answers the documented 401 as documented, without a body; takes a request for a scheme it cannot know", async () => {
+    const mock = await mockOf("locks", locks);
+    try {
+      const refused = await fetch(`${mock.url}/locked`);
+      expect([refused.status, refused.headers.get("content-type"), await refused.text()]).toEqual([401, null, ""]);
+      const opened = await fetch(`${mock.url}/locked`, { headers: { "x-key": "k" } });
+      expect([opened.status, await opened.text()]).toEqual([200, '{"ok":true}']);
+      const unknown = await fetch(`${mock.url}/unknown`);
+      expect([unknown.status, await unknown.text()]).toEqual([200, '{"ok":true}']);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 describe("the copy of a description Prism is given", () => {
   it("has no schema for multipart bodies and form bodies that nest objects, and every other body as it is", () => {
     const nested = withFormBody({ type: "object", properties: { card: { type: "object", properties: { number: { type: "string" } } } } });
