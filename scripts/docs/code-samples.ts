@@ -134,7 +134,7 @@ export function typescriptSample(request: ExampleRequest, api: ApiInfo): string 
       // openapi-fetch sends application/json unless told otherwise; a non-JSON body goes as it is.
       init.push(`headers: { "Content-Type": ${JSON.stringify(request.body.mediaType)} }`);
       // A form's fields written as a form (flat ones: a nested field needs the API's own way, such as qs).
-      if (mediaType === FORM_MEDIA_TYPE && typeof request.body.value === "object") init.push("bodySerializer: (body) => new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString()");
+      if (mediaType === FORM_MEDIA_TYPE && typeof request.body.value === "object") init.push("bodySerializer: (body) => new URLSearchParams(Object.entries(body ?? {}).map(([k, v]) => [k, String(v)])).toString()");
       else if (!isJsonMediaType(mediaType)) init.push("bodySerializer: (body) => String(body)");
     }
   }

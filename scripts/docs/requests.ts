@@ -49,7 +49,7 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     if (!example) request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
     const standIn = () => schemaSample(doc, parameter.schema, parameter.name);
     // Every parameter here is required (a path's always is): its stand-in is not empty.
-    request[parameter.in][parameter.name] = example ? example.value : nonEmpty(doc, parameter.schema, standIn());
+    request[parameter.in][parameter.name] = example ? typedAsSchema(doc, parameter.schema, example.value) : nonEmpty(doc, parameter.schema, standIn());
   }
   const body = requestBodyOf(doc, operation);
   if (body && isObject(body.content)) {
@@ -83,6 +83,19 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     }
   }
   return request;
+}
+
+/**
+ * A parameter's example as its schema types it: a number or boolean written as text (`"23456"` for an
+ * integer) is that number, as the parameter's text on the wire is read, and as the generated types
+ * (and so the TypeScript sample) take it.
+ */
+function typedAsSchema(doc: OpenApiDoc, schema: Json, value: Json): Json {
+  if (typeof value !== "string") return value;
+  const type = deref<JsonObject>(doc, schema).value.type;
+  if ((type === "integer" || type === "number") && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  if (type === "boolean" && (value === "true" || value === "false")) return value === "true";
+  return value;
 }
 
 /** A required parameter's stand-in that says something: an empty list or object would be no value (an empty path segment, no query field). */

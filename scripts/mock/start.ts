@@ -153,13 +153,60 @@ function nestsObjects(doc: OpenApiDoc, media: JsonObject): boolean {
  */
 const prismStarts = pLimit(availableParallelism());
 
+interface StartedPrism {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  internalPort: number;
+}
+
+/**
+ * Prism on a free port of 127.0.0.1, once it says it listens. The port is chosen when its start
+ * begins (prismStarts), and chosen again if something took it meanwhile (a free port is only free
+ * until another process listens on it: two of forty mocks met one in a test run).
+ */
+async function startPrism(file: string, timeoutMs: number, attemptsLeft = 3): Promise<StartedPrism> {
+  const [node, prism] = toolCommand("@stoplight/prism-cli", "prism");
+  const started = await prismStarts(async () => {
+    const internalPort = await freePort();
+    const child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), file], { stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once("exit", (code, signal) => done({ code, signal })));
+    let output = "";
+    try {
+      // Its start-up limit counts from its own start.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`Prism did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes("Prism is listening")) {
+            clearTimeout(timer);
+            child.stdout.off("data", onData);
+            child.stderr.off("data", onData);
+            resolve();
+          }
+        };
+        child.stdout.on("data", onData);
+        child.stderr.on("data", onData);
+        void exited.then(({ code, signal }) => {
+          clearTimeout(timer);
+          reject(new Error(`Prism stopped (${signal ?? `exit code ${code}`}) before listening:\n${output.slice(-2000)}`));
+        });
+      });
+    } catch (error) {
+      child.kill("SIGTERM");
+      if (output.includes("EADDRINUSE") && attemptsLeft > 1) return undefined;
+      throw error;
+    }
+    return { child, exited, internalPort };
+  });
+  return started ?? startPrism(file, timeoutMs, attemptsLeft - 1);
+}
+
 export async function startMock(api: string, options: MockOptions = {}): Promise<RunningMock> {
   const doc = readBundle<OpenApiDoc>({ name: api }, options.root);
   // This toolkit's APIs have a profile written from their servers; any other answers in the envelope its description documents.
   const profile = MOCK_PROFILES[api] ?? describedErrorsProfile(doc);
-  const internalPort = await freePort();
-  const handler = mockFront({ doc, profile, upstream: `http://127.0.0.1:${internalPort}`, log: options.onFrontLine });
   // The port is taken at once (a port in use fails before Prism starts); requests wait for Prism.
+  let handler!: ReturnType<typeof mockFront>;
   let prismReady!: () => void;
   const ready = new Promise<void>((resolve) => (prismReady = resolve));
   const front = await listenFront(async (req, res) => {
@@ -169,40 +216,18 @@ export async function startMock(api: string, options: MockOptions = {}): Promise
   const { address, port } = front.address() as AddressInfo;
   const closeFront = () => new Promise<void>((resolve) => { front.closeAllConnections(); front.close(() => resolve()); });
 
-  const [node, prism] = toolCommand("@stoplight/prism-cli", "prism");
   const described = prismDocument(doc, bundlePath({ name: api }, options.root));
-  let closing = false;
-  let child!: ChildProcessByStdio<null, Readable, Readable>;
-  let exited!: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  let output = "";
+  let prism: StartedPrism;
   try {
-    // Its start-up limit counts from its own start, once a slot is free (prismStarts).
-    await prismStarts(() => new Promise<void>((resolve, reject) => {
-      child = spawn(node, [...prism, "mock", "--host", "127.0.0.1", "--port", String(internalPort), described.file], { stdio: ["ignore", "pipe", "pipe"] });
-      exited = new Promise((done) => child.once("exit", (code, signal) => done({ code, signal })));
-      const timer = setTimeout(() => reject(new Error(`Prism did not start within ${options.timeoutMs ?? 30_000} ms:\n${output}`)), options.timeoutMs ?? 30_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes("Prism is listening")) {
-          clearTimeout(timer);
-          child.stdout.off("data", onData);
-          child.stderr.off("data", onData);
-          resolve();
-        }
-      };
-      child.stdout.on("data", onData);
-      child.stderr.on("data", onData);
-      void exited.then(({ code, signal }) => {
-        clearTimeout(timer);
-        reject(new Error(`Prism stopped (${signal ?? `exit code ${code}`}) before listening:\n${output.slice(-2000)}`));
-      });
-    }));
+    prism = await startPrism(described.file, options.timeoutMs ?? 30_000);
   } catch (error) {
-    child?.kill("SIGTERM");
     await closeFront();
     described.remove();
     throw error;
   }
+  const { child, exited, internalPort } = prism;
+  let closing = false;
+  handler = mockFront({ doc, profile, upstream: `http://127.0.0.1:${internalPort}`, log: options.onFrontLine });
   // Prism's copy of the description stays while Prism runs: Prism watches the file it was given
   // (chokidar), and a copy removed while the watch was being set up threw in chokidar, which stopped
   // Prism's server process; the port then refused every connection (each request a 502).

@@ -49,7 +49,11 @@ const demo: OpenApiDoc = {
       post: {
         operationId: "createToken",
         security: [{ both: [] }],
-        parameters: [{ name: "scope", in: "query", required: true, schema: { type: "array", items: { type: "string", default: "read" } } }],
+        parameters: [
+          { name: "scope", in: "query", required: true, schema: { type: "array", items: { type: "string", default: "read" } } },
+          // An integer's example written as text: the sample passes the number the types take.
+          { name: "ttl", in: "query", required: true, schema: { type: "integer" }, example: "60" },
+        ],
         requestBody: { required: true, content: { "application/x-www-form-urlencoded": { example: { client_id: "c1", client_secret: "s e" } } } },
         responses: { "200": { description: "ok" } },
       },
@@ -146,17 +150,18 @@ describe("code samples from examples", () => {
     expect(ts).toContain('  body: { data: { name: "it\'s a team" } },\n  headers: { "Content-Type": "application/vnd.api+json" },\n');
   });
 
-  it("write a form body as a form, and give a required list parameter one item", () => {
+  it("write a form body as a form, give a required list parameter one item, and a number written as text as the number", () => {
     const createToken = request("createToken");
     expect(curlSample(createToken, api)).toBe(
       [
-        "curl -X POST 'http://127.0.0.1:9000/api/tokens?scope=read' \\",
+        "curl -X POST 'http://127.0.0.1:9000/api/tokens?scope=read&ttl=60' \\",
         '  -u "$DEMO_TOKEN" \\',
         "  -H 'Content-Type: application/x-www-form-urlencoded' \\",
         "  --data 'client_id=c1&client_secret=s+e'",
       ].join("\n"),
     );
-    expect(typescriptSample(createToken, api)).toContain("bodySerializer: (body) => new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString()");
+    expect(typescriptSample(createToken, api)).toContain('params: { query: { scope: ["read"], ttl: 60 } }');
+    expect(typescriptSample(createToken, api)).toContain("bodySerializer: (body) => new URLSearchParams(Object.entries(body ?? {}).map(([k, v]) => [k, String(v)])).toString()");
   });
 
   it("report the parameters the description gives no value for, and show a stand-in shaped by the schema", () => {
