@@ -47,9 +47,10 @@ export function exampleRequest(doc: OpenApiDoc, operation: Operation): ExampleRe
     if (parameter.in === "cookie" || !(parameter.required || parameter.in === "path")) continue;
     const example = parameterExample(doc, parameter);
     if (!example) request.missing.push(`${parameter.in} parameter "${parameter.name}"`);
-    const standIn = () => schemaSample(doc, parameter.schema, parameter.name);
     // Every parameter here is required (a path's always is): its stand-in is not empty.
-    request[parameter.in][parameter.name] = example ? typedAsSchema(doc, parameter.schema, example.value) : nonEmpty(doc, parameter.schema, standIn());
+    request[parameter.in][parameter.name] = example
+      ? typedAsSchema(doc, parameter.schema, example.value)
+      : nonEmpty(doc, parameter.schema, schemaSample(doc, parameter.schema, parameter.name));
   }
   const body = requestBodyOf(doc, operation);
   if (body && isObject(body.content)) {

@@ -162,7 +162,7 @@ interface StartedPrism {
 /**
  * Prism on a free port of 127.0.0.1, once it says it listens. The port is chosen when its start
  * begins (prismStarts), and chosen again if something took it meanwhile (a free port is only free
- * until another process listens on it: two of forty mocks met one in a test run).
+ * until another process listens on it: one of forty mocks met one in a test run).
  */
 async function startPrism(file: string, timeoutMs: number, attemptsLeft = 3): Promise<StartedPrism> {
   const [node, prism] = toolCommand("@stoplight/prism-cli", "prism");
