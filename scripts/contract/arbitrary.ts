@@ -15,6 +15,7 @@ import {
   isMarked,
   isObject,
   mediaTypeOf,
+  pathStyleObjectSegment,
   pathStyleSegment,
   patternRegExp,
   pointer,
@@ -492,7 +493,7 @@ export function toWire(request: GeneratedRequest, extraHeaders: Record<string, s
     const p = operation.parameters.find((q) => q.in === "path" && q.name === name);
     // Written in its style (simple, label or matrix): an array's items one by one, an object's pairs.
     if (!p) return strictEncode(text(value));
-    if (isObject(value)) return pathStyleSegment(p, [], false, objectText(value).map(([k, v]) => [strictEncode(k), strictEncode(v)]));
+    if (isObject(value)) return pathStyleObjectSegment(p, objectText(value).map(([k, v]) => [strictEncode(k), strictEncode(v)]));
     return pathStyleSegment(p, (Array.isArray(value) ? value : [value]).map((v) => strictEncode(text(v))), Array.isArray(value));
   });
   // Serialized as each parameter's style says: form (exploded arrays repeat the name, exploded

@@ -275,27 +275,30 @@ export function pathStyleTexts(p: Pick<Parameter, "name" | "raw">, segment: stri
   return [segment];
 }
 
-/**
- * A path parameter's value written in its style (pathStyleTexts read the other way), from the texts
- * of its items (already encoded); an object's from its [name, value] pairs (already encoded).
- */
-export function pathStyleSegment(p: Pick<Parameter, "name" | "raw">, texts: string[], isArray: boolean, pairs?: [string, string][]): string {
+/** A path parameter's value written in its style (pathStyleTexts read the other way), from the texts of its items (already encoded). */
+export function pathStyleSegment(p: Pick<Parameter, "name" | "raw">, texts: string[], isArray: boolean): string {
   const style = p.raw.style ?? "simple";
-  const explode = p.raw.explode === true;
-  const exploded = explode && isArray;
-  if (pairs) {
-    // OpenAPI's style examples: `R,100,G,200`, `.R,100,G,200`, `;color=R,100,G,200`; exploded `R=100,G=200`, `.R=100.G=200`, `;R=100;G=200`.
-    const written = pairs.map(([name, value]) => (explode ? `${name}=${value}` : `${name},${value}`));
-    if (style === "label") return `.${written.join(explode ? "." : ",")}`;
-    if (style === "matrix") return explode ? written.map((w) => `;${w}`).join("") : `;${encodeURIComponent(p.name)}=${written.join(",")}`;
-    return written.join(",");
-  }
+  const exploded = p.raw.explode === true && isArray;
   if (style === "label") return `.${texts.join(exploded ? "." : ",")}`;
   if (style === "matrix") {
     const prefix = `;${encodeURIComponent(p.name)}=`;
     return exploded ? texts.map((t) => `${prefix}${t}`).join("") : `${prefix}${texts.join(",")}`;
   }
   return texts.join(",");
+}
+
+/**
+ * An object path parameter written in its style, from its [name, value] pairs (already encoded), as
+ * OpenAPI's style examples write one: `R,100,G,200`, `.R,100,G,200`, `;color=R,100,G,200`; exploded
+ * `R=100,G=200`, `.R=100.G=200`, `;R=100;G=200`.
+ */
+export function pathStyleObjectSegment(p: Pick<Parameter, "name" | "raw">, pairs: [string, string][]): string {
+  const style = p.raw.style ?? "simple";
+  const explode = p.raw.explode === true;
+  const written = pairs.map(([name, value]) => (explode ? `${name}=${value}` : `${name},${value}`));
+  if (style === "label") return `.${written.join(explode ? "." : ",")}`;
+  if (style === "matrix") return explode ? written.map((w) => `;${w}`).join("") : `;${encodeURIComponent(p.name)}=${written.join(",")}`;
+  return written.join(",");
 }
 
 /**

@@ -4,6 +4,7 @@
 // it. Pure: no I/O.
 import { deref, FORM_MEDIA_TYPE, formText, isIgnoredParameter, isJsonMediaType, isObject, mediaTypeOf, type Json, type JsonObject, type OpenApiDoc, type Operation } from "../contract/document.ts";
 import { toWire } from "../contract/arbitrary.ts";
+import type { WireRequest } from "../contract/checker.ts";
 import { mediaExamples, parameterExample, requestBodyOf, schemaSample } from "./examples.ts";
 
 /** How an operation's credentials travel. */
@@ -120,10 +121,10 @@ export function standInBody(doc: OpenApiDoc, operation: Operation, mediaType: st
 /**
  * The request's path, query and header parameters as they go on the wire, each written in its
  * style (simple, label or matrix paths; form, deepObject or delimited queries; a header's array or
- * object as simple), as conformance sends them (toWire); `extraQuery`: pairs after them (an API key).
- * The body is not written: see bodyText.
+ * object as simple), as conformance sends them (toWire; `wire` is its request, for the checks);
+ * `extraQuery`: pairs after them (an API key). The body is not written: see bodyText.
  */
-export function wireParameters(request: ExampleRequest, extraQuery: [string, string][] = []): { path: string; query: string; headers: Record<string, string> } {
+export function wireParameters(request: ExampleRequest, extraQuery: [string, string][] = []): { path: string; query: string; headers: Record<string, string>; wire: WireRequest } {
   const wire = toWire({ operation: request.operation, params: { path: request.path, query: request.query, header: request.header, cookie: {} } }, {}, extraQuery);
   const headers: Record<string, string> = {};
   // As the description names them (toWire lower-cases).
@@ -131,7 +132,7 @@ export function wireParameters(request: ExampleRequest, extraQuery: [string, str
     const value = wire.headers[name.toLowerCase()];
     if (value !== undefined) headers[name] = value;
   }
-  return { path: wire.path, query: wire.rawQuery ? `?${wire.rawQuery}` : "", headers };
+  return { path: wire.path, query: wire.rawQuery ? `?${wire.rawQuery}` : "", headers, wire };
 }
 
 /** The body as it goes on the wire. */

@@ -260,10 +260,9 @@ function withBodyTheSchemaTakes(refused: Set<string>): (doc: OpenApiDoc, operati
     const request = exampleRequest(doc, operation);
     if (!checkers.has(doc)) checkers.set(doc, contractChecker(doc, { unknownQueryParameters: "allow" }));
     const checker = checkers.get(doc)!;
-    const wire = wireParameters(request);
+    const { wire } = wireParameters(request);
     const matched = checker.match(operation.method, wire.path);
-    const parameters = { method: operation.method.toUpperCase(), path: wire.path, query: [...new URLSearchParams(wire.query)], rawQuery: wire.query.slice(1), headers: Object.fromEntries(Object.entries(wire.headers).map(([k, v]) => [k.toLowerCase(), v])) };
-    if (!matched || checker.checkRequest(matched, parameters).some((v) => v.kind === "request-parameter")) refused.add(operation.pointer);
+    if (!matched || checker.checkRequest(matched, wire).some((v) => v.kind === "request-parameter")) refused.add(operation.pointer);
     if (!request.body) return request;
     const standIn = standInBody(doc, operation, request.body.mediaType);
     const taken = bodyTheSchemaTakes(doc, checker, operation, [standIn]);
