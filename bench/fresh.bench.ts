@@ -100,6 +100,8 @@ interface Row {
   case: Case;
   server: LoadResult;
   plain: LoadResult;
+  /** Plain Express on the reference servers' own HTTP server (createAppServer), for comparison. */
+  plainApp: LoadResult;
   before?: LoadResult;
 }
 
@@ -132,14 +134,17 @@ export async function freshSection(): Promise<Row[]> {
       const canned = await cannedFor(server, api);
       const plain = await startChild("bench/serve.ts", { api: "express", canned } satisfies ServeSpec);
       children.push(plain);
+      const plainApp = await startChild("bench/serve.ts", { api: "express", canned, appServer: true } satisfies ServeSpec);
+      children.push(plainApp);
       for (const c of api.cases.filter((k) => !casePattern || casePattern.test(k.name))) {
-        const targets: [keyof Omit<Row, "case">, Child][] = [["server", server], ["plain", plain], ...(before ? [["before", before] as [keyof Omit<Row, "case">, Child]] : [])];
+        const targets: [keyof Omit<Row, "case">, Child][] = [["server", server], ["plain", plain], ["plainApp", plainApp], ...(before ? [["before", before] as [keyof Omit<Row, "case">, Child]] : [])];
         const best: Partial<Record<keyof Omit<Row, "case">, LoadResult>> = {};
         for (let round = 1; round <= ROUNDS; round++) {
           for (const [target, child] of targets) {
             progress(`fresh: ${c.name} on ${target} (${SECONDS}s, ${CONNECTIONS} connections, round ${round} of ${ROUNDS})`);
-            const method = target === "plain" ? (c.plainMethod ?? c.method) : c.method;
-            const url = `http://127.0.0.1:${child.port}${api.base}${c.path}${target === "plain" && c.plainMethod === "GET" && c.method === "LIST" ? "?list=true" : ""}`;
+            const isPlain = target === "plain" || target === "plainApp";
+            const method = isPlain ? (c.plainMethod ?? c.method) : c.method;
+            const url = `http://127.0.0.1:${child.port}${api.base}${c.path}${isPlain && c.plainMethod === "GET" && c.method === "LIST" ? "?list=true" : ""}`;
             const result = await load({
               url,
               method,
@@ -157,7 +162,7 @@ export async function freshSection(): Promise<Row[]> {
             else previous.cpuPerRequest = cpu;
           }
         }
-        rows.push({ case: c, server: best.server!, plain: best.plain!, before: best.before });
+        rows.push({ case: c, server: best.server!, plain: best.plain!, plainApp: best.plainApp!, before: best.before });
       }
     } finally {
       await Promise.all(children.map((c) => c.stop()));
@@ -188,16 +193,19 @@ function printFresh(rows: Row[], withBefore: boolean): void {
     ),
     "",
     "Server CPU time per request, µs (lowest of the rounds), and the ratios it implies (requests per CPU second over the other's): steadier than requests/s when other processes share the cores.",
+    "Plain Express is served as its users write it (app.listen); the reference servers are served by createAppServer (server/shared/app-server.ts), whose requests are born with the app's prototypes. The last columns serve plain Express that way too: what the same server construction does for it, for comparison.",
     "",
     table(
-      ["operation", "this server", ...(withBefore ? ["before"] : []), "plain Express", "ratio to Express (target)", ...(withBefore ? ["after / before (>= 0.9)"] : [])],
+      ["operation", "this server", ...(withBefore ? ["before"] : []), "plain Express", "ratio to Express (target)", ...(withBefore ? ["after / before (>= 0.9)"] : []), "plain Express on createAppServer", "ratio to it"],
       rows.map((r) => {
         const ratio = cpuRatio(r.server, r.plain);
+        const toAppServer = cpuRatio(r.server, r.plainApp);
         const cells = [r.case.name, cpu(r.server), ...(withBefore ? [r.before ? cpu(r.before) : "?"] : []), cpu(r.plain), ratio === undefined ? "?" : `${ratio.toFixed(2)} (>= ${TARGET[r.case.kind]}) ${verdict(ratio >= TARGET[r.case.kind])}`];
         if (withBefore) {
           const change = r.before ? cpuRatio(r.server, r.before) : undefined;
           cells.push(change === undefined ? "?" : `${change.toFixed(2)} ${verdict(change >= 0.9)}`);
         }
+        cells.push(cpu(r.plainApp), toAppServer === undefined ? "?" : toAppServer.toFixed(2));
         return cells;
       }),
     ),

@@ -11,6 +11,7 @@ import { createMeshApp, type MeshApp } from "../server/mesh/app.ts";
 import { validateEntry } from "../server/mesh/domain/config-entry.ts";
 import { MemoryConfigEntryStore } from "../server/mesh/store/config-entry-store.ts";
 import { createOrgPlatformApp } from "../server/org-platform/app.ts";
+import { createAppServer } from "../server/shared/app-server.ts";
 import { startSecretsServer } from "../server/secrets/server.ts";
 import { CHAIN_EXAMPLES } from "../test/mesh/fixtures/chain-examples.ts";
 import { meshOf, orgWorldOf, ROLE_BODY, SECRETS_TOKEN } from "./worlds.ts";
@@ -36,6 +37,8 @@ export interface ServeSpec {
   /** org: members of the big team */
   members?: number;
   canned?: Canned[];
+  /** express: served by createAppServer, as the reference servers are, instead of app.listen. */
+  appServer?: boolean;
   /** Response validation (on unless false; request validation follows `validate`). */
   validateResponses?: boolean;
 }
@@ -54,12 +57,12 @@ switch (spec.api) {
     mesh = spec.size
       ? createMeshApp({ store: new MemoryConfigEntryStore(meshOf(spec.size).map(validateEntry)), validate, validateResponses })
       : createMeshApp({ entries: CHAIN_EXAMPLES.ChainRouter!.entries, validate, validateResponses });
-    server = await listen(mesh.app);
+    server = await listen(createAppServer(mesh.app));
     break;
   }
   case "org": {
     const { app } = createOrgPlatformApp({ world: orgWorldOf(spec.size ?? 100, spec.members ?? 0), validate, validateResponses });
-    server = await listen(app);
+    server = await listen(createAppServer(app));
     break;
   }
   case "secrets": {
@@ -87,16 +90,20 @@ switch (spec.api) {
       });
       app[c.method.toLowerCase() as "get"](c.path, ...handlers);
     }
-    server = await listen(app);
+    // As its users write it (app.listen), or on the reference servers' own server.
+    server = await listen(spec.appServer ? createAppServer(app) : app.listen.bind(app));
     break;
   }
   default:
     throw new Error(`unknown api ${spec.api}`);
 }
 
-function listen(app: express.Express): Promise<Server> {
+/** Listens on a free port of 127.0.0.1: with `server`'s listen (a server as the reference servers make theirs), or with app.listen. */
+function listen(server: Server | express.Express["listen"]): Promise<Server> {
   return new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    if (typeof server === "function") {
+      const s = server(0, "127.0.0.1", () => resolve(s));
+    } else server.listen(0, "127.0.0.1", () => resolve(server));
   });
 }
 

@@ -8,6 +8,7 @@ import { createMeshApp, MESH_BASE_PATH } from "../../server/mesh/app.ts";
 import { createOrgPlatformApp, ORG_PLATFORM_BASE_PATH } from "../../server/org-platform/app.ts";
 import { composeMounts, mountsOf } from "../../server/secrets/sys/mounts.ts";
 import { startSecretsServer } from "../../server/secrets/server.ts";
+import { createAppServer } from "../../server/shared/app-server.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import type { WireResponse } from "./checker.ts";
 import type { GeneratedRequest } from "./arbitrary.ts";
@@ -65,7 +66,7 @@ export interface KnownIssue {
 
 async function listenOnFreePort(app: Express, basePath: string): Promise<RunningReferenceServer> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = keepIdleConnections(app.listen(0, "127.0.0.1", () => resolve(s)));
+    const s = keepIdleConnections(createAppServer(app).listen(0, "127.0.0.1", () => resolve(s)));
     s.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;

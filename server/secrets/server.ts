@@ -1,6 +1,7 @@
 // Starts a secrets server: a cluster's app on an HTTP server that accepts the LIST method.
 // Several can run in one process (each on its own port; port 0 picks a free one).
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
+import { createAppServer } from "../shared/app-server.ts";
 import type { AddressInfo } from "node:net";
 import { createSecretsApp, SECRETS_BASE_PATH, type SecretsApp, type SecretsAppOptions } from "./app.ts";
 import { acceptListMethod } from "./http/list-method.ts";
@@ -25,7 +26,7 @@ export interface RunningSecrets extends SecretsApp {
 
 export async function startSecretsServer(options: SecretsAppOptions = {}, host = "127.0.0.1", port = 0, limits: ProcessLimits = processLimits()): Promise<RunningSecrets> {
   const secrets = await createSecretsApp(options);
-  const server = keepIdleConnections(createServer(serverOptions(limits), secrets.app));
+  const server = keepIdleConnections(createAppServer(secrets.app, serverOptions(limits)));
   // Held to the process's limits; then every connection (as the bounds see it too) reads through the LIST rewriter.
   boundServer(server, SECRETS_RAW_ANSWERS, limits);
   acceptListMethod(server);
@@ -33,7 +34,7 @@ export async function startSecretsServer(options: SecretsAppOptions = {}, host =
   const actual = (server.address() as AddressInfo).port;
   // The cluster listener, as the real system's cluster port: the API port + 1 unless configured.
   const replication = secrets.cluster.replication;
-  const clusterServer = keepIdleConnections(createServer(serverOptions(limits), clusterApp(replication)));
+  const clusterServer = keepIdleConnections(createAppServer(clusterApp(replication), serverOptions(limits)));
   // Its app reads bodies with express.json: Node answers `100 Continue` there as it does by default.
   boundServer(clusterServer, SECRETS_RAW_ANSWERS, limits, { continueOnRead: false });
   try {

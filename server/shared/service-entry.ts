@@ -1,6 +1,7 @@
 // How server/main.ts starts a service: each API's entry.ts reads its settings from the
 // environment, starts listening, and says what to print (addresses, dev credentials).
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
+import { createAppServer } from "./app-server.ts";
 import { boundServer, processLimits, serverOptions, type ProcessLimits, type RawAnswerFormat } from "./bounds.ts";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
@@ -38,7 +39,7 @@ export function keepIdleConnections<T extends Server>(server: T): T {
  * answers what it refuses before a request reaches the app in the service's `format`.
  */
 export function listen(app: Express, host: string, port: number, format: RawAnswerFormat, limits: ProcessLimits = processLimits()): Promise<Server> {
-  const server = keepIdleConnections(createServer(serverOptions(limits), app));
+  const server = keepIdleConnections(createAppServer(app, serverOptions(limits)));
   boundServer(server, format, limits);
   return listenOn(server, host, port);
 }

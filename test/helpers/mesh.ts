@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { createMeshClient } from "../../generated/mesh/client.ts";
 import { createMeshApp, MESH_BASE_PATH, type MeshAppOptions } from "../../server/mesh/app.ts";
+import { createAppServer } from "../../server/shared/app-server.ts";
 
 export const CLUSTER_ID = "11111111-2222-3333-4444-555555555555";
 export const TRUST_DOMAIN = `${CLUSTER_ID}.mesh`;
@@ -20,7 +21,7 @@ export interface RunningMesh {
 export async function startMesh(options: MeshAppOptions = {}): Promise<RunningMesh> {
   const { app, service, data } = createMeshApp({ clusterId: CLUSTER_ID, ...options });
   const server = await new Promise<import("node:http").Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = createAppServer(app).listen(0, "127.0.0.1", () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}${MESH_BASE_PATH}`;

@@ -10,6 +10,7 @@ import { DEFAULT_WORLD } from "../../server/org-platform/default-world.ts";
 import { loadWorld, type WorldFile } from "../../server/org-platform/domain/world.ts";
 import { MemoryOrgPlatformStore } from "../../server/org-platform/store/store.ts";
 import { checkWorldFile } from "../../server/org-platform/world-file.ts";
+import { createAppServer } from "../../server/shared/app-server.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { responseChecker } from "./contract.ts";
 
@@ -85,7 +86,7 @@ export async function startOrgPlatform(options: { world?: WorldFile } = {}): Pro
   const store = new MemoryOrgPlatformStore(loadWorld(world));
   const { app, service } = createOrgPlatformApp({ store });
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = createAppServer(app).listen(0, "127.0.0.1", () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}${ORG_PLATFORM_BASE_PATH}`;

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createMeshApp } from "../../server/mesh/app.ts";
 import { createOrgPlatformApp } from "../../server/org-platform/app.ts";
 import { startSecretsServer } from "../../server/secrets/server.ts";
+import { createAppServer } from "../../server/shared/app-server.ts";
 
 async function answerOf(server: Server, path: string, headers: Record<string, string> = {}): Promise<Response> {
   if (!server.listening) await new Promise((r) => server.once("listening", r));
@@ -14,8 +15,8 @@ async function answerOf(server: Server, path: string, headers: Record<string, st
 
 describe("answers of the reference servers", () => {
   it("carry no ETag and no X-Powered-By", async () => {
-    const mesh = createMeshApp({ entries: [{ Kind: "service-defaults", Name: "web", Protocol: "http" }] }).app.listen(0, "127.0.0.1");
-    const org = createOrgPlatformApp().app.listen(0, "127.0.0.1");
+    const mesh = createAppServer(createMeshApp({ entries: [{ Kind: "service-defaults", Name: "web", Protocol: "http" }] }).app).listen(0, "127.0.0.1");
+    const org = createAppServer(createOrgPlatformApp().app).listen(0, "127.0.0.1");
     const secrets = await startSecretsServer({ rootToken: "root" });
     try {
       const answers = [
