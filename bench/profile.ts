@@ -13,6 +13,7 @@
 // both validated, instead of validated beside unvalidated (what a change costs; functions by name
 // and module, without line numbers, which differ between the two).
 // PROFILE_PLAIN=1 (with --case): the validated server beside plain Express answering the same bytes
+// (PROFILE_PLAIN=app: plain Express on the reference servers' own HTTP server, createAppServer)
 // (what the fresh bench's ratio compares), instead of validated beside unvalidated.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,7 +50,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "bench-prof-"));
 // do), so that functions show with their lines; the bundle's `// server/...` comments say which
 // module a line is in. (`--bundle`, once needed for that, is accepted and changes nothing.)
 const BASE = process.env.PROFILE_BASE;
-const PLAIN = process.env.PROFILE_PLAIN === "1";
+const PLAIN = process.env.PROFILE_PLAIN === "1" || process.env.PROFILE_PLAIN === "app";
 if (PLAIN && !freshCase) throw new Error("PROFILE_PLAIN needs --case");
 
 /** Which server module each line of a bundle is in. */
@@ -116,7 +117,7 @@ async function profileOnce(label: string, validate: boolean, checkout?: string, 
 async function plainSpec(): Promise<ServeSpec> {
   const server = await startChild("bench/serve.ts", { ...freshCase!.api.spec, validate: true });
   try {
-    return { api: "express", canned: await cannedFor(server, freshCase!.api) };
+    return { api: "express", canned: await cannedFor(server, freshCase!.api), appServer: process.env.PROFILE_PLAIN === "app" };
   } finally {
     await server.stop();
   }

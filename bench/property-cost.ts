@@ -1,15 +1,18 @@
-// What a request pays for a property added to its req or res object, and for the first header:
-// Express 5 and Node give every request objects with the properties they set themselves, and each
-// property a stage adds later costs about 1.5-2 µs (measured: this file), a tenth of what the
-// pipeline's stages cost together. Why the services set their JSON writer once on the app's response
-// prototype, and leave req.body unset for a request without a body (docs/pipeline.md).
-//   npx tsx bench/property-cost.ts   (20,000 requests on one plain Express app, 127.0.0.1)
+// What a request pays for a property added to its req or res object, and for the first header, on
+// the server app.listen makes and on the reference servers' own (createAppServer). Express 5 gives
+// each request the app's prototypes (Object.setPrototypeOf); on app.listen's server V8 then keeps no
+// shared shape for them, and each property a stage adds later costs about 1.5-2 µs. On
+// createAppServer's, whose requests are born with those prototypes, the same writes cost what they
+// cost on any object (docs/pipeline.md, "The HTTP server").
+//   npx tsx bench/property-cost.ts   (20,000 requests on each server, one plain Express app, 127.0.0.1)
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { createAppServer } from "../server/shared/app-server.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
-const spent = { "req.body = ...": 0n, "res.json = ...": 0n, "first res.setHeader": 0n, "res.locals member": 0n, "(the clock itself)": 0n };
+const WHAT = ["req.body = ...", "res.json = ...", "first res.setHeader", "res.locals member", "(the clock itself)"] as const;
+let spent = Object.fromEntries(WHAT.map((what) => [what, 0n])) as Record<(typeof WHAT)[number], bigint>;
 const writer = function json() {};
 const app = express();
 app.use((req, res) => {
@@ -30,14 +33,19 @@ app.use((req, res) => {
   spent["(the clock itself)"] += t5 - t4;
   res.end("x");
 });
-const server = app.listen(0, "127.0.0.1");
-await new Promise((resolve) => server.once("listening", resolve));
-const { port } = server.address() as AddressInfo;
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-for (let i = 0; i < REQUESTS; i++) {
-  await new Promise((done) => http.get({ host: "127.0.0.1", port, path: `/x?n=${i}`, agent }, (res) => res.resume().on("end", done)));
+const rows: string[] = [];
+// app.listen's server is http.createServer(app).
+for (const [name, server] of [["app.listen", http.createServer(app)], ["createAppServer", createAppServer(app)]] as const) {
+  spent = Object.fromEntries(WHAT.map((what) => [what, 0n])) as typeof spent;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+  const { port } = server.address() as AddressInfo;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  for (let i = 0; i < REQUESTS; i++) {
+    await new Promise((done) => http.get({ host: "127.0.0.1", port, path: `/x?n=${i}`, agent }, (res) => res.resume().on("end", done)));
+  }
+  agent.destroy();
+  server.close();
+  rows.push(`| ${name} | ${WHAT.map((what) => (Number(spent[what]) / REQUESTS).toFixed(0)).join(" | ")} |`);
 }
-agent.destroy();
-server.close();
-console.log(`| what a request does | ns a request (${REQUESTS} requests) |\n|---|---|`);
-for (const [what, ns] of Object.entries(spent)) console.log(`| ${what} | ${(Number(ns) / REQUESTS).toFixed(0)} |`);
+console.log(`| server (${REQUESTS} requests each), ns a request | ${WHAT.join(" | ")} |\n|---|${WHAT.map(() => "---").join("|")}|`);
+for (const row of rows) console.log(row);
