@@ -1,8 +1,8 @@
 // Starts a secrets server: a cluster's app on an HTTP server that accepts the LIST method.
 // Several can run in one process (each on its own port; port 0 picks a free one).
 import type { Server } from "node:http";
-import { createAppServer } from "../shared/app-server.ts";
 import type { AddressInfo } from "node:net";
+import { createAppServer } from "../shared/app-server.ts";
 import { createSecretsApp, SECRETS_BASE_PATH, type SecretsApp, type SecretsAppOptions } from "./app.ts";
 import { acceptListMethod } from "./http/list-method.ts";
 import { clusterApp } from "./replication/cluster-app.ts";

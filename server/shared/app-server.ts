@@ -4,7 +4,7 @@
 // app.response, by Object.setPrototypeOf). V8 then keeps no shared shape (hidden class) for these
 // objects: every property set on them afterwards (Express's req.baseUrl and req.params, the
 // validator's req.openapi and req.query, res.locals) copies the object's property table, about
-// 0.7 µs each instead of 0.05, and the code reading them runs unoptimized. Node's server takes the
+// 1.5 µs each instead of 0.08 (bench/property-cost.ts), and the code reading them runs unoptimized. Node's server takes the
 // classes it makes requests and responses with (createServer's IncomingMessage and ServerResponse
 // options); made with the app's prototypes from the start, Express's Object.setPrototypeOf finds
 // the prototype already in place and changes nothing. Measured on a fresh read of the org team
@@ -20,7 +20,8 @@ export function createAppServer(app: Express, options: ServerOptions = {}): Serv
 /**
  * Node's request class, its instances with `app.request` as their prototype. Written as a function
  * constructor that runs Node's with the arguments Node gives, so that its prototype can be the
- * app's object itself (a class's cannot be set).
+ * app's object itself (a class's cannot be set; Node's constructors are plain functions, and every
+ * test's request would fail if one became a class).
  */
 function appRequestClass(app: Express): typeof IncomingMessage {
   function AppRequest(this: IncomingMessage, ...args: unknown[]) {
