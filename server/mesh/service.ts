@@ -13,6 +13,7 @@ import { MeshHttpError } from "./errors.ts";
 import type { MemoryAclStore } from "./store/acl-store.ts";
 import { entryKey, entryKeyPrefix, lookupOf, type ConfigEntryStore } from "./store/config-entry-store.ts";
 import { checkNamespaceName } from "./domain/names.ts";
+import { unchanging } from "../shared/json-text.ts";
 
 export interface MeshSettings extends Omit<AclSettings, "legacyApi" | "tokenApi"> {
   datacenter: string;
@@ -135,7 +136,9 @@ export class MeshService {
       throw error;
     }
     return {
-      value: chain,
+      // Unchanging (frozen all the way down): the writer keeps its JSON text while the chain is
+      // kept, so a read of a kept chain is not serialized again (server/shared/json-text.ts).
+      value: unchanging(chain),
       index: Math.max(1, ...[...readKeys].map((key) => this.store.keyIndex(key))),
       watches: (key) => readKeys.has(key),
     };

@@ -1,6 +1,6 @@
 // The discovery-chain endpoints through the generated client: compiled chains for every kind of
 // entry, compile-dc, namespaces, POST overrides, and the compile error of a state writes refuse.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
 import { MemoryConfigEntryStore } from "../../server/mesh/store/config-entry-store.ts";
 import { startMesh, TRUST_DOMAIN, type RunningMesh } from "../helpers/mesh.ts";
@@ -423,5 +423,34 @@ describe("/discovery-chain/ without a service name", () => {
     // OPTIONS first, as the agent's wrap lists it (agent/http.go wrap, TestHTTPAPI_OptionMethod_OSS).
     expect(response.headers.get("allow")).toBe("OPTIONS,GET,POST");
     expect(await response.text()).toBe("method DELETE not allowed");
+  });
+});
+
+describe("a compiled chain's JSON text", () => {
+  /** The chains JSON.stringify is asked to write (whole answers holding one, or the chain itself). */
+  function chainTextsWritten(spy: { mock: { calls: unknown[][] } }): number {
+    return spy.mock.calls.filter(([value]) => typeof value === "object" && value !== null && ("Chain" in value || "Nodes" in value)).length;
+  }
+
+  it("is written once while the chain is kept, and anew after a write that changes it; the store's entries stay as they were", async () => {
+    await apply({ Kind: "service-resolver", Name: "web", ConnectTimeout: "9s" });
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      // Two reads no kept answer serves (a query parameter of each one's own): the chain is kept.
+      const texts: string[] = [];
+      for (const n of [1, 2]) texts.push(await (await fetch(`${mesh.baseUrl}/discovery-chain/web?read=${n}`)).text());
+      expect(texts[1]).toBe(texts[0]);
+      expect(JSON.parse(texts[0]!).Chain.Nodes["resolver:web.default.dc1"].Resolver.ConnectTimeout).toBe("9s");
+      expect(chainTextsWritten(stringify)).toBe(1);
+
+      await apply({ Kind: "service-resolver", Name: "web", ConnectTimeout: "4s" });
+      const after = await (await fetch(`${mesh.baseUrl}/discovery-chain/web?read=3`)).text();
+      expect(JSON.parse(after).Chain.Nodes["resolver:web.default.dc1"].Resolver.ConnectTimeout).toBe("4s");
+      expect(chainTextsWritten(stringify)).toBe(2);
+    } finally {
+      stringify.mockRestore();
+    }
+    // What the chain was compiled from is not frozen with it.
+    expect(Object.isFrozen(mesh.service.store.get("service-resolver", "default", "web"))).toBe(false);
   });
 });
