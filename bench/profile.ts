@@ -13,8 +13,8 @@
 // both validated, instead of validated beside unvalidated (what a change costs; functions by name
 // and module, without line numbers, which differ between the two).
 // PROFILE_PLAIN=1 (with --case): the validated server beside plain Express answering the same bytes
-// (PROFILE_PLAIN=app: plain Express on the reference servers' own HTTP server, createAppServer)
-// (what the fresh bench's ratio compares), instead of validated beside unvalidated.
+// (what the fresh bench's ratio compares), instead of validated beside unvalidated;
+// PROFILE_PLAIN=app: beside plain Express on the reference servers' own HTTP server (createAppServer).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

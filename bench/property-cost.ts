@@ -12,7 +12,8 @@ import { createAppServer } from "../server/shared/app-server.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const WHAT = ["req.body = ...", "res.json = ...", "first res.setHeader", "res.locals member", "(the clock itself)"] as const;
-let spent = Object.fromEntries(WHAT.map((what) => [what, 0n])) as Record<(typeof WHAT)[number], bigint>;
+const noneSpent = () => Object.fromEntries(WHAT.map((what) => [what, 0n])) as Record<(typeof WHAT)[number], bigint>;
+let spent = noneSpent();
 const writer = function json() {};
 const app = express();
 app.use((req, res) => {
@@ -36,7 +37,7 @@ app.use((req, res) => {
 const rows: string[] = [];
 // app.listen's server is http.createServer(app).
 for (const [name, server] of [["app.listen", http.createServer(app)], ["createAppServer", createAppServer(app)]] as const) {
-  spent = Object.fromEntries(WHAT.map((what) => [what, 0n])) as typeof spent;
+  spent = noneSpent();
   await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
   const { port } = server.address() as AddressInfo;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });

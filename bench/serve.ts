@@ -3,7 +3,7 @@
 //   {"api": "express", "canned": [...]}  plain Express 5 answering canned bytes (the stack's ceiling)
 // It answers IPC messages: {memory} (after a gc unless gc is false), and API-specific work
 // (compileAll, seedRoles). It reports {ready: port} when it listens on 127.0.0.1.
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
 import express from "express";
@@ -90,21 +90,17 @@ switch (spec.api) {
       });
       app[c.method.toLowerCase() as "get"](c.path, ...handlers);
     }
-    // As its users write it (app.listen), or on the reference servers' own server.
-    server = await listen(spec.appServer ? createAppServer(app) : app.listen.bind(app));
+    // As its users write it (app.listen's server is http.createServer(app)), or on the reference servers' own.
+    server = await listen(spec.appServer ? createAppServer(app) : createServer(app));
     break;
   }
   default:
     throw new Error(`unknown api ${spec.api}`);
 }
 
-/** Listens on a free port of 127.0.0.1: with `server`'s listen (a server as the reference servers make theirs), or with app.listen. */
-function listen(server: Server | express.Express["listen"]): Promise<Server> {
-  return new Promise((resolve) => {
-    if (typeof server === "function") {
-      const s = server(0, "127.0.0.1", () => resolve(s));
-    } else server.listen(0, "127.0.0.1", () => resolve(server));
-  });
+/** Listens on a free port of 127.0.0.1. */
+function listen(server: Server): Promise<Server> {
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
 /** Writes roles bench-<i> for i in [from, to), 64 requests at a time, through the API. */

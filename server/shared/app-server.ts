@@ -14,28 +14,19 @@ import type { Express } from "express";
 
 /** An HTTP server answering with `app`, whose requests and responses are born with the app's prototypes. */
 export function createAppServer(app: Express, options: ServerOptions = {}): Server {
-  return createServer({ ...options, IncomingMessage: appRequestClass(app), ServerResponse: appResponseClass(app) }, app);
+  return createServer({ ...options, IncomingMessage: bornWith(IncomingMessage, app.request), ServerResponse: bornWith(ServerResponse, app.response) }, app);
 }
 
 /**
- * Node's request class, its instances with `app.request` as their prototype. Written as a function
+ * Node's class `NodeClass`, its instances with `prototype` as their prototype. Written as a function
  * constructor that runs Node's with the arguments Node gives, so that its prototype can be the
  * app's object itself (a class's cannot be set; Node's constructors are plain functions, and every
  * test's request would fail if one became a class).
  */
-function appRequestClass(app: Express): typeof IncomingMessage {
-  function AppRequest(this: IncomingMessage, ...args: unknown[]) {
-    Reflect.apply(IncomingMessage, this, args);
+function bornWith<C extends typeof IncomingMessage | typeof ServerResponse>(NodeClass: C, prototype: object): C {
+  function AppClass(this: object, ...args: unknown[]) {
+    Reflect.apply(NodeClass, this, args);
   }
-  AppRequest.prototype = app.request;
-  return AppRequest as unknown as typeof IncomingMessage;
-}
-
-/** Node's response class, its instances with `app.response` as their prototype. */
-function appResponseClass(app: Express): typeof ServerResponse {
-  function AppResponse(this: ServerResponse, ...args: unknown[]) {
-    Reflect.apply(ServerResponse, this, args);
-  }
-  AppResponse.prototype = app.response;
-  return AppResponse as unknown as typeof ServerResponse;
+  AppClass.prototype = prototype;
+  return AppClass as unknown as C;
 }
