@@ -59,7 +59,8 @@ interface BundleOperation {
  * The operation table (operations.ts): every operationId with its method, path template, whether
  * it requires a body, and its documented statuses, checked by `satisfies` against the generated
  * types, so the table and schema.ts cannot name different operations. Handlers are typed from
- * schema.ts (server/shared/contract.ts); servers route by this table.
+ * schema.ts (server/shared/contract.ts); the org platform and mesh servers route by this table (the
+ * secrets server by its OperationIndex, which also reads the description's x-secrets extensions).
  */
 function operationTableSource(bundle: { paths?: Record<string, Record<string, BundleOperation>>; webhooks?: Record<string, Record<string, BundleOperation>> }): string {
   const rows: string[] = [];
@@ -83,16 +84,8 @@ function operationTableSource(bundle: { paths?: Record<string, Record<string, Bu
     .map((item) => deref<Record<string, BundleOperation>>(bundle, item).value)
     .flatMap((item) => METHODS.map((method) => item[method]?.operationId).filter((id) => id !== undefined));
   const tableIds = webhookIds.length > 0 ? `Exclude<keyof operations, ${webhookIds.map((id) => JSON.stringify(id)).join(" | ")}>` : "keyof operations";
-  return `${HEADER}import type { operations } from "./schema.ts";
-
-export interface DescribedOperation {
-  readonly method: ${METHODS.map((m) => JSON.stringify(m)).join(" | ")};
-  /** The path template as the description writes it, e.g. /teams/{team_id}. */
-  readonly path: string;
-  readonly bodyRequired: boolean;
-  readonly requestMediaTypes: readonly string[];
-  readonly statuses: readonly number[];
-}
+  return `${HEADER}import type { DescribedOperation } from "../operation-table.ts";
+import type { operations } from "./schema.ts";
 
 export const operationTable = {
 ${rows.join("\n")}
@@ -102,10 +95,24 @@ export type OperationId = keyof typeof operationTable;
 `;
 }
 
+/** What every API's operation table (generated/<api>/operations.ts) holds for an operation: generated/operation-table.ts. */
+const OPERATION_TABLE_TYPES = `${HEADER}
+/** One operation of a description, as generated/<api>/operations.ts lists it. */
+export interface DescribedOperation {
+  readonly method: ${METHODS.map((m) => JSON.stringify(m)).join(" | ")};
+  /** The path template as the description writes it, e.g. /teams/{team_id}. */
+  readonly path: string;
+  readonly bodyRequired: boolean;
+  readonly requestMediaTypes: readonly string[];
+  readonly statuses: readonly number[];
+}
+`;
+
 /** Generates the APIs' bundles, types, clients and client packages (the list given, not necessarily redocly.yaml's whole). */
 export async function generateApis(chosen: ApiInfo[]): Promise<void> {
   console.log(`generate: bundling ${chosen.map((a) => a.name).join(", ")}...`);
   bundleAll(chosen);
+  writeFileSync(path.join(root, "generated", "operation-table.ts"), OPERATION_TABLE_TYPES);
   for (const api of chosen) {
     console.log(`generate: ${api.name}...`);
     await generate(api);

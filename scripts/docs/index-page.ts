@@ -72,14 +72,9 @@ export function tagRoute(name: string): string {
 export function indexPage(entries: IndexEntry[]): string {
   const sections = entries.map(({ api, doc }) => apiSection(api, doc)).join("\n");
   const toc = entries.map(({ api }) => `<li><a href="${api.name}.html">${escapeHtml(api.title)}</a></li>`).join("\n        ");
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <link rel="icon" href="data:,">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>API reference</title>
-    <style>
+  return htmlPage(
+    "API reference",
+    `    <style>
       body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1f2328; }
       h1 { margin-bottom: 0.25rem; }
       section { border-top: 1px solid #d0d7de; margin-top: 2rem; }
@@ -87,10 +82,8 @@ export function indexPage(entries: IndexEntry[]): string {
       dd { margin-left: 1rem; }
       code { background: #f6f8fa; padding: 0.1em 0.3em; border-radius: 4px; font-size: 90%; }
       ul { padding-left: 1.25rem; margin: 0.25rem 0; }
-    </style>
-  </head>
-  <body>
-    <h1>API reference</h1>
+    </style>`,
+    `    <h1>API reference</h1>
     <p>Hand-written OpenAPI 3.1 descriptions are the single source of truth for these APIs. Each has a
     stateful <strong>reference server</strong> (<code>npm start</code>) that implements the real behaviour and
     validates every request and response against its description, and a stateless <strong>Prism mock</strong>
@@ -105,7 +98,23 @@ export function indexPage(entries: IndexEntry[]): string {
     (the package <code>@contract-first/&lt;api&gt;-client</code>, built by <code>npm run pack:clients</code>). The samples call the reference server and read the token
     from an environment variable. Against the mock, pick a documented answer with the
     <code>Prefer</code> header: <code>Prefer: code=404</code>, <code>Prefer: example=&lt;name&gt;</code>, or both.</p>
-${sections}
+${sections}`,
+  );
+}
+
+/** A page of the published docs: its title, what its head adds (styles, scripts) and its body, each given indented. */
+export function htmlPage(title: string, head: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="icon" href="data:,">
+    <title>${escapeHtml(title)}</title>
+${head}
+  </head>
+  <body>
+${body}
   </body>
 </html>
 `;

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { ApiInfo } from "../apis.ts";
 import type { OpenApiDoc } from "../contract/document.ts";
-import { escapeHtml } from "./index-page.ts";
+import { escapeHtml, htmlPage } from "./index-page.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -59,31 +59,22 @@ export function tryItPage(api: ApiInfo, doc: OpenApiDoc, script: string): string
   const servers = Array.isArray(doc.servers) ? (doc.servers as { url: string }[]) : [];
   const first = servers[0]?.url ?? "";
   const title = `Try the ${api.title}`;
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <link rel="icon" href="data:,">
-    <title>${escapeHtml(title)}</title>
-    <script type="module" src="${script}"></script>
+  return htmlPage(
+    title,
+    `    <script type="module" src="${script}"></script>
     <style>
       body { margin: 0; font: 16px/1.5 system-ui, sans-serif; }
       nav { display: flex; gap: 1rem; padding: 0.5rem 1rem; border-bottom: 1px solid #d0d7de; }
       nav a { color: #1a5fb4; }
       rapi-doc { height: calc(100vh - 2.6rem); }
-    </style>
-  </head>
-  <body>
-    <nav aria-label="Reference"><a href="index.html">← All APIs</a> <a href="${api.name}.html">Reference of the ${escapeHtml(api.title)}</a></nav>
+    </style>`,
+    `    <nav aria-label="Reference"><a href="index.html">← All APIs</a> <a href="${api.name}.html">Reference of the ${escapeHtml(api.title)}</a></nav>
     <main>
       <h1 style="position:absolute;left:-9999px">${escapeHtml(title)}</h1>
       <rapi-doc spec-url="openapi/${api.name}.json" server-url="${escapeHtml(first)}" default-api-server="${escapeHtml(first)}"
         render-style="focused" allow-try="true" allow-server-selection="true" allow-authentication="true"
         allow-spec-url-load="false" allow-spec-file-load="false" show-header="false" load-fonts="false"
         regular-font="system-ui, sans-serif" mono-font="ui-monospace, monospace" theme="light"></rapi-doc>
-    </main>
-  </body>
-</html>
-`;
+    </main>`,
+  );
 }

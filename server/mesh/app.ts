@@ -1,6 +1,7 @@
 // The mesh reference server: express app, OpenAPI validation, handlers, plain-text errors.
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
+import { operationTable } from "../../generated/mesh/operations.ts";
 import { answerWith, serviceApp } from "../shared/express-app.ts";
 import { goMultiErrorText } from "../shared/go-text.ts";
 import { collapseAlternatives, express, loadBundle, openApiValidator, routesOf, validationProblems, type ValidationProblem } from "../shared/openapi.ts";
@@ -126,9 +127,9 @@ function buildMeshApp(options: MeshAppOptions, data: DataDirectory | undefined):
   // with `pretty` in the query indented by four spaces and ended by a newline (agent/http.go marshalJSON).
   const app = serviceApp({ jsonCharset: false, indentFor: (req) => (Object.hasOwn(queryOf(req), "pretty") ? "    " : undefined) });
   const version = service.settings.version;
-  const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: MESH_BASE_PATH + route.path })));
+  const routes = new RouteTable(routesOf(operationTable, MESH_BASE_PATH));
   // The described paths without a parameter: the agent's mux serves each exactly, not with a trailing "/".
-  const exactPaths = new Set(routesOf(bundle).filter((route) => !route.path.includes("{")).map((route) => MESH_BASE_PATH + route.path));
+  const exactPaths = new Set(Object.values(operationTable).filter((operation) => !operation.path.includes("{")).map((operation) => MESH_BASE_PATH + operation.path));
   const answers = new AnswerMemo({ version: () => service.stateVersion() });
   const validator =
     options.validate === false

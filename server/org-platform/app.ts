@@ -10,6 +10,7 @@ import { loadWorld, type WorldFile } from "./domain/world.ts";
 import { runOrgPlatformOperation, type OrgPlatformContext } from "./handlers/index.ts";
 import { JSON_API } from "./http/body.ts";
 import { OrgPlatformService } from "./service.ts";
+import { operationTable } from "../../generated/org-platform/operations.ts";
 import type { operations } from "../../generated/org-platform/schema.ts";
 import { MemoryOrgPlatformStore, type OrgPlatformStore } from "./store/store.ts";
 import { checkWorldFile } from "./world-file.ts";
@@ -67,7 +68,7 @@ export function createOrgPlatformApp(options: OrgPlatformAppOptions = {}): OrgPl
   const bundle = loadBundle("org-platform");
 
   const app = serviceApp();
-  const routes = new RouteTable(routesOf(bundle).map((route) => ({ ...route, path: ORG_PLATFORM_BASE_PATH + route.path })));
+  const routes = new RouteTable(routesOf(operationTable, ORG_PLATFORM_BASE_PATH));
   const answers = new AnswerMemo({ version: () => store.version() });
   const validator =
     options.validate === false

@@ -1,15 +1,21 @@
 // Refusals the secrets service answers with `{"errors": [message]}` and a status. They carry no
 // express types, so domain code and services can throw them.
 
+/** A refusal of one status; its class says which (and names it in stack traces). */
+abstract class StatusError extends Error {
+  abstract readonly status: number;
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
 /** Bad input or a request the current state does not allow: 400. */
-export class InvalidRequestError extends Error {
-  override name = "InvalidRequestError";
+export class InvalidRequestError extends StatusError {
   readonly status = 400;
 }
 
 /** No token, an unknown token, or a missing capability: 403 `permission denied`. */
-export class PermissionDeniedError extends Error {
-  override name = "PermissionDeniedError";
+export class PermissionDeniedError extends StatusError {
   readonly status = 403;
   constructor() {
     super("permission denied");
@@ -17,14 +23,12 @@ export class PermissionDeniedError extends Error {
 }
 
 /** An object that does not exist where the operation says so, or a path nothing is mounted at: 404. */
-export class NotFoundError extends Error {
-  override name = "NotFoundError";
+export class NotFoundError extends StatusError {
   readonly status = 404;
 }
 
 /** A method the path does not support: 405 `unsupported operation`, with the methods it has (`Allow`). */
-export class UnsupportedOperationError extends Error {
-  override name = "UnsupportedOperationError";
+export class UnsupportedOperationError extends StatusError {
   readonly status = 405;
   constructor(
     readonly allowed: readonly string[] = [],
@@ -36,8 +40,7 @@ export class UnsupportedOperationError extends Error {
 }
 
 /** A refusal with several messages or another status (400, 404, 500, 502): engines, push-MFA and rekey use it. */
-export class Refusal extends Error {
-  override name = "Refusal";
+export class Refusal extends StatusError {
   constructor(
     readonly status: 400 | 404 | 500 | 502,
     readonly messages: string[],

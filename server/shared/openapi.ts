@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import type { DescribedOperation } from "../../generated/operation-table.ts";
 import { BoundedCache } from "./bounded-cache.ts";
 import type { Stage } from "./stages.ts";
 import { collapseAlternatives as collapseProblems } from "./collapse-alternatives.ts";
@@ -25,29 +26,22 @@ export function loadBundle(api: string): OpenApiDocument {
 }
 
 export interface Route {
-  method: (typeof METHODS)[number];
-  /** Express path, e.g. /discovery-chain/:service_name */
+  method: DescribedOperation["method"];
+  /** Express path, base path included, e.g. /v1/discovery-chain/:service_name */
   path: string;
   operationId: string;
   /** The description says the request must have a body. */
   bodyRequired: boolean;
 }
 
-export function routesOf(bundle: OpenApiDocument): Route[] {
-  const routes: Route[] = [];
-  for (const [template, item] of Object.entries(bundle.paths)) {
-    for (const method of METHODS) {
-      const operation = item[method] as { operationId?: string; requestBody?: { required?: boolean } } | undefined;
-      if (!operation?.operationId) continue;
-      routes.push({
-        method,
-        path: template.replace(/\{([^}]+)\}/g, ":$1"),
-        operationId: operation.operationId,
-        bodyRequired: operation.requestBody?.required === true,
-      });
-    }
-  }
-  return routes;
+/** The routes of an API's generated operation table (generated/<api>/operations.ts), served under basePath. */
+export function routesOf(table: Readonly<Record<string, DescribedOperation>>, basePath: string): Route[] {
+  return Object.entries(table).map(([operationId, operation]) => ({
+    method: operation.method,
+    path: basePath + operation.path.replace(/\{([^}]+)\}/g, ":$1"),
+    operationId,
+    bodyRequired: operation.bodyRequired,
+  }));
 }
 
 export interface ValidatorOptions {

@@ -3,9 +3,10 @@
 // all APIs, and the conventions hold (204 without a body, the error envelope on every 4xx).
 import { describe, expect, it } from "vitest";
 import { APIS } from "../../scripts/apis.ts";
+import { operationsOf, type OpenApiDoc } from "../../scripts/contract/document.ts";
 import { secretsHandlers } from "../../server/secrets/handlers/index.ts";
 import { OperationIndex } from "../../server/secrets/operations.ts";
-import { loadBundle, routesOf } from "../../server/shared/openapi.ts";
+import { loadBundle } from "../../server/shared/openapi.ts";
 
 const bundle = loadBundle("secrets");
 type Json = Record<string, any>;
@@ -94,7 +95,7 @@ describe("the secrets description", () => {
   it("keeps operationIds unique across this project's APIs (one added with add-api may share one: it has its own types and docs)", () => {
     const ids = APIS.filter((api) => api.hasReferenceServer).flatMap((api) => {
       try {
-        return routesOf(loadBundle(api.name)).map((route) => route.operationId);
+        return operationsOf(loadBundle(api.name) as OpenApiDoc).map((operation) => operation.operationId);
       } catch {
         return [];
       }

@@ -36,6 +36,28 @@ export interface OAuthClientUpdateInput {
   projects?: ResourceIdentifierInput[];
 }
 
+/** The attributes that set up a VCS connection, as a create request or a world file names them. */
+export interface ConnectionSettingsAttributes {
+  name?: string | null;
+  "http-url": string;
+  "api-url": string;
+  key?: string | null;
+  "rsa-public-key"?: string | null;
+  "organization-scoped"?: boolean;
+}
+
+/** A new VCS connection's settings from its attributes, with the API's defaults for those left out. */
+export function connectionSettings(a: ConnectionSettingsAttributes): Pick<OAuthClient, "name" | "httpUrl" | "apiUrl" | "key" | "rsaPublicKey" | "organizationScoped"> {
+  return {
+    name: a.name ?? null,
+    httpUrl: a["http-url"],
+    apiUrl: a["api-url"],
+    key: a.key ?? null,
+    rsaPublicKey: a["rsa-public-key"] ?? null,
+    organizationScoped: a["organization-scoped"] ?? true,
+  };
+}
+
 /**
  * The ids of the projects named by a request, all of which must be projects of the organization
  * (422 naming the first one that is not). Duplicates count once.
@@ -92,12 +114,7 @@ export function newOAuthClient(
     uuid: ids.uuid,
     createdAt,
     serviceProvider: provider,
-    name: a.name ?? null,
-    httpUrl: a["http-url"],
-    apiUrl: a["api-url"],
-    key: a.key ?? null,
-    rsaPublicKey: a["rsa-public-key"] ?? null,
-    organizationScoped: a["organization-scoped"] ?? true,
+    ...connectionSettings(a),
     projectIds,
     ...(a.secret != null && { secret: a.secret }),
     // Only the server-edition provider uses a private key; for the others it is ignored.

@@ -20,6 +20,7 @@ import {
   type User,
   type Visibility,
 } from "./model.ts";
+import { connectionSettings } from "./oauth-clients.ts";
 import { resolveOrganizationAccess } from "./teams.ts";
 
 export interface WorldFile {
@@ -199,12 +200,7 @@ export function loadWorld(file: WorldFile, at: string = new Date().toISOString()
         uuid: c.uuid ?? newUuid(),
         createdAt: c["created-at"] ?? at,
         serviceProvider: c["service-provider"],
-        name: c.name ?? null,
-        httpUrl: c["http-url"],
-        apiUrl: c["api-url"],
-        key: c.key ?? null,
-        rsaPublicKey: c["rsa-public-key"] ?? null,
-        organizationScoped: c["organization-scoped"] ?? true,
+        ...connectionSettings(c),
         projectIds: [...new Set(c.projects ?? [])],
         ...(c.secret !== undefined && { secret: c.secret }),
         ...(c["private-key"] !== undefined && { privateKey: c["private-key"] }),

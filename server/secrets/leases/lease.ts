@@ -3,6 +3,7 @@
 // `sys/expire/id/<lease id>` in the cluster's storage, its expiry computed from the engine's TTL and
 // maximum TTL and the mount's limits, renewable up to its maximum, revoked at expiry or on demand.
 // Pure functions and types: no storage, no timers.
+import type { Schemas } from "../wire.ts";
 
 /** The mount's default and maximum lease TTL (the real system's defaults, 768h = 32 days), in seconds. */
 export const MOUNT_DEFAULT_LEASE_TTL = 768 * 3600;
@@ -80,14 +81,7 @@ export function renewProblem(entry: LeaseEntry | undefined, now: number): string
 }
 
 /** What PUT /sys/leases/lookup answers in `data`. */
-export interface LeaseLookup {
-  id: string;
-  issue_time: string;
-  expire_time: string | null;
-  last_renewal: string | null;
-  renewable: boolean;
-  ttl: number;
-}
+export type LeaseLookup = Schemas["LeaseLookup"];
 
 export function lookupView(entry: LeaseEntry, now: number): LeaseLookup {
   return {
