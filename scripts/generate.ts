@@ -1,11 +1,14 @@
 // Generates, for every API: the bundle (generated/<api>/openapi.json), TypeScript types
 // (schema.ts, openapi-typescript), a typed client (client.ts, openapi-fetch) and the client as an
-// installable package (packages/<api>-client: package.json and README.md, then dist/ compiled).
+// installable package (packages/<api>-client: package.json and README.md, then dist/ compiled);
+// for an API with an internal protocol (openapi/<api>/internal/openapi.yaml), its types too
+// (internal-schema.ts); and the operation tables' row type (generated/operation-table.ts).
 // Output is deterministic so that `npm run check:generated` can diff it.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import openapiTS, { astToString } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
+import ts from "typescript";
 import YAML from "yaml";
 import { APIS, bundlePath, PROJECT_ROOT as root, type ApiInfo } from "./apis.ts";
 import { buildClientPackage, clientSource, writeClientPackage } from "./client-packages.ts";
@@ -33,18 +36,51 @@ function bundleAll(apis: ApiInfo[]): void {
   }
 }
 
+const JSON_TYPES = ["string", "number", "boolean", "null", "array", "object"];
+const JSON_VALUE_ALIAS = "type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };\n";
+
+/**
+ * The types of a description (openapi-typescript), with a schema of any JSON value typed as
+ * JsonValue: a schema of the six types whose items and members are again the schema (`items` and
+ * `additionalProperties` a $ref to it). openapi-typescript would type it as a property referring to
+ * itself through an array, which TypeScript refuses (TS2502); JsonValue is a recursive type alias,
+ * written at the top of the file when the description has such a schema.
+ */
+async function typesOf(document: unknown): Promise<string> {
+  let jsonValues = false;
+  const ast = await openapiTS(document as OpenAPI3, {
+    // Properties with a default stay optional in the types: clients may leave them out.
+    alphabetize: false,
+    defaultNonNullable: false,
+    transform(schema, { path: at }) {
+      const { type, items, additionalProperties } = schema as { type?: unknown; items?: unknown; additionalProperties?: unknown };
+      const types: unknown[] = Array.isArray(type) ? type : [];
+      const self = (value: unknown) => typeof value === "object" && value !== null && "$ref" in value && value.$ref === at;
+      if (!at || !JSON_TYPES.every((t) => types.includes(t)) || !self(items) || !self(additionalProperties)) return undefined;
+      jsonValues = true;
+      return ts.factory.createTypeReferenceNode("JsonValue");
+    },
+  });
+  return HEADER + (jsonValues ? JSON_VALUE_ALIAS : "") + astToString(ast);
+}
+
 async function generate(api: ApiInfo): Promise<void> {
   const outDir = path.join(root, "generated", api.name);
   // Re-serialize so the bundle is stable JSON with a trailing newline.
   const bundle = JSON.parse(readFileSync(bundlePath(api), "utf8"));
   writeFileSync(bundlePath(api), JSON.stringify(bundle, null, 2) + "\n");
 
-  // Properties with a default stay optional in the types: clients may leave them out.
-  const ast = await openapiTS(bundle, { alphabetize: false, defaultNonNullable: false });
-  writeFileSync(path.join(outDir, "schema.ts"), HEADER + astToString(ast));
+  writeFileSync(path.join(outDir, "schema.ts"), await typesOf(bundle));
   writeFileSync(path.join(outDir, "operations.ts"), operationTableSource(bundle));
   writeFileSync(path.join(outDir, "client.ts"), clientSource(api, ".ts", bundle));
   writeClientPackage(api);
+
+  // A protocol an API's servers speak among themselves, described beside it but kept out of its
+  // reference (openapi/<api>/internal/openapi.yaml, one file): its types too.
+  const internal = path.join(root, "openapi", api.name, "internal", "openapi.yaml");
+  if (existsSync(internal)) {
+    writeFileSync(path.join(outDir, "internal-schema.ts"), await typesOf(YAML.parse(readFileSync(internal, "utf8"))));
+  }
 }
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;

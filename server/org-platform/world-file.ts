@@ -2,20 +2,16 @@
 // world.schema.json, before the server builds its state from it.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import { schemaAjv } from "../shared/json-schema.ts";
 import type { WorldFile } from "./domain/world.ts";
 
 export const WORLD_SCHEMA_PATH = path.join(import.meta.dirname, "world.schema.json");
 
-let validator: ReturnType<Ajv2020["compile"]> | undefined;
+let validator: ValidateFunction | undefined;
 
 function validate() {
-  if (!validator) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: false });
-    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-    validator = ajv.compile(JSON.parse(readFileSync(WORLD_SCHEMA_PATH, "utf8")));
-  }
+  validator ??= schemaAjv({ allErrors: true, strict: true, useDefaults: false }).compile(JSON.parse(readFileSync(WORLD_SCHEMA_PATH, "utf8")));
   return validator;
 }
 

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { INTERNAL_DESCRIPTION } from "../../server/secrets/replication/cluster-app.ts";
+import { INTERNAL_DESCRIPTION } from "../../server/secrets/replication/internal-protocol.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { ok, replicate, secondaryToken, startCluster } from "../helpers/replication.ts";
 import type { RunningTestSecrets } from "../helpers/secrets.ts";

@@ -6,41 +6,15 @@
 //   credentials (unwrapStage, a step the secrets app runs before its own operations);
 // - on the cluster listener (clusterApp), under /v1/replication/{mode}/: `connect` (handshake and
 //   merkle sync), `wal` (WAL long-poll, which is also the heartbeat) and `probe`.
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { parse } from "yaml";
 import { express, validationProblems } from "../../shared/openapi.ts";
 import { inSequence, type Stage } from "../../shared/stages.ts";
 import { isSecretsError } from "../errors.ts";
 import type { ReplicationMode } from "./domain/states.ts";
+import { internalDescription, type Protocol } from "./internal-protocol.ts";
 import type { ReplicationManager } from "./manager.ts";
 import type { ClusterAnswer } from "./primary-role.ts";
-
-const root = path.resolve(import.meta.dirname, "..", "..", "..");
-export const INTERNAL_DESCRIPTION = path.join(root, "openapi", "secrets", "internal", "openapi.yaml");
-
-type Json = Record<string, unknown>;
-let loaded: Json | undefined;
-
-/**
- * The internal description as one listener's validator reads it: only the paths served there (the
- * API listener's have a path-level `servers` entry), with the base path /v1.
- */
-export function internalDescription(listener: "api" | "cluster"): Json {
-  loaded ??= parse(readFileSync(INTERNAL_DESCRIPTION, "utf8")) as Json;
-  const document = structuredClone(loaded);
-  document.servers = [{ url: "/v1" }];
-  const paths: Record<string, Json> = {};
-  for (const [template, item] of Object.entries(document.paths as Record<string, Json>)) {
-    if ((item.servers !== undefined) !== (listener === "api")) continue;
-    delete item.servers;
-    paths[template] = item;
-  }
-  document.paths = paths;
-  return document;
-}
 
 /** The validator of one listener's internal operations, built when its first request comes (most servers never replicate). */
 function validator(listener: "api" | "cluster"): RequestHandler {
@@ -97,7 +71,8 @@ export function unwrapStage(manager: ReplicationManager, basePath: string): Stag
   const validate = validator("api");
   const unwrap = (req: Request, res: Response, next: NextFunction) => {
     try {
-      const { token, mode } = req.body as { token: string; mode: ReplicationMode };
+      // Checked against UnwrapRequest by the validator before this runs.
+      const { token, mode }: Protocol["UnwrapRequest"] = req.body;
       const credentials = manager.unwrap(token, mode);
       res.json({ data: credentials });
     } catch (error) {

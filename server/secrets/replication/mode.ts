@@ -20,9 +20,10 @@ import { dynamicFilter, parsePathsFilter, type DynamicFilter, type PathsFilter }
 import { SEAL_KEY, type MountIndex } from "./domain/keys.ts";
 import { modeLabel, roleRequired, transition, type ReplicationEvent, type ReplicationMode, type ReplicationRole } from "./domain/states.ts";
 import type { WalLog } from "./domain/wal.ts";
+import { follows } from "./internal-protocol.ts";
 import { loadCaCertificates, peerError, peerRequest, PeerUnreachableError } from "./peer-client.ts";
 import { PrimaryRole, type IssuedToken, type PrimarySnapshot, type PrimaryStatusView } from "./primary-role.ts";
-import { LinkRefusedError, SecondaryLink, type HandshakeAnswer, type LinkConfig, type SecondaryState } from "./secondary-link.ts";
+import { LinkRefusedError, SecondaryLink, type LinkConfig, type SecondaryState } from "./secondary-link.ts";
 import { StoredRecord } from "../store/records.ts";
 import type { BodyRead } from "../wire.ts";
 
@@ -439,9 +440,7 @@ export class ModeReplication {
   /** The first handshake with the primary (the bootstrap package); nothing changes when it fails. */
   async #bootstrap(link: SecondaryLink, localRoot: string) {
     try {
-      const answer = await link.handshake(localRoot);
-      if (!isHandshakeAnswer(answer)) throw new LinkRefusedError("the answer is not a replication handshake", 200);
-      return answer;
+      return await link.handshake(localRoot);
     } catch (error) {
       if (error instanceof PeerUnreachableError || error instanceof LinkRefusedError) {
         throw new InvalidRequestError(`error fetching secondary bootstrap package from ${link.config.primaryClusterAddr}: ${error.message}`);
@@ -466,7 +465,7 @@ export class ModeReplication {
     const ca = loadCaCertificates(body.ca_file, body.ca_path);
     if (body.primary_api_addr) checkAddress(body.primary_api_addr, "primary_api_addr");
     const apiAddr = body.primary_api_addr || claims.addr;
-    let credentials: ActivationCredentials;
+    let credentials: unknown;
     if (claims.type === "encrypted") {
       if (!this.#keyPair) {
         throw new InvalidRequestError(
@@ -474,7 +473,7 @@ export class ModeReplication {
         );
       }
       try {
-        credentials = JSON.parse(decryptForSecondary(claims.enc!, this.#keyPair.privateKey)) as ActivationCredentials;
+        credentials = JSON.parse(decryptForSecondary(claims.enc!, this.#keyPair.privateKey));
       } catch (error) {
         if (error instanceof ActivationTokenError) throw new InvalidRequestError(`invalid secondary activation token: ${error.message}`);
         throw error;
@@ -488,10 +487,10 @@ export class ModeReplication {
         throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: ${(error as Error).message}`);
       }
       if (response.status !== 200) throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: ${peerError(response)}`);
-      credentials = (response.body as { data?: ActivationCredentials } | undefined)?.data as ActivationCredentials;
-      if (!isCredentials(credentials)) throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: the answer is not activation credentials`);
+      if (!follows("UnwrapResponse", response.body)) throw new InvalidRequestError(`error unwrapping secondary activation token from ${apiAddr}: the answer is not activation credentials`);
+      credentials = response.body.data;
     }
-    if (!isCredentials(credentials)) throw new InvalidRequestError("invalid secondary activation token: its credentials are incomplete");
+    if (!follows("ActivationCredentials", credentials)) throw new InvalidRequestError("invalid secondary activation token: its credentials are incomplete");
     if (credentials.mode !== this.mode) {
       throw new InvalidRequestError(`the activation token is for ${modeLabel(credentials.mode)} replication, not ${modeLabel(this.mode)} replication`);
     }
@@ -533,24 +532,3 @@ function checkAddress(address: string, parameter: string): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidRequestError(`${parameter} must be an http or https address`);
 }
 
-function isCredentials(value: unknown): value is ActivationCredentials {
-  const c = value as Partial<ActivationCredentials> | null | undefined;
-  return (
-    typeof c === "object" &&
-    c !== null &&
-    (c.mode === "dr" || c.mode === "performance") &&
-    [c.cluster_id, c.secondary_id, c.primary_cluster_addr, c.primary_api_addr, c.credential].every((field) => typeof field === "string" && field !== "")
-  );
-}
-
-function isHandshakeAnswer(value: unknown): value is HandshakeAnswer {
-  const a = value as Partial<HandshakeAnswer> | null | undefined;
-  return (
-    typeof a === "object" &&
-    a !== null &&
-    typeof a.cluster_id === "string" &&
-    typeof a.last_wal === "number" &&
-    Array.isArray(a.known_primary_cluster_addrs) &&
-    (a.snapshot === null || Array.isArray(a.snapshot))
-  );
-}

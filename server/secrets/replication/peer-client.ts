@@ -5,6 +5,7 @@ import http from "node:http";
 import https from "node:https";
 import path from "node:path";
 import { InvalidRequestError } from "../errors.ts";
+import { follows } from "./internal-protocol.ts";
 
 export interface PeerResponse {
   status: number;
@@ -81,9 +82,8 @@ export function peerRequest({ url, method = "POST", body, bearer, ca, timeoutMs,
 
 /** The `{"errors": [...]}` messages of an answer, joined, or its status. */
 export function peerError(response: PeerResponse): string {
-  const errors = (response.body as { errors?: unknown } | undefined)?.errors;
-  if (Array.isArray(errors) && errors.length > 0) return errors.map(String).join("; ");
-  return `status ${response.status}`;
+  const { body } = response;
+  return follows("Errors", body) && body.errors.length > 0 ? body.errors.join("; ") : `status ${response.status}`;
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

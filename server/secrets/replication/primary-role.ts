@@ -12,7 +12,7 @@ import { isReplicatedKey, type MountIndex } from "./domain/keys.ts";
 import { merkleRoot } from "./domain/merkle.ts";
 import type { ReplicationMode } from "./domain/states.ts";
 import type { WalLog } from "./domain/wal.ts";
-import type { HandshakeAnswer, SnapshotEntry, WalAnswer } from "./secondary-link.ts";
+import type { Protocol, SnapshotEntry } from "./internal-protocol.ts";
 
 export interface PrimaryDeps {
   storage: Storage;
@@ -243,7 +243,7 @@ export class PrimaryRole {
   }
 
   /** POST /v1/replication/{mode}/connect: the handshake of a secondary. */
-  connect(credential: string | undefined, body: { cluster_id: string; secondary_id: string; merkle_root: string; api_address: string; cluster_address: string }): ClusterAnswer {
+  connect(credential: string | undefined, body: Protocol["ConnectRequest"]): ClusterAnswer {
     const record = this.#authenticate(credential);
     if (!record) return refuse(403, "unknown or revoked secondary credential");
     const now = this.deps.clock();
@@ -263,7 +263,7 @@ export class PrimaryRole {
     const root = merkleRoot(entries.map((entry) => [entry.key, entry.value] as const));
     const own = this.deps.addresses();
     const clusterAddr = this.advertisedClusterAddr || own.clusterAddress;
-    const answer: HandshakeAnswer = {
+    const answer: Protocol["ConnectResponse"] = {
       cluster_id: this.clusterId,
       primary_api_addr: own.apiAddress,
       primary_cluster_addr: clusterAddr,
@@ -277,7 +277,7 @@ export class PrimaryRole {
   }
 
   /** POST /v1/replication/{mode}/wal: the writes after `after`, waiting up to a heartbeat for some. */
-  async wal(credential: string | undefined, body: { cluster_id: string; after: number }, signal: AbortSignal): Promise<ClusterAnswer> {
+  async wal(credential: string | undefined, body: Protocol["WalRequest"], signal: AbortSignal): Promise<ClusterAnswer> {
     const record = this.#authenticate(credential);
     if (!record) return refuse(403, "unknown or revoked secondary credential");
     if (this.#closed) return refuse(410, `this cluster is no longer the primary of replication set ${this.clusterId}`);
@@ -310,12 +310,12 @@ export class PrimaryRole {
   }
 
   /** POST /v1/replication/{mode}/probe: whether this cluster is the active primary of a set. */
-  probe(body: { cluster_id: string }): ClusterAnswer {
+  probe(body: Protocol["ProbeRequest"]): ClusterAnswer {
     const active = !this.#closed && body.cluster_id === this.clusterId;
     return { status: 200, body: active ? { active, cluster_id: this.clusterId, last_wal: this.deps.wal.last } : { active } };
   }
 
-  #walAnswer(id: string, after: number): WalAnswer {
+  #walAnswer(id: string, after: number): Protocol["WalResponse"] {
     const read = this.deps.wal.since(after, WAL_BATCH);
     const raw = "entries" in read ? read.entries : [];
     const filter = this.filterOf(id);

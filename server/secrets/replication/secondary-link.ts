@@ -4,11 +4,12 @@
 // and at the latest after one heartbeat interval with none. A failed call marks the primary
 // `disconnected` at once; the link retries every heartbeat interval (with a new handshake) until it
 // is stopped. See openapi/secrets/internal/openapi.yaml for the wire format.
-import type { StoredValue, Storage } from "../store/storage.ts";
+import type { Storage } from "../store/storage.ts";
 import type { PathsFilter } from "./domain/filter.ts";
 import { isReplicatedKey, SEAL_KEY } from "./domain/keys.ts";
 import { canonicalJson } from "./domain/merkle.ts";
 import type { ReplicationMode } from "./domain/states.ts";
+import { breach, follows, type Protocol, type SnapshotEntry } from "./internal-protocol.ts";
 import { peerError, peerRequest, PeerUnreachableError } from "./peer-client.ts";
 
 /** How long a secondary waits for a handshake answer (the primary's data when the roots differ). */
@@ -35,31 +36,6 @@ export interface LinkDeps {
   addresses(): { apiAddress: string; clusterAddress: string };
   /** Merkle root of this cluster's replicated data. */
   merkleRoot(): string;
-}
-
-export interface SnapshotEntry {
-  key: string;
-  value: StoredValue;
-}
-
-export interface HandshakeAnswer {
-  cluster_id: string;
-  primary_api_addr: string;
-  primary_cluster_addr: string;
-  known_primary_cluster_addrs: string[];
-  last_wal: number;
-  merkle_root: string;
-  filter: PathsFilter | null;
-  /** The primary's data (as this secondary may see it) when the merkle roots differ, else null. */
-  snapshot: SnapshotEntry[] | null;
-}
-
-export interface WalAnswer {
-  cluster_id: string;
-  /** The primary's WAL index this answer brings the secondary up to. */
-  up_to: number;
-  last_wal: number;
-  entries: { index: number; op: "put" | "delete"; key: string; value?: StoredValue }[];
 }
 
 /** The primary answered but refused the link (revoked, expired, not a primary any more). */
@@ -101,7 +77,7 @@ export class SecondaryLink {
   }
 
   /** Connects to the primary and returns its answer (a copy of its data when the roots differ). */
-  async handshake(localRoot = this.deps.merkleRoot()): Promise<HandshakeAnswer> {
+  async handshake(localRoot = this.deps.merkleRoot()): Promise<Protocol["ConnectResponse"]> {
     const { apiAddress, clusterAddress } = this.deps.addresses();
     const response = await this.#call("connect", {
       cluster_id: this.config.clusterId,
@@ -112,11 +88,14 @@ export class SecondaryLink {
       cluster_address: clusterAddress,
     });
     if (response.status !== 200) throw new LinkRefusedError(peerError(response), response.status);
-    return response.body as HandshakeAnswer;
+    if (!follows("ConnectResponse", response.body)) {
+      throw new LinkRefusedError(`the answer is not a replication handshake (${breach("ConnectResponse", response.body)})`, response.status);
+    }
+    return response.body;
   }
 
   /** Takes a handshake answer: the primary's data when it differs from ours, and its position. */
-  accept(answer: HandshakeAnswer): void {
+  accept(answer: Protocol["ConnectResponse"]): void {
     if (answer.snapshot) {
       this.state = "merkle-sync";
       applySnapshot(this.deps.storage, answer.snapshot);
@@ -152,9 +131,9 @@ export class SecondaryLink {
         ca: this.config.ca,
         timeoutMs,
       });
-      const body = response.body as { active?: boolean; last_wal?: number } | undefined;
-      if (response.status !== 200) return { reachable: true, active: false };
-      return { reachable: true, active: body?.active === true, ...(typeof body?.last_wal === "number" ? { lastWal: body.last_wal } : {}) };
+      const { body } = response;
+      if (response.status !== 200 || !follows("ProbeResponse", body)) return { reachable: true, active: false };
+      return { reachable: true, active: body.active, ...(body.last_wal !== undefined && { lastWal: body.last_wal }) };
     } catch (error) {
       if (error instanceof PeerUnreachableError) return { reachable: false, active: false };
       throw error;
@@ -180,7 +159,8 @@ export class SecondaryLink {
           continue;
         }
         if (response.status !== 200) throw new LinkRefusedError(peerError(response), response.status);
-        this.#applyWal(response.body as WalAnswer);
+        if (!follows("WalResponse", response.body)) throw new LinkRefusedError(`the answer is not a WAL page (${breach("WalResponse", response.body)})`, response.status);
+        this.#applyWal(response.body);
       } catch (error) {
         if (signal.aborted) break;
         this.connected = false;
@@ -192,7 +172,7 @@ export class SecondaryLink {
     }
   }
 
-  #applyWal(answer: WalAnswer): void {
+  #applyWal(answer: Protocol["WalResponse"]): void {
     const { storage } = this.deps;
     for (const entry of answer.entries) {
       if (entry.op === "delete") storage.delete(entry.key);
@@ -214,7 +194,7 @@ export class SecondaryLink {
    * A handshake may carry the primary's whole data set (a merkle sync): it gets BOOTSTRAP_TIMEOUT_MS,
    * not a heartbeat's worth of time, or a secondary could never join a primary with much data.
    */
-  #call(what: "connect" | "wal", body: unknown, timeoutMs = what === "connect" ? BOOTSTRAP_TIMEOUT_MS : Math.max(2000, this.deps.heartbeatMs * 2)) {
+  #call(what: "connect" | "wal", body: Protocol["ConnectRequest"] | Protocol["WalRequest"], timeoutMs = what === "connect" ? BOOTSTRAP_TIMEOUT_MS : Math.max(2000, this.deps.heartbeatMs * 2)) {
     return peerRequest({
       url: `${this.config.primaryClusterAddr}/v1/replication/${this.config.mode}/${what}`,
       body,

@@ -15,7 +15,7 @@
 //   (salt: the ephemeral public key, info: `secrets-replication-activation`) into an AES-256-GCM key,
 //   a random 12-byte nonce. `enc` is base64url of the JSON {epk, nonce, ciphertext, tag} (each base64).
 import { createCipheriv, createDecipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, sign, verify, type KeyObject } from "node:crypto";
-import type { ReplicationMode } from "./states.ts";
+import type { components } from "../../../../generated/secrets/internal-schema.ts";
 
 export type ActivationTokenType = "wrapping" | "encrypted";
 
@@ -32,17 +32,7 @@ export interface ActivationClaims {
 }
 
 /** What a secondary needs to join its primary: the answer of the unwrap, or the content of `enc`. */
-export interface ActivationCredentials {
-  mode: ReplicationMode;
-  /** The replication set the secondary joins. */
-  cluster_id: string;
-  secondary_id: string;
-  /** The address secondaries stream from (the primary's advertised cluster address). */
-  primary_cluster_addr: string;
-  primary_api_addr: string;
-  /** The bearer credential of this secondary on the primary's cluster port. */
-  credential: string;
-}
+export type ActivationCredentials = components["schemas"]["ActivationCredentials"];
 
 const base64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
 
