@@ -5,7 +5,7 @@ import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { invalidRequestArbitrary, mutationsOf, schemaArbitrary, toWire, validRequestArbitrary, type GeneratedRequest } from "../../scripts/contract/arbitrary.ts";
-import { contractChecker, discriminatorsAsConditionals, type WireRequest } from "../../scripts/contract/checker.ts";
+import { contractChecker, discriminatorsAsConditionals, type ContractChecker, type WireRequest } from "../../scripts/contract/checker.ts";
 import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
 import { loadBundle } from "../../server/shared/openapi.ts";
 import { withFormBody, withMultipartBody } from "../fixtures/form-body.ts";
@@ -58,6 +58,11 @@ const schemas: Record<string, JsonObject> = {
 };
 const doc: OpenApiDoc = { openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {}, components: { schemas } };
 
+/** A description with `doc`'s components and one operation, GET `path` with these parameters, answering 200. */
+function withGet(path: string, parameters: JsonObject[]): OpenApiDoc {
+  return { ...doc, paths: { [path]: { get: { parameters, responses: { "200": { description: "ok" } } } } } };
+}
+
 describe("schemaArbitrary", () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -93,57 +98,27 @@ describe("schemaArbitrary", () => {
 });
 
 describe("requests with an object query parameter in style form, exploded", () => {
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/things": {
-        get: {
-          parameters: [{ name: "filter", in: "query", required: true, schema: { type: "object", required: ["kind"], properties: { kind: { $ref: "#/components/schemas/Enum" }, size: { type: "integer" } } } }],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withGet("/things", [{ name: "filter", in: "query", required: true, schema: { type: "object", required: ["kind"], properties: { kind: { $ref: "#/components/schemas/Enum" }, size: { type: "integer" } } } }]);
   const checker = contractChecker(api);
 
   it("send its properties as fields of the query, which the checker takes", () => {
-    fc.assert(
-      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
-        const wire = toWire(request);
-        expect(wire.query.map(([name]) => name).filter((name) => name !== "kind" && name !== "size")).toEqual([]);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
-      }),
-      { numRuns: 100, seed: 9 },
-    );
+    sentAndTaken(api, checker, { numRuns: 100, seed: 9 }, (wire) => {
+      expect(wire.query.map(([name]) => name).filter((name) => name !== "kind" && name !== "size")).toEqual([]);
+    });
   });
 });
 
 describe("requests with arrays in spaceDelimited and pipeDelimited style", () => {
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/s": {
-        get: {
-          parameters: [
-            { name: "s", in: "query", required: true, style: "spaceDelimited", explode: false, schema: { type: "array", minItems: 2, items: { type: "integer" } } },
-            { name: "p", in: "query", required: true, style: "pipeDelimited", explode: false, schema: { type: "array", minItems: 2, items: { type: "integer" } } },
-          ],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withGet("/s", [
+    { name: "s", in: "query", required: true, style: "spaceDelimited", explode: false, schema: { type: "array", minItems: 2, items: { type: "integer" } } },
+    { name: "p", in: "query", required: true, style: "pipeDelimited", explode: false, schema: { type: "array", minItems: 2, items: { type: "integer" } } },
+  ]);
   const checker = contractChecker(api);
 
   it("join the items with the style's delimiter, which the checker splits", () => {
-    fc.assert(
-      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
-        const wire = toWire(request);
-        expect(wire.rawQuery).toMatch(/^s=-?\d+(%20-?\d+)+&p=-?\d+(\|-?\d+)+$/);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
-      }),
-      { numRuns: 50, seed: 13 },
-    );
+    sentAndTaken(api, checker, { numRuns: 50, seed: 13 }, (wire) => {
+      expect(wire.rawQuery).toMatch(/^s=-?\d+(%20-?\d+)+&p=-?\d+(\|-?\d+)+$/);
+    });
   });
 });
 
@@ -167,17 +142,27 @@ describe("requests with a form body", () => {
   const checker = contractChecker(api);
 
   it("are sent as forms the checker reads and takes", () => {
-    fc.assert(
-      fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
-        const wire = toWire(request);
-        expect(wire.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-        expect(new URLSearchParams(wire.body).get("grant")).toMatch(/^(tcp|http)$/);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
-      }),
-      { numRuns: 100, seed: 5 },
-    );
+    sentAndTaken(api, checker, { numRuns: 100, seed: 5 }, (wire) => {
+      expect(wire.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+      expect(new URLSearchParams(wire.body).get("grant")).toMatch(/^(tcp|http)$/);
+    });
   });
 });
+
+/**
+ * Generated valid requests of the checker's (one) operation: each, sent as `toWire` writes it (with
+ * `headers`), is as `sent` says, and the checker takes it.
+ */
+function sentAndTaken(api: OpenApiDoc, checker: ContractChecker, runs: { numRuns: number; seed: number }, sent: (wire: WireRequest, request: GeneratedRequest) => void, headers: Record<string, string> = {}): void {
+  fc.assert(
+    fc.property(validRequestArbitrary(api, checker.operations[0]!), (request) => {
+      const wire = toWire(request, headers);
+      sent(wire, request);
+      expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
+    }),
+    runs,
+  );
+}
 
 /**
  * The property every kind of generated request keeps: valid ones, sent as `toWire` writes them (and
@@ -187,14 +172,7 @@ function itRoundTrips(what: string, api: OpenApiDoc, seed: number, sent: (wire: 
   const checker = contractChecker(api);
   const operation = checker.operations[0]!;
   it(`are sent ${what}, and the checker takes them`, () => {
-    fc.assert(
-      fc.property(validRequestArbitrary(api, operation), (request) => {
-        const wire = toWire(request, headers);
-        sent(wire, request);
-        expect(checker.checkRequest(checker.match(wire.method, wire.path)!, wire)).toEqual([]);
-      }),
-      { numRuns: 100, seed },
-    );
+    sentAndTaken(api, checker, { numRuns: 100, seed }, sent, headers);
   });
   it("are refused by the checker when the generator breaks them", () => {
     fc.assert(
@@ -208,20 +186,10 @@ function itRoundTrips(what: string, api: OpenApiDoc, seed: number, sent: (wire: 
 }
 
 describe("requests with parameters described by content", () => {
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/search": {
-        get: {
-          parameters: [
-            { name: "filter", in: "query", required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Object" } } } },
-            { name: "X-Context", in: "header", content: { "application/json": { schema: { $ref: "#/components/schemas/Array" } } } },
-          ],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withGet("/search", [
+    { name: "filter", in: "query", required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Object" } } } },
+    { name: "X-Context", in: "header", content: { "application/json": { schema: { $ref: "#/components/schemas/Array" } } } },
+  ]);
   itRoundTrips("with each value as JSON text", api, 13, (wire, request) => {
     expect(JSON.parse(new URLSearchParams(wire.rawQuery).get("filter")!)).toEqual(request.params.query.filter);
   });
@@ -229,22 +197,12 @@ describe("requests with parameters described by content", () => {
 
 describe("requests with path parameters in style label and matrix", () => {
   const array = { type: "array", minItems: 1, maxItems: 3, items: { $ref: "#/components/schemas/Integer" } };
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/styled/{a}/{b}/{c}/{d}": {
-        get: {
-          parameters: [
-            { name: "a", in: "path", required: true, style: "label", schema: { $ref: "#/components/schemas/Pattern" } },
-            { name: "b", in: "path", required: true, style: "label", explode: true, schema: array },
-            { name: "c", in: "path", required: true, style: "matrix", schema: { $ref: "#/components/schemas/Integer" } },
-            { name: "d", in: "path", required: true, style: "matrix", explode: true, schema: array },
-          ],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withGet("/styled/{a}/{b}/{c}/{d}", [
+    { name: "a", in: "path", required: true, style: "label", schema: { $ref: "#/components/schemas/Pattern" } },
+    { name: "b", in: "path", required: true, style: "label", explode: true, schema: array },
+    { name: "c", in: "path", required: true, style: "matrix", schema: { $ref: "#/components/schemas/Integer" } },
+    { name: "d", in: "path", required: true, style: "matrix", explode: true, schema: array },
+  ]);
   itRoundTrips("with each value after its style's prefix", api, 15, (wire) => expect(wire.path).toMatch(/^\/styled\/\.[^/]+\/(\.-?\d+)+\/;c=-?\d+\/(;d=-?\d+)+$/));
 });
 
@@ -262,17 +220,7 @@ describe("requests with object path parameters in style label and matrix", () =>
   // Names and values without commas, dots or semicolons: the styles have no way to write one inside.
   const color = { type: "object", additionalProperties: false, required: ["Name", "Weight"], properties: { Name: { $ref: "#/components/schemas/Pattern" }, Weight: { $ref: "#/components/schemas/Integer" } } };
   const parameter = (name: string, style: string, explode: boolean) => ({ name, in: "path", required: true, style, explode, schema: color });
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/objects/{a}/{b}/{c}/{d}": {
-        get: {
-          parameters: [parameter("a", "label", false), parameter("b", "label", true), parameter("c", "matrix", false), parameter("d", "matrix", true)],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withGet("/objects/{a}/{b}/{c}/{d}", [parameter("a", "label", false), parameter("b", "label", true), parameter("c", "matrix", false), parameter("d", "matrix", true)]);
   // OpenAPI's style examples: .R,100,G,200 / .R=100.G=200 / ;color=R,100,G,200 / ;R=100;G=200.
   itRoundTrips("as OpenAPI's style examples write them", api, 19, (wire) =>
     expect(wire.path).toMatch(/^\/objects\/\.Name,[^/]+,Weight,-?\d+\/\.Name=[^/]+\.Weight=-?\d+\/;c=Name,[^/]+,Weight,-?\d+\/;Name=[^/]+;Weight=-?\d+$/),
@@ -280,21 +228,11 @@ describe("requests with object path parameters in style label and matrix", () =>
 });
 
 describe("requests with cookie parameters", () => {
-  const api: OpenApiDoc = {
-    ...doc,
-    paths: {
-      "/me": {
-        get: {
-          parameters: [
-            { name: "session", in: "cookie", required: true, schema: { $ref: "#/components/schemas/Lengths" } },
-            { name: "theme", in: "cookie", schema: { $ref: "#/components/schemas/Enum" } },
-            { name: "visits", in: "cookie", schema: { $ref: "#/components/schemas/Integer" } },
-          ],
-          responses: { "200": { description: "ok" } },
-        },
-      },
-    },
-  };
+  const api = withGet("/me", [
+    { name: "session", in: "cookie", required: true, schema: { $ref: "#/components/schemas/Lengths" } },
+    { name: "theme", in: "cookie", schema: { $ref: "#/components/schemas/Enum" } },
+    { name: "visits", in: "cookie", schema: { $ref: "#/components/schemas/Integer" } },
+  ]);
   itRoundTrips("in the Cookie header, percent-encoded, after a cookie given", api, 11, (wire) => expect(wire.headers.cookie).toMatch(/^login=abc; session=[^;\s]{3,}/), { cookie: "login=abc" });
 });
 

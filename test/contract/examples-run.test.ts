@@ -3,13 +3,13 @@
 // example request follows its own description, and gets a described answer that is not a server
 // error. A documented refusal is fine (an example of a delete runs before its resource exists), a
 // 5xx or an answer the description does not have is not.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toWire, type GeneratedRequest } from "../../scripts/contract/arbitrary.ts";
 import { contractChecker, type WireRequest, type WireResponse } from "../../scripts/contract/checker.ts";
-import type { JsonObject, OpenApiDoc } from "../../scripts/contract/document.ts";
-import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
+import type { JsonObject } from "../../scripts/contract/document.ts";
+import { REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
 import { mediaExamples, parameterExample, requestBodyOf } from "../../scripts/docs/examples.ts";
-import { loadBundle } from "../../server/shared/openapi.ts";
+import { referenceServerForBlock } from "../helpers/contract-servers.ts";
 
 async function send(baseUrl: string, wire: WireRequest): Promise<WireResponse> {
   const query = wire.query.length ? `?${new URLSearchParams(wire.query)}` : "";
@@ -19,13 +19,8 @@ async function send(baseUrl: string, wire: WireRequest): Promise<WireResponse> {
 
 for (const server of REFERENCE_SERVERS) {
   describe(`${server.api}: the request examples, in order, on a fresh server`, () => {
-    const bundle = server.description?.() ?? (loadBundle(server.api) as OpenApiDoc);
+    const { bundle, running } = referenceServerForBlock(server);
     const checker = contractChecker(bundle, { unknownQueryParameters: server.refusesUnknownQueryParameters ? "refuse" : "allow" });
-    let running: RunningReferenceServer;
-    beforeAll(async () => {
-      running = await server.start();
-    });
-    afterAll(() => running?.close());
 
     it("each runs: valid as described, answered as described, never a 5xx", async () => {
       const problems: string[] = [];
@@ -51,7 +46,7 @@ for (const server of REFERENCE_SERVERS) {
             continue;
           }
           problems.push(...checker.checkRequest(matched, wire).map((v) => `${where}: the example breaks its description at ${v.pointer}: ${v.reason}`));
-          const response = await send(running.baseUrl, wire);
+          const response = await send(running().baseUrl, wire);
           sent++;
           // A service that answers some requests with a described 5xx, as its real service does (the
           // mesh: an update of an ACL object the example's id names, which a fresh server has not),

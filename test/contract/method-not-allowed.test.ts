@@ -1,11 +1,10 @@
 // RFC 9110: a 405 says, in Allow, which methods the path has. For every described path of every API,
 // a method it does not have is answered 405 in the service's envelope with exactly those methods.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { contractChecker, type WireResponse } from "../../scripts/contract/checker.ts";
-import type { OpenApiDoc } from "../../scripts/contract/document.ts";
-import { REFERENCE_SERVERS, type RunningReferenceServer } from "../../scripts/contract/reference-servers.ts";
+import { REFERENCE_SERVERS } from "../../scripts/contract/reference-servers.ts";
 import { parameterExample } from "../../scripts/docs/examples.ts";
-import { loadBundle } from "../../server/shared/openapi.ts";
+import { referenceServerForBlock } from "../helpers/contract-servers.ts";
 
 const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
 
@@ -23,13 +22,8 @@ const ALLOW: Record<string, (described: string[], template: string) => string> =
 
 for (const server of REFERENCE_SERVERS) {
   describe(`${server.api}: a method a path does not have`, () => {
-    const bundle = server.description?.() ?? (loadBundle(server.api) as OpenApiDoc);
+    const { bundle, running } = referenceServerForBlock(server);
     const checker = contractChecker(bundle);
-    let running: RunningReferenceServer;
-    beforeAll(async () => {
-      running = await server.start();
-    });
-    afterAll(() => running?.close());
 
     it("is a 405 in the envelope, with the path's methods in Allow", async () => {
       const problems: string[] = [];
@@ -49,7 +43,7 @@ for (const server of REFERENCE_SERVERS) {
         const missing = METHODS.filter((m) => !described.includes(m) && !(server.api === "secrets" && (m === "PUT" || m === "POST") && described.some((d) => d === "PUT" || d === "POST")));
         const method = missing.find((m) => m !== "GET" || !methods.includes("LIST")) ?? missing[0];
         if (method === undefined) continue;
-        const response = await fetch(`${running.baseUrl}${path}`, { method, headers: server.headers });
+        const response = await fetch(`${running().baseUrl}${path}`, { method, headers: server.headers });
         const wire: WireResponse = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
         const expected = ALLOW[server.api]!(methods, template);
         if (wire.status !== 405) problems.push(`${method} ${template}: ${wire.status} ${wire.body?.slice(0, 120)}`);

@@ -4,7 +4,7 @@
 // HTTP layer: 400 BadRequestError, 401), agent/consul/acl_endpoint.go (the RPC layer: fmt.Errorf,
 // which agent/http.go answers with 500; acl.ErrNotFound, answered with 403), and their _legacy files.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ANONYMOUS_ACCESSOR, denied, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+import { ANONYMOUS_ACCESSOR, denied, readChain, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 const READER = "5a0e6c1b-7d2f-4e3a-9b8c-1d2e3f4a5b6c";
@@ -14,9 +14,6 @@ let mesh: RunningMesh;
 let root: MeshClient;
 
 afterEach(() => mesh.close());
-
-const readChain = (client: MeshClient, service: string) =>
-  client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: service } } });
 
 async function start(options: Parameters<typeof startMesh>[0] = {}) {
   mesh = await startMesh({ managementToken: MANAGEMENT, tokens: [{ AccessorID: READER_ACCESSOR, SecretID: READER, Rules: 'acl = "read"' }], ...options });

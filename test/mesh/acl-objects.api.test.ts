@@ -2,16 +2,13 @@
 // that the tokens they create are honoured by the discovery-chain endpoint.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
-import { ANONYMOUS_ACCESSOR, denied, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+import { ANONYMOUS_ACCESSOR, denied, readChain, startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 let mesh: RunningMesh;
 let root: MeshClient;
 
 afterEach(() => mesh.close());
-
-const readChain = (client: MeshClient, service: string) =>
-  client.GET("/discovery-chain/{service_name}", { params: { path: { service_name: service } } });
 
 async function policy(Name: string, Rules: string) {
   const { data, response, error } = await root.PUT("/acl/policy", { body: { Name, Rules } });

@@ -175,31 +175,39 @@ describe("the rule language", () => {
   });
 
   it("names what is wrong in the HCL form, with its line", () => {
-    expect(error('service "web" {\n  policy = "read"\n}\n\noperator = read')).toBe('Failed to parse ACL rules: line 5: expected string, found "read"');
-    expect(error('service "web" {\n  policy = "read" ;\n}')).toBe('Failed to parse ACL rules: line 2: unexpected ";"');
-    expect(error("# comment\n/* a\nb */ service")).toBe("Failed to parse ACL rules: unexpected end of rules");
-    expect(error('service { policy = "read" }')).toBe('Failed to parse ACL rules: line 1: expected a label or = after service');
-    expect(error('service "web" policy')).toBe('Failed to parse ACL rules: line 1: expected {, found "policy"');
-    expect(error('service "web" { "policy" = "read" }')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found "policy"');
-    expect(error('service "web" { = "read" }')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found "="');
-    expect(error('service "web" { policy "read" }')).toBe('Failed to parse ACL rules: line 1: expected =, found "read"');
-    expect(error('service "web" { policy = "read"')).toBe("Failed to parse ACL rules: unexpected end of rules");
-    expect(error('"service" = "read"')).toBe('Failed to parse ACL rules: line 1: expected ident, found "service"');
-    expect(error('service "web" { intentions = "read" }')).toBe('Failed to parse ACL rules: service "web" needs a policy');
-    // Punctuation is only punctuation when it is not quoted, and each place wants its own.
-    expect(error('service "web" { "," policy = "read" }')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found ","');
-    expect(error('service "web" { "}"')).toBe('Failed to parse ACL rules: line 1: expected an attribute, found "}"');
-    expect(error('service "web" } policy = "read" }')).toBe('Failed to parse ACL rules: line 1: expected {, found "}"');
-    expect(error('service "web" { policy , "read" }')).toBe('Failed to parse ACL rules: line 1: expected =, found ","');
-    // A quoted "=" is a label, not the equals sign: `operator "=" "write"` grants nothing, it is refused.
-    expect(error('operator "=" "write"')).toBe('Failed to parse ACL rules: line 1: expected {, found "write"');
+    for (const [rules, message] of [
+      ['service "web" {\n  policy = "read"\n}\n\noperator = read', 'Failed to parse ACL rules: line 5: expected string, found "read"'],
+      ['service "web" {\n  policy = "read" ;\n}', 'Failed to parse ACL rules: line 2: unexpected ";"'],
+      ["# comment\n/* a\nb */ service", "Failed to parse ACL rules: unexpected end of rules"],
+      ['service { policy = "read" }', 'Failed to parse ACL rules: line 1: expected a label or = after service'],
+      ['service "web" policy', 'Failed to parse ACL rules: line 1: expected {, found "policy"'],
+      ['service "web" { "policy" = "read" }', 'Failed to parse ACL rules: line 1: expected an attribute, found "policy"'],
+      ['service "web" { = "read" }', 'Failed to parse ACL rules: line 1: expected an attribute, found "="'],
+      ['service "web" { policy "read" }', 'Failed to parse ACL rules: line 1: expected =, found "read"'],
+      ['service "web" { policy = "read"', "Failed to parse ACL rules: unexpected end of rules"],
+      ['"service" = "read"', 'Failed to parse ACL rules: line 1: expected ident, found "service"'],
+      ['service "web" { intentions = "read" }', 'Failed to parse ACL rules: service "web" needs a policy'],
+      // Punctuation is only punctuation when it is not quoted, and each place wants its own.
+      ['service "web" { "," policy = "read" }', 'Failed to parse ACL rules: line 1: expected an attribute, found ","'],
+      ['service "web" { "}"', 'Failed to parse ACL rules: line 1: expected an attribute, found "}"'],
+      ['service "web" } policy = "read" }', 'Failed to parse ACL rules: line 1: expected {, found "}"'],
+      ['service "web" { policy , "read" }', 'Failed to parse ACL rules: line 1: expected =, found ","'],
+      // A quoted "=" is a label, not the equals sign: `operator "=" "write"` grants nothing, it is refused.
+      ['operator "=" "write"', 'Failed to parse ACL rules: line 1: expected {, found "write"'],
+    ] as const) {
+      expect(error(rules), rules).toBe(message);
+    }
   });
 
   it("refuses unknown policies and resources, saying whether a label was given", () => {
-    expect(error('operator = "admin"')).toBe('Failed to parse ACL rules: invalid policy "admin" for operator');
-    expect(error('service "web" { policy = "" }')).toBe('Failed to parse ACL rules: invalid policy "" for service');
-    expect(error('service = "read"')).toBe('Failed to parse ACL rules: unknown resource "service"');
-    expect(error('operator "x" { policy = "read" }')).toBe('Failed to parse ACL rules: unknown resource "operator" with a label');
-    expect(error('database = "read"')).toBe('Failed to parse ACL rules: unknown resource "database"');
+    for (const [rules, message] of [
+      ['operator = "admin"', 'Failed to parse ACL rules: invalid policy "admin" for operator'],
+      ['service "web" { policy = "" }', 'Failed to parse ACL rules: invalid policy "" for service'],
+      ['service = "read"', 'Failed to parse ACL rules: unknown resource "service"'],
+      ['operator "x" { policy = "read" }', 'Failed to parse ACL rules: unknown resource "operator" with a label'],
+      ['database = "read"', 'Failed to parse ACL rules: unknown resource "database"'],
+    ] as const) {
+      expect(error(rules), rules).toBe(message);
+    }
   });
 });

@@ -122,6 +122,8 @@ const tcpSplitterChain = [
   splitter("web", [{ Weight: 100, ServiceSubset: "v1" }]),
 ];
 const toDc2 = resolver("web", { Redirect: { Datacenter: "dc2" } });
+/** web and api speak http; api has the subsets v1 and v2, which the splitter and router cases split over. */
+const webAndApiSubsets = [http("web"), http("api"), resolver("api", { Subsets: { v1: {}, v2: {} } })];
 
 /** Paths of every property whose value is undefined (the output schema forbids them). */
 function undefinedPaths(value: unknown, path = "$"): string[] {
@@ -436,6 +438,12 @@ describe("failover", () => {
 });
 
 describe("splitters", () => {
+  /** api split evenly over its subsets: what web's splitter flattens in. */
+  const apiEvenlySplit = splitter("api", [
+    { Weight: 50, ServiceSubset: "v1" },
+    { Weight: 50, ServiceSubset: "v2" },
+  ]);
+
   it("splits between subsets, each going straight to its resolver", () => {
     const chain = compile([
       http("web"),
@@ -476,17 +484,12 @@ describe("splitters", () => {
 
   it("flattens a nested splitter, multiplying weights", () => {
     const chain = compile([
-      http("web"),
-      http("api"),
-      resolver("api", { Subsets: { v1: {}, v2: {} } }),
+      ...webAndApiSubsets,
       splitter("web", [
         { Weight: 50, Service: "api" },
         { Weight: 50 },
       ]),
-      splitter("api", [
-        { Weight: 50, ServiceSubset: "v1" },
-        { Weight: 50, ServiceSubset: "v2" },
-      ]),
+      apiEvenlySplit,
     ]);
     expect(chain.Nodes["splitter:web"]!.Splits).toStrictEqual([
       { Weight: 25, NextNode: "resolver:v1.api.default.dc1" },
@@ -504,14 +507,9 @@ describe("splitters", () => {
 
   it("rounds flattened weights to two decimals", () => {
     const chain = compile([
-      http("web"),
-      http("api"),
-      resolver("api", { Subsets: { v1: {}, v2: {} } }),
+      ...webAndApiSubsets,
       splitter("web", [{ Weight: 33.33, Service: "api" }, { Weight: 66.67 }]),
-      splitter("api", [
-        { Weight: 50, ServiceSubset: "v1" },
-        { Weight: 50, ServiceSubset: "v2" },
-      ]),
+      apiEvenlySplit,
     ]);
     expect(chain.Nodes["splitter:web"]!.Splits!.map((s) => s.Weight)).toEqual([16.67, 16.67, 66.67]);
   });
@@ -577,9 +575,7 @@ describe("routers", () => {
 
   it("routes to a destination's splitter unless a subset is named", () => {
     const chain = compile([
-      http("web"),
-      http("api"),
-      resolver("api", { Subsets: { v1: {}, v2: {} } }),
+      ...webAndApiSubsets,
       splitter("api", [
         { Weight: 20, ServiceSubset: "v1" },
         { Weight: 80, ServiceSubset: "v2" },

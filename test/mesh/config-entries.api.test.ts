@@ -1,19 +1,15 @@
 // Configuration-entry endpoints through the generated client: writes in either key style,
 // reads, lists, deletes, check-and-set, and every refusal (which must leave the state unchanged).
 import { readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
-import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+import { meshPerTest } from "../helpers/mesh.ts";
 
 type ConfigEntry = components["schemas"]["ConfigEntry"];
 /** The request body: weakly typed values allowed (ConfigEntryInput). */
 type ConfigEntryInput = components["schemas"]["ConfigEntryInput"];
 
-let mesh: RunningMesh;
-beforeEach(async () => {
-  mesh = await startMesh();
-});
-afterEach(() => mesh.close());
+const mesh = meshPerTest();
 
 async function put(entry: ConfigEntryInput | Record<string, unknown>, query: { cas?: number; ns?: string } = {}) {
   return mesh.client.PUT("/config", { body: entry as ConfigEntryInput, params: { query } });

@@ -4,23 +4,19 @@
 // proxy that renames the client's token header (X-Consul-Token -> X-Mesh-Token) and the server's
 // index headers back (X-Mesh-* -> X-Consul-*). Each case names the real source it follows.
 import Consul from "consul";
-import { afterEach, describe, expect, it } from "vitest";
-import { startConsulShim, type ConsulShim } from "../helpers/consul-shim.ts";
-import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+import { describe, expect, it } from "vitest";
+import type { ConsulShim } from "../helpers/consul-shim.ts";
+import { shimmedMeshesPerTest } from "../helpers/mesh-consul.ts";
+import type { RunningMesh } from "../helpers/mesh.ts";
 
 const MANAGEMENT = "root-secret";
 
+const shimmedMesh = shimmedMeshesPerTest();
 let mesh: RunningMesh | undefined;
 let proxy: ConsulShim | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await mesh?.close();
-  mesh = proxy = undefined;
-});
 
-async function consulFor(options: Parameters<typeof startMesh>[0], token?: string) {
-  mesh = await startMesh(options);
-  proxy = await startConsulShim(mesh.baseUrl);
+async function consulFor(options: Parameters<typeof shimmedMesh>[0], token?: string) {
+  ({ mesh, shim: proxy } = await shimmedMesh(options));
   return new Consul({ host: "127.0.0.1", port: proxy.port, ...(token ? { defaults: { token } } : {}) });
 }
 

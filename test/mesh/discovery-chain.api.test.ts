@@ -1,18 +1,14 @@
 // The discovery-chain endpoints through the generated client: compiled chains for every kind of
 // entry, compile-dc, namespaces, POST overrides, and the compile error of a state writes refuse.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../generated/mesh/schema.ts";
 import { MemoryConfigEntryStore } from "../../server/mesh/store/config-entry-store.ts";
-import { startMesh, TRUST_DOMAIN, type RunningMesh } from "../helpers/mesh.ts";
+import { meshPerTest, startMesh, TRUST_DOMAIN } from "../helpers/mesh.ts";
 
 type ConfigEntry = components["schemas"]["ConfigEntry"];
 type Overrides = components["schemas"]["DiscoveryChainOverrides"];
 
-let mesh: RunningMesh;
-beforeEach(async () => {
-  mesh = await startMesh();
-});
-afterEach(() => mesh.close());
+const mesh = meshPerTest();
 
 async function apply(...entries: ConfigEntry[]) {
   for (const entry of entries) {
@@ -252,18 +248,21 @@ describe("GET /discovery-chain/{service_name}", () => {
   });
 
   it("answers 500 with the compiler's message when stored entries cannot be compiled", async () => {
-    await mesh.close();
     // Writes refuse a redirect loop, so the loop is put in the store directly.
     const store = new MemoryConfigEntryStore([
       { Kind: "service-resolver", Name: "web", Namespace: "default", Redirect: { Service: "api" } },
       { Kind: "service-resolver", Name: "api", Namespace: "default", Redirect: { Service: "web" } },
     ]);
-    mesh = await startMesh({ store });
-    const { response, error } = await mesh.client.GET("/discovery-chain/{service_name}", {
-      params: { path: { service_name: "web" } },
-    });
-    expect(response.status).toBe(500);
-    expect(error).toBe("detected circular resolver redirect: [web.default.dc1 -> api.default.dc1 -> web.default.dc1]");
+    const looped = await startMesh({ store });
+    try {
+      const { response, error } = await looped.client.GET("/discovery-chain/{service_name}", {
+        params: { path: { service_name: "web" } },
+      });
+      expect(response.status).toBe(500);
+      expect(error).toBe("detected circular resolver redirect: [web.default.dc1 -> api.default.dc1 -> web.default.dc1]");
+    } finally {
+      await looped.close();
+    }
   });
 });
 

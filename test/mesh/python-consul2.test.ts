@@ -8,9 +8,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startConsulShim, type ConsulShim } from "../helpers/consul-shim.ts";
-import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { shimmedMeshesPerTest } from "../helpers/mesh-consul.ts";
+import type { RunningMesh } from "../helpers/mesh.ts";
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("./fixtures/python_consul2.py", import.meta.url));
@@ -18,13 +18,8 @@ const MANAGEMENT = "a3f0c4d2-5b6e-4f70-8a91-b2c3d4e5f601";
 
 type Outcome = { value: unknown } | { error: string; message: string };
 
+const shimmedMesh = shimmedMeshesPerTest();
 let mesh: RunningMesh | undefined;
-let shim: ConsulShim | undefined;
-afterEach(async () => {
-  await shim?.close();
-  await mesh?.close();
-  mesh = shim = undefined;
-});
 
 beforeAll(() => {
   // Not a skip: without the client the suite cannot say anything, and CI installs it (scripts/system-deps.sh).
@@ -38,10 +33,10 @@ beforeAll(() => {
 
 /** Runs the script against a fresh server of the given version; the outcome of every step by name. */
 async function run(version: string, mode: "full" | "modern"): Promise<Map<string, Outcome>> {
-  mesh = await startMesh({ managementToken: MANAGEMENT, version });
-  shim = await startConsulShim(mesh.baseUrl);
+  const started = await shimmedMesh({ managementToken: MANAGEMENT, version });
+  mesh = started.mesh;
   // A clean environment: no CONSUL_HTTP_* settings, no proxy for loopback.
-  const child = spawn(PYTHON, [SCRIPT, String(shim.port), MANAGEMENT, mode], { env: { PATH: "/usr/bin:/bin", NO_PROXY: "127.0.0.1", LANG: "C.UTF-8" } });
+  const child = spawn(PYTHON, [SCRIPT, String(started.shim.port), MANAGEMENT, mode], { env: { PATH: "/usr/bin:/bin", NO_PROXY: "127.0.0.1", LANG: "C.UTF-8" } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

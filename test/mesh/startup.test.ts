@@ -1,21 +1,14 @@
 // The reference server as a user starts it: settings from the environment, entries loaded from
 // MESH_CONFIG_FILE (YAML or JSON, either key style), addresses printed, Ctrl-C stops it cleanly.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createMeshApp } from "../../server/mesh/app.ts";
 import { meshOptionsFromEnv } from "../../server/mesh/config.ts";
+import { tempFiles } from "../helpers/temp-files.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const dir = mkdtempSync(path.join(tmpdir(), "mesh-config-"));
-
-function file(name: string, text: string): string {
-  const full = path.join(dir, name);
-  writeFileSync(full, text);
-  return full;
-}
+const { file } = tempFiles("mesh-config-");
 
 describe("MESH_CONFIG_FILE", () => {
   it("loads a YAML list of entries in either key style", () => {

@@ -146,6 +146,21 @@ describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock
     answer.status === 501 && (answer.body as { detail?: string }).detail === `the mock cannot answer ${status}: an informational (1xx) status is not an answer in HTTP`
       ? []
       : [`answered ${answer.status}, not the 501 for an informational status: ${answer.text.slice(0, 200)}`];
+  /**
+   * What is wrong with the mock's answer for the documented `response` (asked for with `prefer`, none
+   * for the success): an informational status must be the 501, any other the answer as documented
+   * with its first example; with several examples, each one asked for by name is checked too.
+   */
+  const judgeDocumented = async (prism: Prism, operation: Operation, response: DocumentedResponse, answer: Answer, prefer: string | undefined, at: (p: string) => string) => {
+    if (informational(response)) return notAnAnswer(answer, response.status).map(at);
+    const examples = examplesFor(doc, response, answer.contentType);
+    const problems = judge(check, operation, response, answer, examples[0]?.value, examplesChecked).map(at);
+    for (const example of examples.length > 1 ? examples : []) {
+      const named = await call(prism, doc, operation, `${prefer ? `${prefer}, ` : ""}example=${example.name}`, bodyFrom);
+      problems.push(...judge(check, operation, response, named, example.value, examplesChecked).map((p) => at(`example ${example.name}: ${p}`)));
+    }
+    return problems;
+  };
 
   it("answers every operation's example request with its documented success", { timeout }, async () => {
     const problems: string[] = [];
@@ -169,16 +184,7 @@ describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock
           if (answer.status !== 500 || !answer.text.includes("#NO_RESPONSE_RESPONSE_DEFINED")) problems.push(at(`documents no answer: answered ${answer.status}: ${answer.text.slice(0, 200)}`));
           continue;
         }
-        if (informational(success)) {
-          problems.push(...notAnAnswer(answer, success.status).map(at));
-          continue;
-        }
-        const examples = examplesFor(doc, success, answer.contentType);
-        problems.push(...judge(check, operation, success, answer, examples[0]?.value, examplesChecked).map(at));
-        for (const example of examples.length > 1 ? examples : []) {
-          const named = await call(prism, doc, operation, `example=${example.name}`, bodyFrom);
-          problems.push(...judge(check, operation, success, named, example.value, examplesChecked).map((p) => at(`example ${example.name}: ${p}`)));
-        }
+        problems.push(...(await judgeDocumented(prism, operation, success, answer, undefined, at)));
       } catch (error) {
         problems.push(at(String(error)));
       }
@@ -203,16 +209,7 @@ describe.each(apis.map((entry) => [entry.api.name, entry] as const))("Prism mock
             problems.push(...refusedBody(answer).map(at));
             continue;
           }
-          if (informational(response)) {
-            problems.push(...notAnAnswer(answer, response.status).map(at));
-            continue;
-          }
-          const examples = examplesFor(doc, response, answer.contentType);
-          problems.push(...judge(check, operation, response, answer, examples[0]?.value, examplesChecked).map(at));
-          for (const example of examples.length > 1 ? examples : []) {
-            const named = await call(prism, doc, operation, `code=${response.status}, example=${example.name}`, bodyFrom);
-            problems.push(...judge(check, operation, response, named, example.value, examplesChecked).map((p) => at(`example ${example.name}: ${p}`)));
-          }
+          problems.push(...(await judgeDocumented(prism, operation, response, answer, `code=${response.status}`, at)));
         } catch (error) {
           problems.push(at(String(error)));
         }

@@ -44,9 +44,16 @@ async function answer<T extends { response: Response; data?: unknown; error?: un
   return { ...result, status: result.response.status, err: goTfeError(result.response.status, result.error) };
 }
 
+/** What a go-tfe create helper returns: the created resource, once the answer is `status` (the helper fails the test otherwise). */
+async function created<T>(call: Promise<{ data?: { data: T }; response: Response }>, status: number): Promise<T> {
+  const { data, response } = await call;
+  expect(response.status).toBe(status);
+  return data!.data;
+}
+
 /** go-tfe's createTeam helper (helper_test.go): a random name and four organization permissions. */
-async function createTeam(name: string = randomUUID()) {
-  const { data, response } = await owner().POST("/organizations/{organization_name}/teams", {
+function createTeam(name: string = randomUUID()) {
+  const call = owner().POST("/organizations/{organization_name}/teams", {
     params: org("acme"),
     body: {
       data: {
@@ -55,8 +62,7 @@ async function createTeam(name: string = randomUUID()) {
       },
     },
   });
-  expect(response.status).toBe(200);
-  return data!.data;
+  return created(call, 200);
 }
 
 const readTeam = (team_id: string, include?: ("users" | "organization-memberships")[]) =>
@@ -269,8 +275,8 @@ describe("team members (team_member_integration_test.go, team_member.go)", () =>
 const GITHUB = { "service-provider": "vcs_a", "api-url": "https://api.github.com", "http-url": "https://github.com" } as const;
 
 /** go-tfe's createOAuthClient helper (helper_test.go): a github client made from a token string. */
-async function createOAuthClient(projects: string[] = []) {
-  const { data, response } = await owner().POST("/organizations/{organization_name}/oauth-clients", {
+function createOAuthClient(projects: string[] = []) {
+  const call = owner().POST("/organizations/{organization_name}/oauth-clients", {
     params: org("acme"),
     body: {
       data: {
@@ -280,8 +286,7 @@ async function createOAuthClient(projects: string[] = []) {
       },
     },
   });
-  expect(response.status).toBe(201);
-  return data!.data;
+  return created(call, 201);
 }
 
 const readClient = (oauth_client_id: string, include?: ("oauth_tokens" | "projects")[]) =>

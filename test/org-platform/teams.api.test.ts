@@ -62,6 +62,13 @@ function expectError(error: unknown, status: number, pointer?: string) {
   return errors;
 }
 
+/** A refusal with `status`, said in the platform's error envelope. */
+async function expectRefusal(answer: Promise<{ response: Response; error?: unknown }>, status: number) {
+  const { response, error } = await answer;
+  expect(response.status).toBe(status);
+  expectError(error, status);
+}
+
 describe("listTeams", () => {
   it("shows an owner every team, by name, in a page of 20", async () => {
     const { data, response } = await server.as(TOKENS.alice).GET("/organizations/{organization_name}/teams", org("acme"));
@@ -189,14 +196,10 @@ describe("listTeams", () => {
   it("answers 404 for an unknown organization and for callers outside it, 401 without a valid token", async () => {
     expect((await server.as(TOKENS.alice).GET("/organizations/{organization_name}/teams", org("nope"))).response.status).toBe(404);
     for (const token of [TOKENS.erin, TOKENS.dave, TOKENS.globex, TOKENS.globexOwners]) {
-      const { response, error } = await server.as(token).GET("/organizations/{organization_name}/teams", org("acme"));
-      expect(response.status).toBe(404);
-      expectError(error, 404);
+      await expectRefusal(server.as(token).GET("/organizations/{organization_name}/teams", org("acme")), 404);
     }
     for (const token of [undefined, "unknown.atlasv1.token"]) {
-      const { response, error } = await server.as(token).GET("/organizations/{organization_name}/teams", org("acme"));
-      expect(response.status).toBe(401);
-      expectError(error, 401);
+      await expectRefusal(server.as(token).GET("/organizations/{organization_name}/teams", org("acme")), 401);
     }
   });
 });
@@ -227,9 +230,7 @@ describe("readTeam", () => {
       [TOKENS.globex, IDS.teams.developers],
       [TOKENS.alice, "team-doesnotexist00"],
     ] as const) {
-      const { response, error } = await server.as(token).GET("/teams/{team_id}", team(id));
-      expect(response.status).toBe(404);
-      expectError(error, 404);
+      await expectRefusal(server.as(token).GET("/teams/{team_id}", team(id)), 404);
     }
     expect((await server.as().GET("/teams/{team_id}", team(IDS.teams.developers))).response.status).toBe(401);
   });
@@ -384,9 +385,7 @@ describe("createTeam", () => {
 
   it("answers 404 to members, other team tokens and outsiders, creating nothing", async () => {
     for (const token of [TOKENS.bob, TOKENS.carol, TOKENS.acmeDevelopers, TOKENS.acmePlatform, TOKENS.erin, TOKENS.dave, TOKENS.globex]) {
-      const { response, error } = await createTeam(token, { name: "not-allowed" });
-      expect(response.status).toBe(404);
-      expectError(error, 404);
+      await expectRefusal(createTeam(token, { name: "not-allowed" }), 404);
     }
     expect((await createTeam(TOKENS.alice, { name: "x" }, "nope")).response.status).toBe(404);
     expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "platform", "security"]);
@@ -546,9 +545,7 @@ describe("updateTeam", () => {
       [TOKENS.globex, IDS.teams.developers],
       [TOKENS.alice, "team-doesnotexist00"],
     ] as const) {
-      const { response, error } = await updateTeam(token, id, { name: "hijacked" });
-      expect(response.status).toBe(404);
-      expectError(error, 404);
+      await expectRefusal(updateTeam(token, id, { name: "hijacked" }), 404);
     }
     expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "platform", "security"]);
     expect((await updateTeam("", IDS.teams.developers, { name: "x" })).response.status).toBe(401);
@@ -606,9 +603,7 @@ describe("deleteTeam", () => {
       [TOKENS.globex, IDS.teams.security],
       [TOKENS.alice, "team-doesnotexist00"],
     ] as const) {
-      const { response, error } = await server.as(token).DELETE("/teams/{team_id}", team(id));
-      expect(response.status).toBe(404);
-      expectError(error, 404);
+      await expectRefusal(server.as(token).DELETE("/teams/{team_id}", team(id)), 404);
     }
     expect((await server.as().DELETE("/teams/{team_id}", team(IDS.teams.security))).response.status).toBe(401);
     expect(await teamNames(TOKENS.alice)).toEqual(["developers", "owners", "platform", "security"]);

@@ -1,7 +1,6 @@
 // The world: the default one follows world.schema.json and the README; world files (JSON or YAML)
 // load from ORG_PLATFORM_WORLD and are refused, with the place named, when they are wrong.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createOrgPlatformApp } from "../../server/org-platform/app.ts";
@@ -10,14 +9,10 @@ import { DEFAULT_WORLD } from "../../server/org-platform/default-world.ts";
 import { loadWorld, type WorldFile } from "../../server/org-platform/domain/world.ts";
 import { checkWorldFile } from "../../server/org-platform/world-file.ts";
 import { TOKENS } from "../helpers/org-platform.ts";
+import { tempFiles } from "../helpers/temp-files.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const dir = mkdtempSync(path.join(tmpdir(), "org-platform-world-"));
-function file(name: string, text: string): string {
-  const full = path.join(dir, name);
-  writeFileSync(full, text);
-  return full;
-}
+const { dir, file } = tempFiles("org-platform-world-");
 
 const small = (): WorldFile => ({
   users: [

@@ -5,12 +5,12 @@
 // discovery-chain reads. Every answer and every log line is recorded, and the mesh's
 // management token must appear in none of them.
 import { compareVersions } from "../../server/mesh/domain/version.ts";
-import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseWorld } from "../../server/secrets/world.ts";
 import { startMesh, type MeshClient, type RunningMesh } from "../helpers/mesh.ts";
+import { rawRequest } from "../helpers/raw-get.ts";
 import { ROOT_TOKEN } from "../helpers/secrets.ts";
-import { recordOutput, startDiscoverySecrets, type DiscoverySecrets } from "./discovery-token.helpers.ts";
+import { expectEmptyList, recordOutput, startDiscoverySecrets, type DiscoverySecrets } from "./discovery-token.helpers.ts";
 
 const MANAGEMENT = "mesh-management-token-7f3c9a";
 const POLICY = (rules: string) => Buffer.from(rules).toString("base64");
@@ -262,17 +262,9 @@ describe("roles", () => {
     const { data } = await secrets.root.GET("/consul/roles", { params: { query: { list: "true" } } });
     expect(data!.data.keys).toEqual([...data!.data.keys].sort());
     expect(data!.data.keys).toEqual(expect.arrayContaining(["admin", "kept"]));
-    const wire = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${secrets.baseUrl}/consul/roles`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } }, (res) => {
-        let body = "";
-        res.on("data", (chunk) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, body }));
-      });
-      req.on("error", reject);
-      req.end();
-    });
+    const wire = await rawRequest(`${secrets.baseUrl}/consul/roles`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } });
     expect(wire.status).toBe(200);
-    expect(JSON.parse(wire.body).data.keys).toEqual(data!.data.keys);
+    expect(JSON.parse(wire.text).data.keys).toEqual(data!.data.keys);
   });
 
   // Roles need no access configuration: the real engine's TestBackend_crud (backend_test.go) writes,
@@ -280,9 +272,7 @@ describe("roles", () => {
   it("answers an empty list with 404 and no message, and keeps roles before any configuration", async () => {
     const fresh = await startDiscoverySecrets();
     try {
-      const { response, error } = await fresh.root.GET("/consul/roles", { params: { query: { list: "true" } } });
-      expect(response.status).toBe(404);
-      expect(error).toEqual({ errors: [] });
+      await expectEmptyList(fresh, "/consul/roles");
       expect((await writeRole("web", { policies: "web-reader", ttl: "1h" }, fresh)).response.status).toBe(204);
       const read = await fresh.root.GET("/consul/roles/{name}", { params: { path: { name: "web" } } });
       expect(read.data!.data).toMatchObject({ policies: ["web-reader"], ttl: 3600 });

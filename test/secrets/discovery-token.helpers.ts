@@ -1,7 +1,7 @@
 // Shared by the discovery-token engine's tests: a secrets server with the engine mounted, generated
 // clients that record every answer's body, and a record of everything the process logs, so that a
 // test can prove a secret never left the server.
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { createSecretsClient } from "../../generated/secrets/client.ts";
 import type { SecretsAppOptions } from "../../server/secrets/app.ts";
 import type { Mount } from "../../server/secrets/sys/mounts.ts";
@@ -62,4 +62,11 @@ export async function startDiscoverySecrets(options: SecretsAppOptions = {}): Pr
       fetch: recordingFetch as typeof fetch,
     });
   return { ...running, as, root: as(ROOT_TOKEN), answers };
+}
+
+/** Lists `path` on a server where it holds nothing: a 404 without a message, as the real system answers. */
+export async function expectEmptyList(secrets: DiscoverySecrets, path: "/consul/roles" | "/identity/mfa/method/pushmfa"): Promise<void> {
+  const { response, error } = await secrets.root.GET(path, { params: { query: { list: "true" } } });
+  expect(response.status).toBe(404);
+  expect(error).toEqual({ errors: [] });
 }

@@ -5,40 +5,34 @@
 // arguments it was not given (max_retries, increment) and reads an error's messages only when the
 // answer is exactly application/json: both are checked here through hvac itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../server/secrets/leases/clock.ts";
+import type { ManualClock } from "../../server/secrets/leases/clock.ts";
 import { leasesOf } from "../../server/secrets/leases/index.ts";
-import { startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
+import { STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
 import { checkHvac, Hvac, type HvacAnswer } from "../helpers/hvac.ts";
-import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
+import type { RunningMesh } from "../helpers/mesh.ts";
 import { REKEY_NOT_STARTED, ROOT_TOKEN } from "../helpers/secrets.ts";
-import { startTokenHeaderShim, type RunningShim } from "./conformance/token-header-shim.ts";
+import { DEPLOY, READONLY, startRealClientRig, type RealClientRig } from "../helpers/secrets-real-client-rig.ts";
+import type { RunningShim } from "./conformance/token-header-shim.ts";
 
-const READONLY = "arn:aws:iam::aws:policy/ReadOnlyAccess";
-const DEPLOY = "arn:aws:iam::123456789012:role/deploy";
 const MANAGEMENT = "mesh-management-token-hvac";
 
+let rig: RealClientRig;
 let server: CloudTestServer;
 let mesh: RunningMesh;
 let shim: RunningShim;
-let hvac: Hvac;
 let clock: ManualClock;
+let hvac: Hvac;
 
 beforeAll(async () => {
   checkHvac();
-  server = await startCloudSecrets();
-  mesh = await startMesh({ managementToken: MANAGEMENT });
-  expect((await mesh.clientWithToken(MANAGEMENT).PUT("/acl/policy", { body: { Name: "web-reader", Rules: 'service "web" { policy = "read" }' } })).response.status).toBe(200);
-  shim = await startTokenHeaderShim(new URL(server.baseUrl));
+  rig = await startRealClientRig(MANAGEMENT);
+  ({ server, mesh, shim, clock } = rig);
   hvac = new Hvac(shim.url, ROOT_TOKEN);
-  clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
-  leasesOf(server.secrets.cluster).useClock(clock);
 });
 
 afterAll(async () => {
   hvac.close();
-  await shim.close();
-  await server.close();
-  await mesh.close();
+  await rig.close();
 });
 
 interface Envelope {

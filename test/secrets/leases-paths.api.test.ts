@@ -12,6 +12,7 @@ import { leasesOf } from "../../server/secrets/leases/index.ts";
 import { parseWorld } from "../../server/secrets/world.ts";
 import { ok, startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
 import { ROOT_TOKEN } from "../helpers/secrets.ts";
+import { expectRefusedThenForced } from "../helpers/secrets-leases.ts";
 
 const READONLY = "arn:aws:iam::aws:policy/ReadOnlyAccess";
 
@@ -125,13 +126,7 @@ describe("revoking at the older paths and with the lease id in the path", () => 
 
     // revoke-force forgets a lease whose engine refuses to revoke it.
     const kept = await issue();
-    ok(await server.client.POST("/aws/config/root", { body: { access_key: "AKIAWRONGWRONGWRONG0", secret_key: "wrong" } }));
-    const refused = await server.client.PUT("/sys/revoke-prefix/{prefix}", { params: { path: { prefix: "aws/" } } });
-    expect(refused.response.status).toBe(400);
-    expect(refused.error!.errors[0]).toMatch(/^failed to revoke entry: /);
-    expect(leases().list()).toEqual([kept.lease_id]);
-    expect((await server.client.PUT("/sys/revoke-force/{prefix}", { params: { path: { prefix: "aws/" } } })).response.status).toBe(204);
-    expect(leases().list()).toEqual([]);
+    await expectRefusedThenForced(server, { prefix: "/sys/revoke-prefix/{prefix}", force: "/sys/revoke-force/{prefix}" }, kept.lease_id);
   });
 });
 

@@ -14,6 +14,7 @@ import { parseWorld } from "../../server/secrets/world.ts";
 import { ok, startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../helpers/cloud-credentials.ts";
 import { startMesh, type RunningMesh } from "../helpers/mesh.ts";
 import { startSecrets, type RunningTestSecrets } from "../helpers/secrets.ts";
+import { expectRefusedThenForced } from "../helpers/secrets-leases.ts";
 
 const READONLY = "arn:aws:iam::aws:policy/ReadOnlyAccess";
 const DEPLOY = "arn:aws:iam::123456789012:role/deploy";
@@ -228,13 +229,7 @@ describe("cloud credentials leases", () => {
 
     it("stops at an engine's refusal (400), keeping what it could not revoke; revoke-force forgets it", async () => {
       const issued = await issue();
-      ok(await server.client.POST("/aws/config/root", { body: { access_key: "AKIAWRONGWRONGWRONG0", secret_key: "wrong" } }));
-      const refused = await server.client.PUT("/sys/leases/revoke-prefix/{prefix}", { params: { path: { prefix: "aws/" } } });
-      expect(refused.response.status).toBe(400);
-      expect(refused.error!.errors[0]).toMatch(/^failed to revoke entry: /);
-      expect(leases().list()).toEqual([issued.lease_id]);
-      expect((await server.client.PUT("/sys/leases/revoke-force/{prefix}", { params: { path: { prefix: "aws/" } } })).response.status).toBe(204);
-      expect(leases().list()).toEqual([]);
+      await expectRefusedThenForced(server, { prefix: "/sys/leases/revoke-prefix/{prefix}", force: "/sys/leases/revoke-force/{prefix}" }, issued.lease_id);
     });
 
     it("needs sudo: a token with list and update on the paths but no sudo is refused, and nothing is revoked", async () => {

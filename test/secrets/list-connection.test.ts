@@ -15,6 +15,7 @@ const MARK = `${LIST_MARK.name}: ${LIST_MARK.value}`;
 import { startSecretsServer, type RunningSecrets } from "../../server/secrets/server.ts";
 import { processLimitsOf, type Limits } from "../../server/shared/bounds.ts";
 import { keepIdleConnections } from "../../server/shared/service-entry.ts";
+import { duplexConnection } from "../helpers/duplex-connection.ts";
 import { parseRawResponses } from "../helpers/secrets.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -229,18 +230,11 @@ describe("requests on one connection", () => {
   it("a LIST given to the server a byte at a time through a stream of its own", async () => {
     const server = createServer(echo);
     acceptListMethod(server);
-    let answer = "";
-    const connection = new Duplex({
-      read() {},
-      write(chunk: Buffer, _encoding, done) {
-        answer += chunk.toString("latin1");
-        done();
-      },
-    });
+    const { stream: connection, text: answer } = duplexConnection();
     server.emit("connection", connection);
     for (const byte of Buffer.from("LIST /v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) connection.push(Buffer.from([byte]));
-    await until(() => answer.includes("}"));
-    expect(parseRawResponses(answer).map((a) => (a.body as { url: string }).url)).toEqual(["/v1/roles?list=true"]);
+    await until(() => answer().includes("}"));
+    expect(parseRawResponses(answer()).map((a) => (a.body as { url: string }).url)).toEqual(["/v1/roles?list=true"]);
     connection.destroy();
   });
 });
@@ -274,7 +268,7 @@ describe("errors, timeouts and flow control", () => {
     const requestClosed = new Promise<void>((resolve) => (closed = resolve));
     const server = createServer((req) => req.on("close", () => closed()));
     acceptListMethod(server);
-    const connection = new Duplex({ read() {}, write: (_chunk, _encoding, done) => done() });
+    const { stream: connection } = duplexConnection();
     const seen: ListConnection[] = [];
     server.prependListener("request", (req: IncomingMessage) => seen.push(req.socket as unknown as ListConnection));
     server.emit("connection", connection);
@@ -288,7 +282,7 @@ describe("errors, timeouts and flow control", () => {
   it("a stream the rewriter cannot read (text instead of bytes) costs its connection, not the process", async () => {
     const server = createServer(echo);
     acceptListMethod(server);
-    const connection = new Duplex({ read() {}, write: (_chunk, _encoding, done) => done() });
+    const { stream: connection } = duplexConnection();
     connection.setEncoding("latin1");
     const errors: Error[] = [];
     server.on("clientError", (error: Error, socket: Duplex) => {
@@ -416,14 +410,7 @@ describe("ListConnection over a stream of its own (no socket handle)", () => {
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** A connection over a bare duplex: what the client writes reaches `connection`; what it reads, `fromServer`. */
   function pair(holdMs = 0) {
-    const fromServer: Buffer[] = [];
-    const socket = new Duplex({
-      read() {},
-      write(chunk: Buffer, _encoding, callback) {
-        fromServer.push(chunk);
-        callback();
-      },
-    });
+    const { stream: socket, written: fromServer } = duplexConnection();
     const connection = new ListConnection(socket, holdMs);
     const read: string[] = [];
     connection.on("data", (chunk: Buffer) => read.push(chunk.toString("latin1")));
@@ -486,7 +473,7 @@ describe("ListConnection over a stream of its own (no socket handle)", () => {
     expect(connection.ref()).toBe(connection);
     expect(connection.unref()).toBe(connection);
     expect(connection.address()).toEqual({});
-    const socket = Object.assign(new Duplex({ read() {}, write: (_c, _e, cb) => cb() }), { bytesWritten: 42, encrypted: false, address: () => ({ port: 7 }) });
+    const socket = Object.assign(duplexConnection().stream, { bytesWritten: 42, encrypted: false, address: () => ({ port: 7 }) });
     const over = new ListConnection(socket);
     expect([over.bytesWritten, over.encrypted, over.address()]).toEqual([42, false, { port: 7 }]);
   });

@@ -7,9 +7,9 @@
 // Every server here is made inside its test: what a test relies on is what it sets up.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, Socket, type AddressInfo } from "node:net";
-import { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { acceptListMethod, ListConnection, ListRequestRewriter, rewriteListRequestLine } from "../../server/secrets/http/list-method.ts";
+import { duplexConnection } from "../helpers/duplex-connection.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 
 const LIST = "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -291,20 +291,13 @@ describe("a connection of an HTTP server that accepts LIST", () => {
   it("serves a connection that is a stream without a socket handle (given to the server as a duplex)", async () => {
     const server = createServer(echo);
     acceptListMethod(server);
-    let answer = "";
-    const connection = new Duplex({
-      read() {},
-      write(chunk: Buffer, _encoding, callback) {
-        answer += chunk.toString("latin1");
-        callback();
-      },
-    });
+    const { stream: connection, text: answer } = duplexConnection();
     const done = new Promise<void>((resolve) => connection.on("finish", () => resolve()));
     server.emit("connection", connection);
     connection.push(Buffer.from("LIST /v1/roles HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
     await done;
-    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(answer).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
+    expect(answer()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer()).toContain('{"method":"GET","url":"/v1/roles?list=true"}');
   });
 
   it("answers a client that half-closes after its request, and then closes", async () => {

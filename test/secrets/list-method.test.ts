@@ -3,9 +3,9 @@
 // only LIST request lines into GET ...?list=true. On a plain HTTP server, a handler sees the result.
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
-import { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acceptListMethod, LIST_MARK, ListConnection, ListRequestRewriter, rewriteListRequestLine, sentAsList } from "../../server/secrets/http/list-method.ts";
+import { duplexConnection } from "../helpers/duplex-connection.ts";
 import { rewriteAll } from "../helpers/list-method.ts";
 import { parseRawResponses, rawExchange } from "../helpers/secrets.ts";
 
@@ -35,6 +35,10 @@ function converse(port: number, opening: string, next?: { after: string; send: s
   });
 }
 
+/** The bodies of the server's answers to `packets`, sent a moment apart on a new connection to `port`. */
+async function answeredBodies(port: number, packets: string[]): Promise<unknown[]> {
+  return parseRawResponses(await rawExchange(port, packets)).map((r) => r.body);
+}
 
 describe("rewriteListRequestLine", () => {
   it("turns LIST into GET with list=true, keeping the rest of the query", () => {
@@ -121,12 +125,12 @@ describe("acceptListMethod on an HTTP server", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("serves LIST as GET ?list=true, also pipelined after other requests on one connection", async () => {
-    const raw = await rawExchange(port, [
+    const bodies = await answeredBodies(port, [
       "LIST /v1/roles HTTP/1.1\r\nHost: x\r\n\r\n",
       'POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}LIST /v1/roles?a=b HTTP/1.1\r\nHost: x\r\n\r\nLI',
       "ST /v1/last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
     ]);
-    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+    expect(bodies).toEqual([
       { method: "GET", url: "/v1/roles?list=true", body: "" },
       { method: "POST", url: "/v1/x", body: "{}" },
       { method: "GET", url: "/v1/roles?a=b&list=true", body: "" },
@@ -174,8 +178,7 @@ describe("a LIST server's connections: every one through the rewriter, Node's re
 
   it("reads every connection through the rewriter, before and after a LIST", async () => {
     rewritten = [];
-    const raw = await rawExchange(port, ["GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
-    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+    expect(await answeredBodies(port, ["GET /v1/a HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"])).toEqual([
       { method: "GET", url: "/v1/a" },
       { method: "GET", url: "/v1/b?list=true" },
       { method: "GET", url: "/v1/c" },
@@ -184,8 +187,7 @@ describe("a LIST server's connections: every one through the rewriter, Node's re
   });
 
   it("serves a LIST pipelined right after a body that ends in capital letters", async () => {
-    const raw = await rawExchange(port, ["POST /v1/a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nOKLIST /v1/b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
-    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+    expect(await answeredBodies(port, ["POST /v1/a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nOKLIST /v1/b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"])).toEqual([
       { method: "POST", url: "/v1/a" },
       { method: "GET", url: "/v1/b?list=true" },
     ]);
@@ -210,8 +212,7 @@ describe("a LIST server's connections: every one through the rewriter, Node's re
     acceptListMethod(lenient);
     await new Promise<void>((resolve) => lenient.listen(0, "127.0.0.1", resolve));
     try {
-      const raw = await rawExchange((lenient.address() as AddressInfo).port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", both]);
-      expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+      expect(await answeredBodies((lenient.address() as AddressInfo).port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", both])).toEqual([
         { method: "GET", url: "/v1/b?list=true" },
         { method: "POST", url: "/v1/c" },
       ]);
@@ -230,8 +231,7 @@ describe("a LIST server's connections: every one through the rewriter, Node's re
 
   it("serves every LIST of a connection, each in a packet of its own", async () => {
     rewritten = [];
-    const raw = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/c HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
-    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+    expect(await answeredBodies(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "LIST /v1/c HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"])).toEqual([
       { method: "GET", url: "/v1/b?list=true" },
       { method: "GET", url: "/v1/c?list=true" },
       { method: "GET", url: "/v1/d" },
@@ -240,8 +240,7 @@ describe("a LIST server's connections: every one through the rewriter, Node's re
   });
 
   it("goes on reading a connection after a packet that holds only part of a line", async () => {
-    const raw = await rawExchange(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HT", "TP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]);
-    expect(parseRawResponses(raw).map((r) => r.body)).toEqual([
+    expect(await answeredBodies(port, ["LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/c HT", "TP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"])).toEqual([
       { method: "GET", url: "/v1/b?list=true" },
       { method: "GET", url: "/v1/c" },
     ]);
@@ -249,19 +248,12 @@ describe("a LIST server's connections: every one through the rewriter, Node's re
 
   it("serves LIST on a connection handed to the server as a stream, without a socket handle", async () => {
     rewritten = [];
-    const answers: Buffer[] = [];
-    const connection = new Duplex({
-      read() {},
-      write(chunk: Buffer, _encoding, done) {
-        answers.push(chunk);
-        done();
-      },
-    });
+    const { stream: connection, text: answers } = duplexConnection();
     server.emit("connection", connection);
     connection.push(Buffer.from("LIST /v1/b HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/c HTTP/1.1\r\nHost: x\r\n\r\nL"));
     connection.push(Buffer.from("IST /v1/d HTTP/1.1\r\nHost: x\r\n\r\n"));
-    await expect.poll(() => parseRawResponses(Buffer.concat(answers).toString("latin1")).length).toBe(3);
-    expect(parseRawResponses(Buffer.concat(answers).toString("latin1")).map((r) => r.body)).toEqual([
+    await expect.poll(() => parseRawResponses(answers()).length).toBe(3);
+    expect(parseRawResponses(answers()).map((r) => r.body)).toEqual([
       { method: "GET", url: "/v1/b?list=true" },
       { method: "GET", url: "/v1/c" },
       { method: "GET", url: "/v1/d?list=true" },

@@ -2,11 +2,11 @@
 // fields; login enforcements from the world file; the namespace rules
 // (X-Secrets-Namespace); capabilities. `secret_key` comes back only from a method's read (the seed's
 // read shape), not in a list's key_info, and is never logged.
-import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseWorld } from "../../server/secrets/world.ts";
+import { rawRequest } from "../helpers/raw-get.ts";
 import { ROOT_TOKEN } from "../helpers/secrets.ts";
-import { recordOutput, startDiscoverySecrets, type DiscoverySecrets } from "./discovery-token.helpers.ts";
+import { expectEmptyList, recordOutput, startDiscoverySecrets, type DiscoverySecrets } from "./discovery-token.helpers.ts";
 
 const ENFORCED = "5d2c6c4e-8d4b-4a53-9f0e-2f1d8c7b6a59";
 const TEAM_A_METHOD = "0f6a3e2d-9c1b-4d7e-8a5f-3b2c1d0e9f84";
@@ -211,26 +211,16 @@ describe("push-MFA methods", () => {
     const { secret_key, ...settings } = (await read(ENFORCED)).data!.data;
     expect(secret_key).toBe("world-secret-1");
     expect(data!.data.key_info[ENFORCED]).toEqual(settings);
-    const wire = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${secrets.baseUrl}/identity/mfa/method/pushmfa`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } }, (res) => {
-        let text = "";
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-      });
-      req.on("error", reject);
-      req.end();
-    });
+    const wire = await rawRequest(`${secrets.baseUrl}/identity/mfa/method/pushmfa`, { method: "LIST", headers: { "X-Secrets-Token": ROOT_TOKEN } });
     expect(wire.status).toBe(200);
-    expect(JSON.parse(wire.body).data.keys).toEqual(data!.data.keys);
-    nonReadAnswers.push(wire.body);
+    expect(JSON.parse(wire.text).data.keys).toEqual(data!.data.keys);
+    nonReadAnswers.push(wire.text);
   });
 
   it("answers an empty list with 404 and no message, as the real system does", async () => {
     const fresh = await startDiscoverySecrets();
     try {
-      const { response, error } = await fresh.root.GET("/identity/mfa/method/pushmfa", { params: { query: { list: "true" } } });
-      expect(response.status).toBe(404);
-      expect(error).toEqual({ errors: [] });
+      await expectEmptyList(fresh, "/identity/mfa/method/pushmfa");
     } finally {
       await fresh.close();
     }

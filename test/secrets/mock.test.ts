@@ -24,6 +24,9 @@ async function expectValid(template: string, method: string, status: number, cal
 }
 
 const share = { key: "ab".repeat(33), nonce: "53406f77-23d6-4f4d-8b48-fbcfa23172a3" };
+/** Submits `share` asking Prism, by Prefer, for one answer of the update (a named example, a status). */
+const updateWith = (status: number, prefer: string) =>
+  expectValid("/sys/rekey/update", "post", status, client.POST("/sys/rekey/update", { body: share, headers: { Prefer: prefer } }));
 
 describe("Prism mock of the secrets API", () => {
   it("answers every rekey operation from the examples", async () => {
@@ -78,22 +81,12 @@ describe("Prism mock of the secrets API", () => {
   });
 
   it("answers with a named example on request, e.g. the completed update", async () => {
-    const data = await expectValid(
-      "/sys/rekey/update",
-      "post",
-      200,
-      client.POST("/sys/rekey/update", { body: share, headers: { Prefer: "example=completePgpBackup" } }),
-    );
+    const data = await updateWith(200, "example=completePgpBackup");
     expect(data).toMatchObject({ complete: true, backup: true });
   });
 
   it("answers documented errors in the envelope", async () => {
-    const error = await expectValid(
-      "/sys/rekey/update",
-      "post",
-      400,
-      client.POST("/sys/rekey/update", { body: share, headers: { Prefer: "code=400, example=wrongNonce" } }),
-    );
+    const error = await updateWith(400, "code=400, example=wrongNonce");
     expect((error as { errors: string[] }).errors[0]).toMatch(/^incorrect nonce supplied/);
     await expectValid("/sys/rekey/init", "get", 403, client.GET("/sys/rekey/init", { headers: { Prefer: "code=403" } }));
   });

@@ -1,24 +1,18 @@
 // The secrets server as a user starts it: settings from the environment, the world file, the keys
 // and root token printed and written to SECRETS_INIT_FILE, and `npm start` serving and stopping.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { Server } from "node:http";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSecretsClient } from "../../generated/secrets/client.ts";
 import { secretsOptionsFromEnv } from "../../server/secrets/config.ts";
 import { secretsEntry } from "../../server/secrets/entry.ts";
 import { rekey } from "../helpers/secrets.ts";
+import { tempFiles } from "../helpers/temp-files.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const dir = mkdtempSync(path.join(tmpdir(), "secrets-start-"));
-
-function file(name: string, text: string): string {
-  const full = path.join(dir, name);
-  writeFileSync(full, text);
-  return full;
-}
+const { dir, file } = tempFiles("secrets-start-");
 
 const WORLD_YAML = `
 policies:

@@ -34,6 +34,12 @@ beforeAll(async () => {
 afterAll(() => secrets.close());
 
 const denied = { errors: ["permission denied"] };
+/** The answer to a request the token may not make: 403 permission denied. */
+async function expectDenied(call: Promise<{ error?: unknown; response: Response }>): Promise<void> {
+  const { error, response } = await call;
+  expect(response.status).toBe(403);
+  expect(error).toEqual(denied);
+}
 const ENVELOPE = { lease_id: "", renewable: false, lease_duration: 0, wrap_info: null, warnings: null, auth: null };
 
 describe("GET /auth/token/lookup-self", () => {
@@ -82,16 +88,12 @@ describe("GET /auth/token/lookup-self", () => {
 
   it("no token, an unknown token: 403 permission denied", async () => {
     for (const token of [undefined, "who-is-this", ""]) {
-      const { error, response } = await secrets.clientWithToken(token).GET("/auth/token/lookup-self");
-      expect(response.status).toBe(403);
-      expect(error).toEqual(denied);
+      await expectDenied(secrets.clientWithToken(token).GET("/auth/token/lookup-self"));
     }
   });
 
   it("a policy that denies lookup-self wins over the rule every token has", async () => {
-    const { error, response } = await secrets.clientWithToken("hidden").GET("/auth/token/lookup-self");
-    expect(response.status).toBe(403);
-    expect(error).toEqual(denied);
+    await expectDenied(secrets.clientWithToken("hidden").GET("/auth/token/lookup-self"));
   });
 });
 
@@ -106,9 +108,7 @@ describe("POST|PUT /auth/token/lookup-self", () => {
   });
 
   it("a world token: 403, as the default rule grants only read", async () => {
-    const { error, response } = await secrets.clientWithToken("operator-token").POST("/auth/token/lookup-self", { body: {} });
-    expect(response.status).toBe(403);
-    expect(error).toEqual(denied);
+    await expectDenied(secrets.clientWithToken("operator-token").POST("/auth/token/lookup-self", { body: {} }));
   });
 });
 
@@ -160,14 +160,10 @@ describe("POST|PUT /auth/token/lookup", () => {
   it("without update on the path: 403 permission denied, whatever the body", async () => {
     for (const token of ["operator-token", "nothing", "hidden"]) {
       for (const body of [{ token: ROOT_TOKEN }, { token: "no-such-token" }, { token: 5 as unknown as string }]) {
-        const { error, response } = await secrets.clientWithToken(token).POST("/auth/token/lookup", { body });
-        expect(response.status).toBe(403);
-        expect(error).toEqual(denied);
+        await expectDenied(secrets.clientWithToken(token).POST("/auth/token/lookup", { body }));
       }
     }
-    const { error, response } = await secrets.clientWithToken(undefined).POST("/auth/token/lookup", { body: { token: ROOT_TOKEN } });
-    expect(response.status).toBe(403);
-    expect(error).toEqual(denied);
+    await expectDenied(secrets.clientWithToken(undefined).POST("/auth/token/lookup", { body: { token: ROOT_TOKEN } }));
   });
 
   it("a token with update on the path looks up another token, the root token included", async () => {

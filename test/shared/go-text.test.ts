@@ -5,29 +5,35 @@ import { goFormatV, goMultiErrorText, goParseBool, goQuote, goNumError, goParseI
 
 describe("goFormatV (fmt's %v of a decoded JSON value)", () => {
   it("prints text as it is, lists with spaces, objects as sorted maps, null as <nil>", () => {
-    expect(goFormatV("a b")).toBe("a b");
-    expect(goFormatV(12)).toBe("12");
-    expect(goFormatV(true)).toBe("true");
-    expect(goFormatV(null)).toBe("<nil>");
-    expect(goFormatV(["a=b", "c", 3, null])).toBe("[a=b c 3 <nil>]");
-    expect(goFormatV({ z: "1", a: ["x"], m: { k: false } })).toBe("map[a:[x] m:map[k:false] z:1]");
-    expect(goFormatV([])).toBe("[]");
-    expect(goFormatV({})).toBe("map[]");
+    const cases: [value: unknown, printed: string][] = [
+      ["a b", "a b"],
+      [12, "12"],
+      [true, "true"],
+      [null, "<nil>"],
+      [["a=b", "c", 3, null], "[a=b c 3 <nil>]"],
+      [{ z: "1", a: ["x"], m: { k: false } }, "map[a:[x] m:map[k:false] z:1]"],
+      [[], "[]"],
+      [{}, "map[]"],
+    ];
+    for (const [value, printed] of cases) expect(goFormatV(value), printed).toBe(printed);
   });
 });
 
 describe("goQuote", () => {
   it("quotes as strconv.Quote does", () => {
-    expect(goQuote("plain")).toBe('"plain"');
-    expect(goQuote('say "hi" \\ there')).toBe('"say \\"hi\\" \\\\ there"');
-    expect(goQuote("a\nb\tc\r\u0007\u0008\u000b\u000c")).toBe('"a\\nb\\tc\\r\\a\\b\\v\\f"');
-    expect(goQuote("\u0000\u001f\u007f")).toBe('"\\x00\\x1f\\x7f"');
-    expect(goQuote("é日本€")).toBe('"é日本€"');
-    // Not printable in Go: no-break space, zero-width space (a format character), a private-use rune.
-    expect(goQuote("\u00a0\u200b\ue000")).toBe('"\\u00a0\\u200b\\ue000"');
-    expect(goQuote("\u{1F600}\u{10FFFD}")).toBe('"\u{1F600}\\U0010fffd"');
-    expect(goQuote("x\ud800y")).toBe('"x\ufffdy"');
-    expect(goQuote("")).toBe('""');
+    const cases: [text: string, quoted: string][] = [
+      ["plain", '"plain"'],
+      ['say "hi" \\ there', '"say \\"hi\\" \\\\ there"'],
+      ["a\nb\tc\r\u0007\u0008\u000b\u000c", '"a\\nb\\tc\\r\\a\\b\\v\\f"'],
+      ["\u0000\u001f\u007f", '"\\x00\\x1f\\x7f"'],
+      ["é日本€", '"é日本€"'],
+      // Not printable in Go: no-break space, zero-width space (a format character), a private-use rune.
+      ["\u00a0\u200b\ue000", '"\\u00a0\\u200b\\ue000"'],
+      ["\u{1F600}\u{10FFFD}", '"\u{1F600}\\U0010fffd"'],
+      ["x\ud800y", '"x\ufffdy"'],
+      ["", '""'],
+    ];
+    for (const [text, quoted] of cases) expect(goQuote(text), JSON.stringify(text)).toBe(quoted);
   });
 });
 

@@ -70,6 +70,24 @@ describe("express-openapi-validator+5.6.2+001+empty-array-parameter.patch: an em
 const library = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
 const fromLibrary = <T>(file: string): T => library(`./${file}`) as T;
 
+/** Counts the instances made of the library's class `name` (exported by `file`) while `run` runs; puts the class back after. */
+async function countingInstances(file: string, name: string, run: (built: () => number) => Promise<void>): Promise<void> {
+  const module = fromLibrary<Record<string, new (...args: unknown[]) => object>>(file);
+  const Original = module[name]!;
+  let built = 0;
+  module[name] = class extends Original {
+    constructor(...args: unknown[]) {
+      super(...args);
+      built++;
+    }
+  };
+  try {
+    await run(() => built);
+  } finally {
+    module[name] = Original;
+  }
+}
+
 /** An app validating against `apiSpec` with the library's middleware, `routes` after it, errors as `{ message }`. */
 async function serve(
   apiSpec: object,
@@ -88,6 +106,22 @@ async function serve(
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
+/** `serve` for the tests of one describe block: started before them, closed after them. */
+function servedForBlock(...args: Parameters<typeof serve>): { readonly base: string } {
+  let target: Awaited<ReturnType<typeof serve>> | undefined;
+  beforeAll(async () => {
+    target = await serve(...args);
+  });
+  afterAll(() => target?.close());
+  return {
+    get base() {
+      return target!.base;
+    },
+  };
+}
+
+/** An OpenAPI 3.1 description of `paths`, titled `title`. */
+const describing = (title: string, paths: object) => ({ openapi: "3.1.0", info: { title, version: "1" }, paths });
 const json = (schema: object) => ({ "application/json": { schema } });
 
 /** A description of POST /items taking and answering an Item whose `name` is a $ref to a non-empty string; `extra` goes into Item. */
@@ -110,15 +144,13 @@ const itemsDescription = (extra: object = {}) => ({
   },
 });
 const ok = { "200": { description: "ok", content: json({ type: "object" }) } };
+/** A deepObject query parameter page[number] (1 by default) and page[size]. */
+const pageParameter = { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { number: { type: "integer", default: 1 }, size: { type: "integer" } } } };
 
 describe("express-openapi-validator+5.6.2+002+route-expressions-once.patch: route expressions compiled once", () => {
   const paths: Record<string, object> = {};
   for (let i = 0; i < 20; i++) paths[`/things${i}/{id}`] = { get: { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: ok } };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve({ openapi: "3.1.0", info: { title: "routes", version: "1" }, paths }, (app) => app.get("/things19/:id", (req, res) => res.json({ id: req.params.id })));
-  });
-  afterAll(() => target.close());
+  const target = servedForBlock(describing("routes", paths), (app) => app.get("/things19/:id", (req, res) => res.json({ id: req.params.id })));
 
   it("compiles each described route at most once, however many requests come (was every route on every request)", async () => {
     const pathToRegexp = library(library.resolve("path-to-regexp")) as { pathToRegexp: (...args: unknown[]) => unknown };
@@ -145,26 +177,18 @@ describe("express-openapi-validator+5.6.2+002+route-expressions-once.patch: rout
 });
 
 describe("express-openapi-validator+5.6.2+003+parameter-mutator-per-operation.patch: the parameter mutator", () => {
-  const spec = {
-    openapi: "3.1.0",
-    info: { title: "mutator", version: "1" },
-    paths: {
-      "/teams": {
-        get: {
-          parameters: [
-            { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { number: { type: "integer", default: 1 }, size: { type: "integer" } } } },
-            { name: "q", in: "query", schema: { type: "string" } },
-          ],
-          responses: ok,
-        },
+  const spec = describing("mutator", {
+    "/teams": {
+      get: {
+        parameters: [
+          pageParameter,
+          { name: "q", in: "query", schema: { type: "string" } },
+        ],
+        responses: ok,
       },
     },
-  };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
   });
-  afterAll(() => target.close());
+  const target = servedForBlock(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
 
   it("does not JSON.parse a value that is not text (an absent deepObject's default: a throw and catch on every request)", async () => {
     const parse = vi.spyOn(JSON, "parse");
@@ -178,26 +202,15 @@ describe("express-openapi-validator+5.6.2+003+parameter-mutator-per-operation.pa
   });
 
   it("builds one mutator per operation, not one per request", async () => {
-    const module = fromLibrary<{ RequestParameterMutator: new (...args: unknown[]) => object }>("middlewares/parsers/req.parameter.mutator.js");
-    const Original = module.RequestParameterMutator;
-    let built = 0;
-    module.RequestParameterMutator = class extends Original {
-      constructor(...args: unknown[]) {
-        super(...args);
-        built++;
-      }
-    };
-    try {
+    await countingInstances("middlewares/parsers/req.parameter.mutator.js", "RequestParameterMutator", async (built) => {
       const fresh = await serve(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
       try {
         for (let i = 0; i < 4; i++) expect((await fetch(`${fresh.base}/teams?q=${i}`)).status).toBe(200);
-        expect(built).toBe(1);
+        expect(built()).toBe(1);
       } finally {
         fresh.close();
       }
-    } finally {
-      module.RequestParameterMutator = Original;
-    }
+    });
   });
 
   it("reads parameters as before: deepObject members coerced, defaults filled in, bad values refused", async () => {
@@ -208,33 +221,30 @@ describe("express-openapi-validator+5.6.2+003+parameter-mutator-per-operation.pa
 });
 
 describe("express-openapi-validator+5.6.2+004+loaded-spec-without-promise-hops.patch: once loaded, the chain runs at once", () => {
-  let target: Awaited<ReturnType<typeof serve>>;
+  const pingDescription = describing("hops", { "/ping": { get: { responses: ok } } });
+  // Marks the request "sync" now and "async" at the next microtask: a stage reached after a promise hop sees "async".
+  const mark: express.RequestHandler = (req, _res, next) => {
+    const marked = req as express.Request & { turn?: string };
+    marked.turn = "sync";
+    queueMicrotask(() => (marked.turn = "async"));
+    next();
+  };
+  const target = servedForBlock(
+    pingDescription,
+    (app) => app.get("/ping", (req, res) => res.json({ turn: (req as express.Request & { turn?: string }).turn })),
+    {},
+    [mark],
+  );
   beforeAll(async () => {
-    // Marks the request "sync" now and "async" at the next microtask: a stage reached after a promise hop sees "async".
-    const mark: express.RequestHandler = (req, _res, next) => {
-      const marked = req as express.Request & { turn?: string };
-      marked.turn = "sync";
-      queueMicrotask(() => (marked.turn = "async"));
-      next();
-    };
-    target = await serve(
-      { openapi: "3.1.0", info: { title: "hops", version: "1" }, paths: { "/ping": { get: { responses: ok } } } },
-      (app) => app.get("/ping", (req, res) => res.json({ turn: (req as express.Request & { turn?: string }).turn })),
-      {},
-      [mark],
-    );
     await fetch(`${target.base}/ping`); // the description is loaded by the first request
   });
-  afterAll(() => target.close());
 
   it("reaches the handler in the same turn as the request entered the chain (was a promise hop per stage)", async () => {
     expect(await (await fetch(`${target.base}/ping`)).json()).toEqual({ turn: "sync" });
   });
 
   it("still gives the first request, which waits for the description, its answer, and errors to the error handler", async () => {
-    const fresh = await serve({ openapi: "3.1.0", info: { title: "hops", version: "1" }, paths: { "/ping": { get: { responses: ok } } } }, (app) =>
-      app.get("/ping", (_req, res) => res.json({ pong: true })),
-    );
+    const fresh = await serve(pingDescription, (app) => app.get("/ping", (_req, res) => res.json({ pong: true })));
     try {
       expect(await (await fetch(`${fresh.base}/ping`)).json()).toEqual({ pong: true });
       expect((await fetch(`${fresh.base}/nothing`)).status).toBe(404);
@@ -245,29 +255,21 @@ describe("express-openapi-validator+5.6.2+004+loaded-spec-without-promise-hops.p
 });
 
 describe("express-openapi-validator+5.6.2+005+validators-keyed-by-what-they-check.patch: one set of validators per operation", () => {
-  const spec = {
-    openapi: "3.1.0",
-    info: { title: "keys", version: "1" },
-    paths: {
-      "/items": {
-        get: { responses: ok },
-        post: { requestBody: { required: true, content: json({ type: "object", required: ["name"] }) }, responses: ok },
-      },
+  const spec = describing("keys", {
+    "/items": {
+      get: { responses: ok },
+      post: { requestBody: { required: true, content: json({ type: "object", required: ["name"] }) }, responses: ok },
     },
-  };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve(
-      spec,
-      (app) => {
-        app.get("/items", (_req, res) => res.json({ items: [] }));
-        app.post("/items", (req, res) => res.json(req.body));
-      },
-      {},
-      [express.json({ type: () => true })],
-    );
   });
-  afterAll(() => target.close());
+  const target = servedForBlock(
+    spec,
+    (app) => {
+      app.get("/items", (_req, res) => res.json({ items: [] }));
+      app.post("/items", (req, res) => res.json(req.body));
+    },
+    {},
+    [express.json({ type: () => true })],
+  );
 
   it("builds one request and one response validator for a GET whatever Content-Type clients send (was one per spelling: memory without bound)", async () => {
     const requests = fromLibrary<{ RequestValidator: { prototype: { buildMiddleware: () => unknown } } }>("middlewares/openapi.request.validator.js");
@@ -308,16 +310,12 @@ describe("express-openapi-validator+5.6.2+006+response-media-type-chosen-once.pa
       },
     },
   };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve(spec, (app) =>
-      app.get("/answer", (req, res) => {
-        const n = String(req.query.n);
-        res.json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
-      }),
-    );
-  });
-  afterAll(() => target.close());
+  const target = servedForBlock(spec, (app) =>
+    app.get("/answer", (req, res) => {
+      const n = String(req.query.n);
+      res.json(/^\d+$/.test(n) ? { n: Number(n) } : { n });
+    }),
+  );
 
   it("chooses the described media type of an answer, and whether it is JSON, once per kind of answer (was parsed again for every answer)", async () => {
     const util = fromLibrary<{ findResponseContent: (...args: unknown[]) => unknown }>("middlewares/util.js");
@@ -348,19 +346,10 @@ describe("express-openapi-validator+5.6.2+006+response-media-type-chosen-once.pa
 });
 
 describe("express-openapi-validator+5.6.2+007+meta-schema-only-when-checking.patch: no meta-schema compiled when the description is not checked", () => {
-  const spec = { openapi: "3.1.0", info: { title: "start", version: "1" }, paths: { "/ping": { get: { responses: ok } } } };
+  const spec = describing("start", { "/ping": { get: { responses: ok } } });
 
   it("builds the OpenAPI meta-schema checker only with validateApiSpec on (was at every start: a compile of the meta-schema)", async () => {
-    const module = fromLibrary<{ OpenAPISchemaValidator: new (...args: unknown[]) => object }>("framework/openapi.schema.validator.js");
-    const Original = module.OpenAPISchemaValidator;
-    let built = 0;
-    module.OpenAPISchemaValidator = class extends Original {
-      constructor(...args: unknown[]) {
-        super(...args);
-        built++;
-      }
-    };
-    try {
+    await countingInstances("framework/openapi.schema.validator.js", "OpenAPISchemaValidator", async (built) => {
       for (const validateApiSpec of [false, true]) {
         const target = await serve(spec, (app) => app.get("/ping", (_req, res) => res.json({})), { validateApiSpec });
         try {
@@ -368,11 +357,9 @@ describe("express-openapi-validator+5.6.2+007+meta-schema-only-when-checking.pat
         } finally {
           target.close();
         }
-        expect(built).toBe(validateApiSpec ? 1 : 0);
+        expect(built()).toBe(validateApiSpec ? 1 : 0);
       }
-    } finally {
-      module.OpenAPISchemaValidator = Original;
-    }
+    });
   });
 
   it("still refuses a description that breaks the meta-schema when it is checked", async () => {
@@ -410,27 +397,19 @@ describe("express-openapi-validator+5.6.2+008+local-references-by-pointer.patch:
 });
 
 describe("express-openapi-validator+5.6.2+009+request-content-type-and-object-schemas-once.patch: per-request parses kept", () => {
-  const spec = {
-    openapi: "3.1.0",
-    info: { title: "writes", version: "1" },
-    paths: {
-      "/teams": {
-        post: {
-          parameters: [
-            { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { size: { type: "integer" } } } },
-            { name: "q", in: "query", schema: { type: "string" } },
-          ],
-          requestBody: { required: true, content: json({ type: "object", required: ["name"], properties: { name: { type: "string" } } }) },
-          responses: ok,
-        },
+  const spec = describing("writes", {
+    "/teams": {
+      post: {
+        parameters: [
+          { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { size: { type: "integer" } } } },
+          { name: "q", in: "query", schema: { type: "string" } },
+        ],
+        requestBody: { required: true, content: json({ type: "object", required: ["name"], properties: { name: { type: "string" } } }) },
+        responses: ok,
       },
     },
-  };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve(spec, (app) => app.post("/teams", (req, res) => res.json({ query: req.query, body: req.body })), {}, [express.json()]);
   });
-  afterAll(() => target.close());
+  const target = servedForBlock(spec, (app) => app.post("/teams", (req, res) => res.json({ query: req.query, body: req.body })), {}, [express.json()]);
   const post = (body: unknown, contentType = "application/json", query = "?q=a&page[size]=2") =>
     fetch(`${target.base}/teams${query}`, { method: "POST", headers: { "content-type": contentType }, body: JSON.stringify(body) });
 
@@ -477,26 +456,18 @@ describe("express-openapi-validator+5.6.2+009+request-content-type-and-object-sc
 });
 
 describe("express-openapi-validator+5.6.2+010+deep-object-members-without-qs.patch: plain deepObject members read without qs.parse", () => {
-  const spec = {
-    openapi: "3.1.0",
-    info: { title: "pages", version: "1" },
-    paths: {
-      "/teams": {
-        get: {
-          parameters: [
-            { name: "page", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { number: { type: "integer", default: 1 }, size: { type: "integer" } } } },
-            { name: "filter", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } } },
-          ],
-          responses: ok,
-        },
+  const spec = describing("pages", {
+    "/teams": {
+      get: {
+        parameters: [
+          pageParameter,
+          { name: "filter", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } } },
+        ],
+        responses: ok,
       },
     },
-  };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
   });
-  afterAll(() => target.close());
+  const target = servedForBlock(spec, (app) => app.get("/teams", (req, res) => res.json({ query: req.query })));
   const qs = library(library.resolve("qs")) as { parse: (text: string) => Record<string, unknown> };
 
   it("reads page[number]=2&page[size]=20 without qs.parse (was one qs.parse per bracketed member, every request)", async () => {
@@ -548,14 +519,10 @@ describe("express-openapi-validator+5.6.2+011+routes-passed-over-by-literal-pref
       responses: ok,
     },
   };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve({ openapi: "3.1.0", info: { title: "routes", version: "1" }, paths }, (app) => {
-      app.get("/things19/:id", (req, res) => res.json({ id: req.params.id }));
-      app.get("/things19/:id/parts/:part", (req, res) => res.json(req.params));
-    });
+  const target = servedForBlock(describing("routes", paths), (app) => {
+    app.get("/things19/:id", (req, res) => res.json({ id: req.params.id }));
+    app.get("/things19/:id/parts/:part", (req, res) => res.json(req.params));
   });
-  afterAll(() => target.close());
 
   it("runs none of the other routes' expressions (was every route's until one matched)", async () => {
     expect((await fetch(`${target.base}/things19/warm`)).status).toBe(200);
@@ -586,13 +553,9 @@ describe("express-openapi-validator+5.6.2+013+route-match-read-once-per-route.pa
       },
     },
   };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve({ openapi: "3.1.0", info: { title: "routes", version: "1" }, paths }, (app) =>
-      app.get("/owners/:owner/things/:id", (req, res) => res.json(req.params.id === "bad-answer" ? { owner: 1 } : { owner: req.params.owner, id: req.params.id, openapi: (req as typeof req & { openapi?: unknown }).openapi })),
-    );
-  });
-  afterAll(() => target.close());
+  const target = servedForBlock(describing("routes", paths), (app) =>
+    app.get("/owners/:owner/things/:id", (req, res) => res.json(req.params.id === "bad-answer" ? { owner: 1 } : { owner: req.params.owner, id: req.params.id, openapi: (req as typeof req & { openapi?: unknown }).openapi })),
+  );
 
   /** Whether an array of path-to-regexp's parameter keys ({ type, name }) was mapped. */
   const keysMapped = (contexts: unknown[]) => contexts.some((c) => Array.isArray(c) && c.length > 0 && c.every((k) => typeof k === "object" && k !== null && "name" in k && (k as { type?: string }).type === "param"));
@@ -629,11 +592,7 @@ describe("express-openapi-validator+5.6.2+014+array-parameter-without-url-parse.
       },
     },
   };
-  let target: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    target = await serve({ openapi: "3.1.0", info: { title: "arrays", version: "1" }, paths }, (app) => app.get("/items", (req, res) => res.json(req.query)));
-  });
-  afterAll(() => target.close());
+  const target = servedForBlock(describing("arrays", paths), (app) => app.get("/items", (req, res) => res.json(req.query)));
 
   it("does not url.parse the request's URL (its raw values were made and dropped: a parse of the whole URL on every request)", async () => {
     expect((await fetch(`${target.base}/items?include=warm`)).status).toBe(200);

@@ -67,88 +67,67 @@ func pagination(p *tfe.Pagination) interface{} {
 	return p
 }
 
-func do(ctx context.Context, client *tfe.Client, c call) (interface{}, error) {
-	decode := func(into interface{}) error {
-		if len(c.Options) == 0 {
-			return nil
-		}
-		return json.Unmarshal(c.Options, into)
+// page shapes a list go-tfe returned: each item by shape, and the page's pagination.
+func page[T any](items []T, shape func(T) map[string]interface{}, p *tfe.Pagination) map[string]interface{} {
+	shaped := []interface{}{}
+	for _, item := range items {
+		shaped = append(shaped, shape(item))
 	}
+	return map[string]interface{}{"items": shaped, "pagination": pagination(p)}
+}
+
+func teamList(l *tfe.TeamList) map[string]interface{} {
+	return page(l.Items, team, l.Pagination)
+}
+
+func oauthClientList(l *tfe.OAuthClientList) map[string]interface{} {
+	return page(l.Items, oauthClient, l.Pagination)
+}
+
+// result answers what a go-tfe call returned: the value shaped by shape, or go-tfe's error as it is.
+func result[T any](shape func(T) map[string]interface{}) func(T, error) (interface{}, error) {
+	return func(v T, err error) (interface{}, error) {
+		if err != nil {
+			return nil, err
+		}
+		return shape(v), nil
+	}
+}
+
+// withOptions makes a go-tfe call that takes an organization name or an ID (on) and an options
+// struct: the call's options decoded into O, its zero value when none were sent. Options that do
+// not decode are the call's error.
+func withOptions[O, R any](ctx context.Context, method func(context.Context, string, O) (R, error), on string, options json.RawMessage) (R, error) {
+	var o O
+	if len(options) > 0 {
+		if err := json.Unmarshal(options, &o); err != nil {
+			var none R
+			return none, err
+		}
+	}
+	return method(ctx, on, o)
+}
+
+func do(ctx context.Context, client *tfe.Client, c call) (interface{}, error) {
 	switch c.Call {
 	case "Meta":
 		return map[string]string{"remoteAPIVersion": client.RemoteAPIVersion()}, nil
 	case "Teams.List":
-		var o tfe.TeamListOptions
-		if err := decode(&o); err != nil {
-			return nil, err
-		}
-		l, err := client.Teams.List(ctx, c.Org, o)
-		if err != nil {
-			return nil, err
-		}
-		items := []interface{}{}
-		for _, t := range l.Items {
-			items = append(items, team(t))
-		}
-		return map[string]interface{}{"items": items, "pagination": pagination(l.Pagination)}, nil
+		return result(teamList)(withOptions(ctx, client.Teams.List, c.Org, c.Options))
 	case "Teams.Create":
-		var o tfe.TeamCreateOptions
-		if err := decode(&o); err != nil {
-			return nil, err
-		}
-		t, err := client.Teams.Create(ctx, c.Org, o)
-		if err != nil {
-			return nil, err
-		}
-		return team(t), nil
+		return result(team)(withOptions(ctx, client.Teams.Create, c.Org, c.Options))
 	case "Teams.Read":
-		t, err := client.Teams.Read(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		return team(t), nil
+		return result(team)(client.Teams.Read(ctx, c.ID))
 	case "Teams.Update":
-		var o tfe.TeamUpdateOptions
-		if err := decode(&o); err != nil {
-			return nil, err
-		}
-		t, err := client.Teams.Update(ctx, c.ID, o)
-		if err != nil {
-			return nil, err
-		}
-		return team(t), nil
+		return result(team)(withOptions(ctx, client.Teams.Update, c.ID, c.Options))
 	case "Teams.Delete":
 		return nil, client.Teams.Delete(ctx, c.ID)
 	case "OAuthClients.List":
-		var o tfe.OAuthClientListOptions
-		if err := decode(&o); err != nil {
-			return nil, err
-		}
-		l, err := client.OAuthClients.List(ctx, c.Org, o)
-		if err != nil {
-			return nil, err
-		}
-		items := []interface{}{}
-		for _, oc := range l.Items {
-			items = append(items, oauthClient(oc))
-		}
-		return map[string]interface{}{"items": items, "pagination": pagination(l.Pagination)}, nil
+		return result(oauthClientList)(withOptions(ctx, client.OAuthClients.List, c.Org, c.Options))
 	case "OAuthClients.Create":
-		var o tfe.OAuthClientCreateOptions
-		if err := decode(&o); err != nil {
-			return nil, err
-		}
-		oc, err := client.OAuthClients.Create(ctx, c.Org, o)
-		if err != nil {
-			return nil, err
-		}
-		return oauthClient(oc), nil
+		return result(oauthClient)(withOptions(ctx, client.OAuthClients.Create, c.Org, c.Options))
 	case "OAuthClients.Read":
-		oc, err := client.OAuthClients.Read(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		return oauthClient(oc), nil
+		return result(oauthClient)(client.OAuthClients.Read(ctx, c.ID))
 	case "OAuthClients.Delete":
 		return nil, client.OAuthClients.Delete(ctx, c.ID)
 	}

@@ -6,12 +6,13 @@
 // builtin/logical/consul). Lease expiry runs on a manual clock given to the cluster's lease table.
 import nodeVault from "node-vault";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../../server/secrets/leases/clock.ts";
+import type { ManualClock } from "../../../server/secrets/leases/clock.ts";
 import { leasesOf } from "../../../server/secrets/leases/index.ts";
-import { startCloudSecrets, STATIC_ROOT, type CloudTestServer } from "../../helpers/cloud-credentials.ts";
-import { startMesh, type RunningMesh } from "../../helpers/mesh.ts";
+import { STATIC_ROOT, type CloudTestServer } from "../../helpers/cloud-credentials.ts";
+import type { RunningMesh } from "../../helpers/mesh.ts";
 import { REKEY_NOT_STARTED, ROOT_TOKEN } from "../../helpers/secrets.ts";
-import { startTokenHeaderShim, type RunningShim } from "./token-header-shim.ts";
+import { DEPLOY, READONLY, startRealClientRig, type RealClientRig } from "../../helpers/secrets-real-client-rig.ts";
+import type { RunningShim } from "./token-header-shim.ts";
 
 type Vault = ReturnType<typeof nodeVault>;
 interface Answer {
@@ -23,31 +24,22 @@ interface Answer {
   warnings: string[] | null;
 }
 
-const READONLY = "arn:aws:iam::aws:policy/ReadOnlyAccess";
-const DEPLOY = "arn:aws:iam::123456789012:role/deploy";
 const MANAGEMENT = "mesh-management-token-node-vault";
 
+let rig: RealClientRig;
 let server: CloudTestServer;
 let mesh: RunningMesh;
 let shim: RunningShim;
-let vault: Vault;
 let clock: ManualClock;
+let vault: Vault;
 
 beforeAll(async () => {
-  server = await startCloudSecrets();
-  mesh = await startMesh({ managementToken: MANAGEMENT });
-  expect((await mesh.clientWithToken(MANAGEMENT).PUT("/acl/policy", { body: { Name: "web-reader", Rules: 'service "web" { policy = "read" }' } })).response.status).toBe(200);
-  shim = await startTokenHeaderShim(new URL(server.baseUrl));
+  rig = await startRealClientRig(MANAGEMENT);
+  ({ server, mesh, shim, clock } = rig);
   vault = nodeVault({ apiVersion: "v1", endpoint: shim.url, token: ROOT_TOKEN });
-  clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
-  leasesOf(server.secrets.cluster).useClock(clock);
 });
 
-afterAll(async () => {
-  await shim.close();
-  await server.close();
-  await mesh.close();
-});
+afterAll(() => rig.close());
 
 /** The refusal node-vault rejected with: its status and the server's errors. */
 async function refusal(call: Promise<unknown>): Promise<{ status: number; errors: string[] }> {
