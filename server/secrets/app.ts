@@ -444,6 +444,18 @@ const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<R
   writeCloudCredentialsLeaseConfig: { lease: leaseConfigWords, lease_max: leaseConfigWords },
 };
 
+/** The members of a rekey body that failed the description's check, those of their described types (another reads as left out). */
+function rekeyMembers(body: Record<string, unknown>): Partial<RekeyRequest> {
+  const { secret_shares: shares, secret_threshold: threshold, pgp_keys: keys, backup, require_verification: verification } = body;
+  return {
+    ...(typeof shares === "number" && { secret_shares: shares }),
+    ...(typeof threshold === "number" && { secret_threshold: threshold }),
+    ...(Array.isArray(keys) && keys.every((key): key is string => typeof key === "string") && { pgp_keys: keys }),
+    ...(typeof backup === "boolean" && { backup }),
+    ...(typeof verification === "boolean" && { require_verification: verification }),
+  };
+}
+
 /**
  * The first of the attempt's own refusals, or none (the usual words about the missing member): with
  * a seal that stores its keys, left-out shares would be taken as 1 (vault/rekey.go BarrierRekeyInit),
@@ -451,7 +463,7 @@ const MISSING_MEMBER_WORDS: Readonly<Partial<Record<keyof operations, Readonly<R
  */
 function rekeyParameterWords(body: Record<string, unknown>, cluster: SecretsCluster): string | undefined {
   try {
-    checkRekeyParameters(body as Partial<RekeyRequest>, cluster.seal.get().type);
+    checkRekeyParameters(rekeyMembers(body), cluster.seal.get().type);
   } catch (error) {
     if (error instanceof InvalidRequestError) return error.message;
     throw error;

@@ -168,6 +168,7 @@ describe("the rule language", () => {
     expect(error({ service: { web: {} } })).toBe('Failed to parse ACL rules: service "web" needs a policy');
     expect(error({ service: { web: null } })).toBe('Failed to parse ACL rules: service "web" needs a policy');
     expect(error({ service: { web: { policy: 1 } } })).toBe('Failed to parse ACL rules: service "web" needs a policy');
+    expect(error({ service: { web: "read" } })).toBe('Failed to parse ACL rules: service "web" needs a policy');
     expect(error({ operator: 3 })).toBe("Failed to parse ACL rules: operator must be a policy or a block");
     expect(error({ operator: null })).toBe("Failed to parse ACL rules: operator must be a policy or a block");
     expect(error({ operator: true })).toBe("Failed to parse ACL rules: operator must be a policy or a block");

@@ -96,6 +96,18 @@ describe("startRekey refusals", () => {
       () => secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 2, secret_threshold: 2, pgp_keys: [1] } as never }),
       "pgp_keys[0]: must be string",
     );
+    // With a share count left out, the attempt's own checks read the members of their described
+    // types only: PGP keys given as one string are not as many keys as it has letters.
+    for (const pgp_keys of ["ab", ["a", 1]]) {
+      const before = await status();
+      const { error, response } = await secrets.client.POST("/sys/rekey/init", { body: { secret_shares: 2, pgp_keys, backup: true } as never });
+      expect(response.status).toBe(400);
+      expect((error as { errors: string[] }).errors).toEqual([
+        "cannot request a backup of the new keys without providing PGP keys for encryption",
+        typeof pgp_keys === "string" ? "pgp_keys: must be array" : "pgp_keys[1]: must be string",
+      ]);
+      expect(await status()).toEqual(before);
+    }
   });
 
   // Zero, missing and too many shares get the real system's words, in its order: the threshold

@@ -51,8 +51,8 @@ function rulesFromJson(json: Record<string, unknown>): Rule[] {
     if (typeof value === "string") {
       rules.push({ kind, policy: value });
     } else if (value && typeof value === "object") {
-      for (const [label, body] of Object.entries(value as Record<string, unknown>)) {
-        const policy = (body as { policy?: unknown } | null)?.policy;
+      for (const [label, body] of Object.entries(value)) {
+        const policy: unknown = typeof body === "object" && body !== null && "policy" in body ? body.policy : undefined;
         if (typeof policy !== "string") fail(`${kind} "${label}" needs a policy`);
         rules.push({ kind, label, policy });
       }
