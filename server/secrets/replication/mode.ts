@@ -25,7 +25,7 @@ import { loadCaCertificates, peerError, peerRequest, PeerUnreachableError } from
 import { PrimaryRole, type IssuedToken, type PrimarySnapshot, type PrimaryStatusView } from "./primary-role.ts";
 import { LinkRefusedError, SecondaryLink, type LinkConfig, type SecondaryState } from "./secondary-link.ts";
 import { StoredRecord } from "../store/records.ts";
-import type { BodyRead } from "../wire.ts";
+import type { BodyRead, Schemas } from "../wire.ts";
 
 /** What a mode needs from its cluster (given by the manager). */
 export interface ModeContext {
@@ -71,19 +71,9 @@ type ModeState =
   | { role: "primary"; primary: PrimaryRole }
   | { role: "secondary"; clusterId: string; secondaryId: string; lastRemoteWal: number; link?: SecondaryLink };
 
-export interface SecondaryStatusView {
-  cluster_id: string;
-  known_primary_cluster_addrs: string[];
-  last_remote_wal: number;
-  merkle_root: string;
-  mode: "secondary";
-  primaries: { api_address: string; cluster_address: string; connection_status: "connected" | "disconnected"; last_heartbeat?: string }[];
-  primary_cluster_addr: string;
-  secondary_id: string;
-  state: SecondaryState | "idle";
-}
+export type SecondaryStatusView = Schemas["ReplicationSecondaryStatus"];
 
-export type StatusView = PrimaryStatusView | SecondaryStatusView | { mode: "disabled" };
+export type StatusView = PrimaryStatusView | SecondaryStatusView | Schemas["ReplicationDisabledStatus"];
 
 /** The body of a secondary's enable (and, with the DR operation token, of its update-primary). */
 export type ActivationRequest = BodyRead<"ReplicationActivationRequest">;

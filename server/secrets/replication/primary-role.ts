@@ -6,6 +6,7 @@
 import { createHash, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 import type { Random } from "../random.ts";
 import type { StoredValue, Storage } from "../store/storage.ts";
+import type { Schemas } from "../wire.ts";
 import { encryptToSecondary, signActivationToken, type ActivationClaims, type ActivationCredentials } from "./domain/activation.ts";
 import { isMountReplicated, isNamespaceReplicated, type PathsFilter } from "./domain/filter.ts";
 import { isReplicatedKey, type MountIndex } from "./domain/keys.ts";
@@ -56,24 +57,8 @@ export interface SecondaryRecord {
   filterGeneration: number;
 }
 
-export interface SecondaryConnectionView {
-  node_id: string;
-  api_address: string;
-  cluster_address: string;
-  connection_status: "connected" | "disconnected";
-  last_heartbeat: string;
-}
-
-export interface PrimaryStatusView {
-  cluster_id: string;
-  known_secondaries: string[];
-  last_wal: number;
-  merkle_root: string;
-  mode: "primary";
-  primary_cluster_addr: string;
-  secondaries: SecondaryConnectionView[];
-  state: "running";
-}
+export type SecondaryConnectionView = Schemas["ReplicationSecondaryConnection"];
+export type PrimaryStatusView = Schemas["ReplicationPrimaryStatus"];
 
 export interface IssuedToken {
   token: string;

@@ -6,15 +6,8 @@ import type { BodyRead } from "../../wire.ts";
 /** The body of a configuration write (after the description's schema check). */
 export type AccessInput = BodyRead<"DiscoveryTokenAccessConfig">;
 
-/** What is stored: the settings only (the backend's version is asked for when it is needed). */
-export interface AccessConfig {
-  address: string;
-  scheme: "http" | "https";
-  token: string;
-  ca_cert: string;
-  client_cert: string;
-  client_key: string;
-}
+/** What is stored: the settings only, each one there (the backend's version is asked for when it is needed). */
+export type AccessConfig = Required<AccessInput>;
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
