@@ -143,7 +143,9 @@ export interface components {
         ActivationCredentials: {
             mode: components["schemas"]["ReplicationModeName"];
             cluster_id: components["schemas"]["ClusterId"];
+            /** @description The secondary's id, as its secondary token was issued for. */
             secondary_id: string;
+            /** @description The address secondaries stream from (the primary's advertised cluster address). */
             primary_cluster_addr: components["schemas"]["Address"];
             primary_api_addr: components["schemas"]["Address"];
             /** @description The secondary's bearer secret for the cluster address. */
@@ -165,9 +167,12 @@ export interface components {
             primary_api_addr: components["schemas"]["Address"];
             primary_cluster_addr: components["schemas"]["Address"];
             known_primary_cluster_addrs: components["schemas"]["Address"][];
+            /** @description The primary's last WAL index. */
             last_wal: number;
             merkle_root: components["schemas"]["MerkleRoot"];
+            /** @description The secondary's paths filter, or null when it has none. */
             filter: null | components["schemas"]["PathsFilter"];
+            /** @description The primary's data, as this secondary may hold it, when the merkle roots differ; else null. */
             snapshot: null | {
                 key: string;
                 value: components["schemas"]["StoredValue"];
@@ -179,7 +184,9 @@ export interface components {
         };
         WalResponse: {
             cluster_id: components["schemas"]["ClusterId"];
+            /** @description The primary's WAL index this answer brings the secondary up to. */
             up_to: number;
+            /** @description The primary's last WAL index. */
             last_wal: number;
             entries: {
                 index: number;
