@@ -2,8 +2,8 @@
 // the operation exists, parameters and body follow it, the status and content type are documented
 // and the response body and headers follow their schemas. Pure apart from compiling validators.
 // Used by traffic validation (HAR), the property-based test and the mock test.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { schemaAjv, type SchemaAjv } from "../../server/shared/json-schema.ts";
 import { collapseAlternatives as collapseProblems } from "../../server/shared/collapse-alternatives.ts";
 import {
   appendTo,
@@ -119,13 +119,12 @@ export function contractChecker(description: OpenApiDoc, options: CheckerOptions
     schemas.push([bundleIds[direction], copy]);
   }
   /** Ajv with the bundles, finding every problem of a value or only its first (made on first use). */
-  const validators = new Map<boolean, { ajv: Ajv2020; compiled: Map<string, ValidateFunction> }>();
+  const validators = new Map<boolean, { ajv: SchemaAjv; compiled: Map<string, ValidateFunction> }>();
   const validatorsOf = (allErrors: boolean) => {
     let made = validators.get(allErrors);
     if (!made) {
       // Patterns read as ECMA-262 reads them, Annex B included (patternRegExp), not only with the u flag.
-      const ajv = new Ajv2020({ strict: false, allErrors, validateFormats: true, code: { regExp: PATTERN_ENGINE } });
-      (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+      const ajv = schemaAjv({ strict: false, allErrors, validateFormats: true, code: { regExp: PATTERN_ENGINE } });
       for (const [id, schema] of schemas) ajv.addSchema({ ...schema, $id: id });
       made = { ajv, compiled: new Map() };
       validators.set(allErrors, made);

@@ -1,7 +1,7 @@
 // Traffic validation: HAR 1.2 entries checked against a bundle with the contract checker, and a
 // fetch wrapper that records HAR entries (tests record real traffic with it).
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { ValidateFunction } from "ajv";
+import { schemaAjv } from "../../server/shared/json-schema.ts";
 import { contractChecker, type CheckerOptions, type Violation, type WireRequest, type WireResponse } from "./checker.ts";
 import { HTTP_METHODS, mediaTypeOf, type OpenApiDoc } from "./document.ts";
 import { boundaryOf, MULTIPART_MEDIA_TYPE } from "./multipart.ts";
@@ -103,9 +103,7 @@ let readableHar: ValidateFunction | undefined;
 /** Why a parsed file is not a HAR file these tools can read (up to five reasons, each with its JSON pointer); empty when it is one. */
 export function harProblems(value: unknown): string[] {
   if (!readableHar) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    (addFormats as unknown as (a: Ajv2020, formats: string[]) => void)(ajv, ["uri"]);
-    readableHar = ajv.compile(READABLE_HAR);
+    readableHar = schemaAjv({ allErrors: true, strict: false }, ["uri"]).compile(READABLE_HAR);
   }
   if (readableHar(value)) return [];
   return (readableHar.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`);

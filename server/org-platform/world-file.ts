@@ -2,7 +2,7 @@
 // world.schema.json, before the server builds its state from it.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { ValidateFunction } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
 import { schemaAjv } from "../shared/json-schema.ts";
 import type { WorldFile } from "./domain/world.ts";
 

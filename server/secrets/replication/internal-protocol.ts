@@ -5,10 +5,10 @@
 // or something else answering at a peer's address, cannot hand the link a value of another shape.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
 import { parse } from "yaml";
 import type { components } from "../../../generated/secrets/internal-schema.ts";
-import { schemaAjv } from "../../shared/json-schema.ts";
+import { schemaAjv, type SchemaAjv } from "../../shared/json-schema.ts";
 
 /** The protocol's messages by their schema names (ConnectRequest, ConnectResponse, WalResponse...). */
 export type Protocol = components["schemas"];
@@ -43,7 +43,7 @@ export function internalDescription(listener: "api" | "cluster"): Json {
   return document;
 }
 
-let ajv: Ajv2020 | undefined;
+let ajv: SchemaAjv | undefined;
 const checks = new Map<keyof Protocol, ValidateFunction>();
 
 /** The compiled check of one of the protocol's schemas (compiled on first use: most servers never replicate). */
